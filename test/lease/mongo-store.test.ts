@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { MongoStore } from '../../src/index.js'
+import { useTestDatabase } from '../support/mongo.js'
+import { storeConformance } from './store-conformance.js'
+
+const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
+let collections = 0
+const makeStore = () => {
+  if (mongo instanceof Error) throw mongo
+  return new MongoStore(mongo.db, { collection: `leases_${++collections}` })
+}
+
+describe('MongoStore on the run’s real server', () => {
+  it('has a real MongoDB-wire server behind it', () => {
+    if (mongo instanceof Error) throw mongo
+    console.log(`MongoStore conformance runs against ${mongo.kind}`)
+    expect(mongo.db.databaseName).toMatch(/^[A-Za-z0-9_-]{1,63}$/)
+  })
+
+  it('does not re-create a lease when a renewal lands after its release', async () => {
+    const store = makeStore()
+    const t0 = new Date('2026-09-30T15:00:00.000Z')
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    await store.release('net-a', 'alpha')
+    expect(await store.renew('net-a', 'alpha', new Date(t0.getTime() + 1000), 3000)).toBe(false)
+    if (mongo instanceof Error) throw mongo
+    expect(
+      await mongo.db.collection(`leases_${collections}`).countDocuments(),
+      'the late renewal re-created it',
+    ).toBe(0)
+  })
+
+  it('stores one document per lease with the documented fields', async () => {
+    if (mongo instanceof Error) throw mongo
+    const store = makeStore()
+    const t0 = new Date('2026-09-30T15:00:00.000Z')
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    const docs = await mongo.db.collection(`leases_${collections}`).find({}).toArray()
+    expect(docs).toEqual([
+      { _id: 'net-a', owner: 'alpha', expiresAt: new Date(t0.getTime() + 3000), renewedAt: t0 },
+    ])
+  })
+})
+
+if (!(mongo instanceof Error) && mongo.isFerretDb) {
+  console.log(
+    'MongoStore conformance: skipping "concurrent takeover of an expired lease has exactly one winner" on FerretDB ' +
+      '(it applies an update as read-then-write); the fresh-lease race still runs',
+  )
+}
+
+storeConformance('MongoStore', makeStore, {
+  expiredTakeoverRaceUnsupported:
+    !(mongo instanceof Error) && mongo.isFerretDb
+      ? 'FerretDB applies an update as read-then-write, so two takeovers of one expired lease can both match; MongoDB and MemoryStore run it'
+      : undefined,
+})

@@ -1,0 +1,36 @@
+/**
+ * Vitest global setup: starts the one Mongo server of the run and tells every test file where it is.
+ * It does not fail the run when no server can be had: the Mongo tests fail then, each with the reason
+ * and how to provide MONGO_URL, while the others still run.
+ */
+import type { TestProject } from 'vitest/node'
+import { startTestMongo, type TestMongoServer } from './mongo-server.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    mongo: { url: string; kind: string; version: string; description: string } | { error: string }
+  }
+}
+
+let server: TestMongoServer | undefined
+
+export async function setup(project: TestProject): Promise<void> {
+  try {
+    server = await startTestMongo()
+    console.log(`mongo: tests run against ${server.description}`)
+    project.provide('mongo', {
+      url: server.url,
+      kind: server.kind,
+      version: server.version,
+      description: server.description,
+    })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    console.log(`mongo: NO SERVER — Mongo tests will fail: ${message}`)
+    project.provide('mongo', { error: message })
+  }
+}
+
+export async function teardown(): Promise<void> {
+  await server?.stop()
+}
