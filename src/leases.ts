@@ -1,0 +1,88 @@
+/**
+ * The one registry of lease names and their pacing.
+ *
+ * Every net elects through a lease named here, so two nets can never share one by accident: a worker
+ * refuses to start when two nets name the same lease or a net names one that is not registered.
+ * Pacing follows ADR-117: pace = min(schedule interval, 60 s), TTL = 3 × pace, retry = pace.
+ */
+
+/** A registered lease. */
+export interface LeaseDefinition {
+  /** Kebab-case, unique in the registry; the `_id` of the lease document. */
+  readonly name: string
+  /** What the lease elects, for `status` and the README. */
+  readonly description: string
+}
+
+const KEBAB = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+
+/** Thrown at start-up for a registry or net that breaks the one-lease-per-net rule. */
+export class LeaseRegistryError extends Error {
+  override readonly name = 'LeaseRegistryError'
+  readonly code = 'LEASE_REGISTRY'
+  readonly component = 'leases'
+  constructor(
+    readonly lease: string,
+    detail: string,
+  ) {
+    super(`leases: lease "${lease}": ${detail}`)
+  }
+}
+
+/** Declares a lease; the name must be kebab-case (at most 64 characters). */
+export function defineLease(name: string, description: string): LeaseDefinition {
+  if (typeof name !== 'string' || !KEBAB.test(name) || name.length > 64) {
+    throw new LeaseRegistryError(String(name), 'a lease name must be kebab-case ([a-z0-9] words joined by "-"), at most 64 characters')
+  }
+  return Object.freeze({ name, description })
+}
+
+/** The merge-gate sweeper's lease: ADR-117's first user. */
+export const MERGE_GATE_SWEEPER_LEASE = defineLease(
+  'merge-gate-sweeper',
+  'one replica re-offers gating runs to the reconciler',
+)
+
+/** The board issue sync's lease: ADR-117's "obvious second". */
+export const BOARD_ISSUE_SYNC_LEASE = defineLease('board-issue-sync', 'one replica syncs forge issues into board cards')
+
+/** The built-in registry. */
+export const LEASES: readonly LeaseDefinition[] = [MERGE_GATE_SWEEPER_LEASE, BOARD_ISSUE_SYNC_LEASE]
+
+/**
+ * Checks that `registry` has no duplicate names and that every entry of `uses` (net name → lease name)
+ * names a registered lease, used by one net only. Throws LeaseRegistryError naming the lease otherwise.
+ */
+export function checkLeaseUse(registry: readonly LeaseDefinition[], uses: ReadonlyArray<{ net: string; lease: string }>): void {
+  const known = new Set<string>()
+  for (const lease of registry) {
+    if (known.has(lease.name)) throw new LeaseRegistryError(lease.name, 'registered twice')
+    known.add(lease.name)
+  }
+  const taken = new Map<string, string>()
+  for (const { net, lease } of uses) {
+    if (!known.has(lease)) {
+      throw new LeaseRegistryError(lease, `net "${net}" names a lease that is not in the registry (src/leases.ts): ${[...known].join(', ') || 'none'}`)
+    }
+    const other = taken.get(lease)
+    if (other !== undefined) throw new LeaseRegistryError(lease, `used by both net "${other}" and net "${net}"; each net needs its own lease`)
+    taken.set(lease, net)
+  }
+}
+
+/** How one lease campaigns. */
+export interface LeasePacing {
+  /** min(schedule interval, 60 s). */
+  paceMs: number
+  ttlMs: number
+  retryMs: number
+}
+
+/** The longest pace: a lease never waits more than a minute to hand over after a clean stop. */
+export const MAX_PACE_MS = 60_000
+
+/** Pacing for a net whose schedule fires every `intervalMs`, with per-net overrides. */
+export function leasePacing(intervalMs: number, overrides: { ttlMs?: number | undefined; retryMs?: number | undefined } = {}): LeasePacing {
+  const paceMs = Math.min(intervalMs, MAX_PACE_MS)
+  return { paceMs, ttlMs: overrides.ttlMs ?? 3 * paceMs, retryMs: overrides.retryMs ?? paceMs }
+}

@@ -1,0 +1,80 @@
+/**
+ * The net contract: an idempotent periodic job, declared once and built afresh for every lease term.
+ *
+ * A net is not a lease and not a scheduler: the worker elects one replica per net through the net's
+ * lease and fires its passes on its schedule inside the term. The net only says what one pass does and
+ * what state a term keeps (a cursor, a pass counter), which the `term` factory closes over: a new term
+ * rebuilds it, so every term opens as a fresh start would.
+ */
+import type { Db } from 'mongodb'
+import type { ForgeOctokit } from '../forge/github-app.js'
+import type { NetOption } from './options.js'
+
+/** The pino call shape (`log.info({ fields }, 'message')`), bound to the net (and pass). */
+export interface NetLogger {
+  debug(fields: Record<string, unknown>, message: string): void
+  info(fields: Record<string, unknown>, message: string): void
+  warn(fields: Record<string, unknown>, message: string): void
+  error(fields: Record<string, unknown>, message: string): void
+}
+
+/** What one pass receives. */
+export interface PassContext {
+  /** Aborted when the term ends or the worker stops: stop sending requests, return soon. */
+  signal: AbortSignal
+  log: NetLogger
+  /** The installation client; every request made during the pass is charged to the net's lane. */
+  forge: ForgeOctokit
+  /** 1 for the term's first pass. */
+  pass: number
+  /** The pass's start instant (the wall clock the worker was given). */
+  startedAt: Date
+  /** The worker's wall clock; nets read time only through it. */
+  now(): Date
+}
+
+/** What a net's process-wide setup receives, once per worker, before any campaign. */
+export interface NetSetupContext<O> {
+  options: O
+  /** The worker's database when MONGO_URI is set; the net keeps memory twins of its stores otherwise. */
+  db: Db | undefined
+  log: NetLogger
+  /** `PUBLIC_URL` when configured: where a person can read about a run. */
+  publicUrl: string | undefined
+  now(): Date
+}
+
+/** What a term factory receives at the start of each term. */
+export interface NetTermContext<O> {
+  options: O
+  log: NetLogger
+}
+
+/** One pass of a term. Throwing is logged with the net and pass number and never ends the term. */
+export type Pass = (context: PassContext) => Promise<void>
+
+export type NetOptions = Record<string, NetOption>
+export type OptionValues<S extends NetOptions> = { [K in keyof S]: S[K] extends NetOption<infer T> ? T : never }
+
+/** A declared net. */
+export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
+  /** Kebab-case; the lane its requests are charged to, and `LEASECRON_NET_<NAME>_…` in upper snake case. */
+  name: string
+  /** A lease name from src/leases.ts (or the worker's own registry). */
+  lease: string
+  /** The default cron expression (5 or 6 fields, node-cron syntax). */
+  schedule: string
+  /** One line for the README and `config`. */
+  description: string
+  /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */
+  options: S
+  /** Once per process: open stores, create indexes. Failing here fails start-up. */
+  setup(context: NetSetupContext<OptionValues<S>>): R | Promise<R>
+  /** At the start of every term: returns the pass function, closing over the term's state. */
+  term(resources: R, context: NetTermContext<OptionValues<S>>): Pass
+}
+
+/** Declares a net (identity function that keeps the option types). */
+export function defineNet<S extends NetOptions, R>(definition: NetDefinition<S, R>): NetDefinition<S, R> {
+  return definition
+}

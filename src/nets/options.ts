@@ -1,0 +1,101 @@
+/**
+ * Typed per-net options read from the environment (`LEASECRON_NET_<NET>_<OPTION>`), each a zod schema
+ * from an optional string to its value, with a sentence of what it expects for error messages.
+ *
+ * Durations are whole numbers with a unit (`90s`, `60m`, `192h`, `500ms`); a bare number is refused,
+ * so a value can never be read in the wrong unit.
+ */
+import { z } from 'zod'
+
+/** One option: its schema, what it expects (for errors and the README), and whether its value is secret. */
+export interface NetOption<T = unknown> {
+  schema: z.ZodType<T, string | undefined>
+  expected: string
+  /** The default as a user would write it, for the README and `config`. */
+  defaultText: string
+  secret?: boolean
+}
+
+const DURATION = /^(\d{1,12})(ms|s|m|h|d)$/
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** Parses `90s`, `60m`, `192h`…; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim())
+  if (!match) return undefined
+  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
+  return Number.isSafeInteger(ms) ? ms : undefined
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+/** A duration in ms between `min` and `max`, written with a unit. */
+export function durationOption(defaultText: string, bounds: { min?: number; max?: number } = {}): NetOption<number> {
+  const min = bounds.min ?? 1
+  const max = bounds.max ?? 400 * 86_400_000
+  const expected = `a duration with a unit (ms, s, m, h, d) from ${min} ms to ${max} ms, e.g. ${defaultText}`
+  const fallback = parseDuration(defaultText)
+  if (fallback === undefined) throw new Error(`durationOption: bad default ${defaultText}`)
+  const schema = z.string().optional().transform((raw, ctx) => {
+    const text = blankToUndefined(raw)
+    if (text === undefined) return fallback
+    const ms = parseDuration(text)
+    if (ms === undefined || ms < min || ms > max) {
+      ctx.addIssue({ code: 'custom', message: expected })
+      return z.NEVER
+    }
+    return ms
+  })
+  return { schema, expected, defaultText }
+}
+
+/** A whole number between `min` and `max`. */
+export function integerOption(defaultValue: number, bounds: { min: number; max: number }): NetOption<number> {
+  const expected = `a whole number from ${bounds.min} to ${bounds.max}`
+  const schema = z.string().optional().transform((raw, ctx) => {
+    const text = blankToUndefined(raw)
+    if (text === undefined) return defaultValue
+    const n = /^\d+$/.test(text) ? Number(text) : Number.NaN
+    if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
+      ctx.addIssue({ code: 'custom', message: expected })
+      return z.NEVER
+    }
+    return n
+  })
+  return { schema, expected, defaultText: String(defaultValue) }
+}
+
+/** A non-blank string matching `pattern`, or the default. */
+export function stringOption(defaultValue: string, expected: string, pattern: RegExp = /^.{1,200}$/): NetOption<string> {
+  const schema = z.string().optional().transform((raw, ctx) => {
+    const text = blankToUndefined(raw)
+    if (text === undefined) return defaultValue
+    if (!pattern.test(text)) {
+      ctx.addIssue({ code: 'custom', message: expected })
+      return z.NEVER
+    }
+    return text
+  })
+  return { schema, expected, defaultText: defaultValue || '(empty)' }
+}
+
+const REPO = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/
+
+/** A comma-separated list of `owner/name` repositories; empty means "all the installation can access". */
+export function repositoryListOption(): NetOption<string[]> {
+  const expected = 'a comma-separated list of owner/name repositories, or empty for every repository the installation can access'
+  const schema = z.string().optional().transform((raw, ctx) => {
+    const text = blankToUndefined(raw)
+    if (text === undefined) return []
+    const repos = text.split(',').map((r) => r.trim()).filter(Boolean)
+    const bad = repos.filter((r) => !REPO.test(r))
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `${expected} (not a repository: ${bad.slice(0, 3).join(', ')})` })
+      return z.NEVER
+    }
+    return [...new Set(repos)]
+  })
+  return { schema, expected, defaultText: '(empty: all accessible)' }
+}
