@@ -1,0 +1,135 @@
+/**
+ * The forge transport: ONE undici Agent composed with the metering interceptor, and undici's own fetch
+ * bound to it, so every forge request — Octokit's, its retries, each redirect hop fetch follows, token
+ * mints — passes the meter exactly once per attempt.
+ *
+ * Not a retry layer (Octokit's retry and throttling plugins are the only one) and not a cache. Node's
+ * built-in fetch never gets this dispatcher: it bundles its own undici, and mixing the two is unsupported.
+ */
+import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici'
+import { chargedLane, LANE_HEADER } from './lane.js'
+import type { ForgeApi, ForgeMeter } from './meter.js'
+
+/** A fetch-compatible function, as Octokit's `request.fetch` expects. */
+export type ForgeFetch = (input: string | URL, init?: Record<string, unknown>) => Promise<Response>
+
+/** The transport handed to Octokit. */
+export interface ForgeTransport {
+  fetch: ForgeFetch
+  /** The composed dispatcher (metering interceptor over the Agent). */
+  dispatcher: Dispatcher
+  /** Closes the Agent, waiting for requests in flight; idempotent. */
+  close(): Promise<void>
+}
+
+/** Options for `createForgeTransport`. */
+export interface ForgeTransportOptions {
+  meter: ForgeMeter
+  /** Passed to the undici Agent (timeouts, connections); never an interceptor list. */
+  agent?: Agent.Options
+}
+
+/** Builds the Agent, composes the metering interceptor onto it and binds undici's fetch to the result. */
+export function createForgeTransport(options: ForgeTransportOptions): ForgeTransport {
+  const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
+  const dispatcher = agent.compose(meteringInterceptor(options.meter))
+  let closing: Promise<void> | undefined
+  return {
+    dispatcher,
+    fetch: (input, init) =>
+      undiciFetch(input, { ...init, dispatcher } as Parameters<
+        typeof undiciFetch
+      >[1]) as unknown as Promise<Response>,
+    close: () => {
+      closing ??= agent.close()
+      return closing
+    },
+  }
+}
+
+/** `graphql` when the path is `/graphql` or `/api/graphql` (GitHub Enterprise), else `rest`. */
+export function apiOf(pathname: string): ForgeApi {
+  return pathname === '/graphql' || pathname === '/api/graphql' ? 'graphql' : 'rest'
+}
+
+/**
+ * The undici interceptor that reads and strips LANE_HEADER and reports every attempt to the meter:
+ * one `record` per dispatch, with the status when response headers arrive, or `error` when the attempt
+ * failed before any response. It relies on the header only — never on AsyncLocalStorage, which the
+ * throttling queue does not carry.
+ */
+export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const { headers, lane: stamped } = stripLane(opts.headers)
+    const origin = typeof opts.origin === 'string' ? new URL(opts.origin) : (opts.origin ?? undefined)
+    const host = origin?.host ?? 'unknown'
+    const pathname = (opts.path ?? '/').split('?')[0] ?? '/'
+    const attempt = { host, api: apiOf(pathname), lane: chargedLane(pathname, stamped) }
+    let answered = false
+    const metered: Dispatcher.DispatchHandler = {
+      onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+      onRequestUpgrade: (controller, statusCode, upgradeHeaders, socket) => {
+        answered = true
+        meter.record({ ...attempt, outcome: statusCode })
+        handler.onRequestUpgrade?.(controller, statusCode, upgradeHeaders, socket)
+      },
+      onResponseStart: (controller, statusCode, responseHeaders, statusMessage) => {
+        answered = true
+        meter.record({ ...attempt, outcome: statusCode })
+        meter.observeRateLimit(host, responseHeaders)
+        return handler.onResponseStart?.(controller, statusCode, responseHeaders, statusMessage)
+      },
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+      onResponseError: (controller, error) => {
+        if (!answered) {
+          answered = true
+          meter.record({ ...attempt, outcome: 'error' })
+        }
+        handler.onResponseError?.(controller, error)
+      },
+    }
+    return dispatch({ ...opts, headers }, metered)
+  }
+}
+
+type DispatchHeaders = Dispatcher.DispatchOptions['headers']
+
+/** Copies the headers without LANE_HEADER (any case), returning the lane it carried. */
+function stripLane(headers: DispatchHeaders): { headers: DispatchHeaders; lane: string | undefined } {
+  if (headers == null) return { headers, lane: undefined }
+  let lane: string | undefined
+  const isLane = (name: unknown) => typeof name === 'string' && name.toLowerCase() === LANE_HEADER
+  const laneValue = (value: unknown) => (Array.isArray(value) ? String(value[0]) : String(value))
+  if (Array.isArray(headers)) {
+    // undici accepts a flat [name, value, name, value] list as well as [[name, value]] pairs.
+    if (headers.length > 0 && Array.isArray(headers[0])) {
+      const pairs = (headers as unknown as [string, string][]).filter(([name, value]) => {
+        if (!isLane(name)) return true
+        lane = laneValue(value)
+        return false
+      })
+      return { headers: pairs as unknown as DispatchHeaders, lane }
+    }
+    const flat: unknown[] = []
+    for (let i = 0; i < headers.length; i += 2) {
+      if (isLane(headers[i])) lane = laneValue(headers[i + 1])
+      else flat.push(headers[i], headers[i + 1])
+    }
+    return { headers: flat as DispatchHeaders, lane }
+  }
+  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    const pairs: [string, string][] = []
+    for (const [name, value] of headers as Iterable<[string, string]>) {
+      if (isLane(name)) lane = laneValue(value)
+      else pairs.push([name, value])
+    }
+    return { headers: pairs as unknown as DispatchHeaders, lane }
+  }
+  const copy: Record<string, string | string[] | undefined> = {}
+  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (isLane(name)) lane = laneValue(value)
+    else copy[name] = value
+  }
+  return { headers: copy, lane }
+}

@@ -1,0 +1,100 @@
+/**
+ * The sandbox's ground truth: every forge request it received, counted by installation, method, route
+ * template (`GET /repos/:owner/:repo/pulls/:number`) and status — what a test compares the client's
+ * meter against. `/_sandbox/*` admin traffic is not forge traffic and is never counted.
+ */
+
+/** What became of a request: the status sent, or `dropped` when the sandbox cut the connection. */
+export type SandboxOutcome = number | 'dropped'
+
+/** One counted key. `installation` is the id as a string, `app` for App-JWT requests, `anonymous` otherwise. */
+export interface SandboxStatsEntry {
+  installation: string
+  method: string
+  route: string
+  status: SandboxOutcome
+  count: number
+}
+
+/** A snapshot of the counts since the last reset. */
+export interface SandboxStatsSnapshot {
+  total: number
+  /** When counting (re)started, ISO 8601. */
+  since: string
+  entries: SandboxStatsEntry[]
+  /** Requests that arrived carrying a private `x-leasecron-*` header (the transport must strip them). */
+  privateHeaders: number
+}
+
+/** Counts requests; resettable. */
+export class SandboxStats {
+  readonly #counts = new Map<string, SandboxStatsEntry>()
+  readonly #clock: () => number
+  #since: number
+  #total = 0
+  #privateHeaders = 0
+
+  constructor(clock: () => number) {
+    this.#clock = clock
+    this.#since = clock()
+  }
+
+  /** Counts one request. */
+  record(
+    installation: string,
+    method: string,
+    route: string,
+    status: SandboxOutcome,
+    privateHeader: boolean,
+  ): void {
+    const key = `${installation}\u0000${method}\u0000${route}\u0000${status}`
+    const entry = this.#counts.get(key) ?? { installation, method, route, status, count: 0 }
+    entry.count++
+    this.#counts.set(key, entry)
+    this.#total++
+    if (privateHeader) this.#privateHeaders++
+  }
+
+  /** The counts, sorted by route, method, installation, status. */
+  snapshot(): SandboxStatsSnapshot {
+    const entries = [...this.#counts.values()]
+      .map((e) => ({ ...e }))
+      .sort(
+        (a, b) =>
+          a.route.localeCompare(b.route) ||
+          a.method.localeCompare(b.method) ||
+          a.installation.localeCompare(b.installation) ||
+          String(a.status).localeCompare(String(b.status)),
+      )
+    return {
+      total: this.#total,
+      since: new Date(this.#since).toISOString(),
+      entries,
+      privateHeaders: this.#privateHeaders,
+    }
+  }
+
+  /** Forgets every count and restarts `since`. */
+  reset(): void {
+    this.#counts.clear()
+    this.#total = 0
+    this.#privateHeaders = 0
+    this.#since = this.#clock()
+  }
+}
+
+/** Sums the entries of a snapshot that match every given field (a route, a status, …). */
+export function countRequests(
+  snapshot: SandboxStatsSnapshot,
+  filter: Partial<Omit<SandboxStatsEntry, 'count'>> = {},
+): number {
+  return snapshot.entries
+    .filter(
+      (e) =>
+        (filter.installation === undefined || e.installation === filter.installation) &&
+        (filter.method === undefined || e.method === filter.method) &&
+        (filter.route === undefined || e.route === filter.route) &&
+        (filter.status === undefined || e.status === filter.status),
+    )
+    .reduce((sum, e) => sum + e.count, 0)
+}
