@@ -5,7 +5,7 @@
  * Not the worker's whole configuration (worker/config.ts composes this one) and not a secret store:
  * the private key is held in memory only for Octokit, and never echoed in an error.
  */
-import { createPrivateKey } from 'node:crypto'
+import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ForgeConfigError, type ForgeEnvIssue } from './forge-config-error.js'
@@ -196,6 +196,10 @@ function checkPrivateKey(pem: string): string | undefined {
   try {
     const key = createPrivateKey({ key: text, format: 'pem' })
     if (key.asymmetricKeyType !== 'rsa') return `the key is ${key.asymmetricKeyType ?? 'not'} an RSA key`
+    // A damaged body can still parse; a signature its own public half cannot verify catches that.
+    const probe = Buffer.from('leasecron forge key check')
+    const signature = sign('sha256', probe, key)
+    if (!verify('sha256', probe, createPublicKey(key), signature)) return 'the key is damaged (its parts do not match)'
   } catch {
     return 'the PEM body does not decode to a private key'
   }
