@@ -7,3 +7,33 @@ export { MemoryStore } from './lease/memory-store.js'
 export { MongoStore, type MongoStoreOptions } from './lease/mongo-store.js'
 export { run, LeaseSpecError, type LeaseLog, type RunSpec, type TermInfo, type TermEnd } from './lease/run.js'
 export { type Clock, systemClock } from './lease/clock.js'
+export {
+  defineLease,
+  LEASES,
+  MERGE_GATE_SWEEPER_LEASE,
+  BOARD_ISSUE_SYNC_LEASE,
+  LeaseRegistryError,
+  leasePacing,
+  type LeaseDefinition,
+  type LeasePacing,
+} from './leases.js'
+export {
+  defineNet,
+  type NetDefinition,
+  type NetLogger,
+  type NetSetupContext,
+  type NetTermContext,
+  type Pass,
+  type PassContext,
+} from './nets/net.js'
+export {
+  durationOption,
+  integerOption,
+  repositoryListOption,
+  stringOption,
+  type NetOption,
+} from './nets/options.js'
+export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
+export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
+export type { WorkerFileConfig } from './worker/cli.js'
+export { ownerId } from './worker/owner-id.js'

@@ -32,7 +32,10 @@ export class LeaseRegistryError extends Error {
 /** Declares a lease; the name must be kebab-case (at most 64 characters). */
 export function defineLease(name: string, description: string): LeaseDefinition {
   if (typeof name !== 'string' || !KEBAB.test(name) || name.length > 64) {
-    throw new LeaseRegistryError(String(name), 'a lease name must be kebab-case ([a-z0-9] words joined by "-"), at most 64 characters')
+    throw new LeaseRegistryError(
+      String(name),
+      'a lease name must be kebab-case ([a-z0-9] words joined by "-"), at most 64 characters',
+    )
   }
   return Object.freeze({ name, description })
 }
@@ -44,7 +47,10 @@ export const MERGE_GATE_SWEEPER_LEASE = defineLease(
 )
 
 /** The board issue sync's lease: ADR-117's "obvious second". */
-export const BOARD_ISSUE_SYNC_LEASE = defineLease('board-issue-sync', 'one replica syncs forge issues into board cards')
+export const BOARD_ISSUE_SYNC_LEASE = defineLease(
+  'board-issue-sync',
+  'one replica syncs forge issues into board cards',
+)
 
 /** The built-in registry. */
 export const LEASES: readonly LeaseDefinition[] = [MERGE_GATE_SWEEPER_LEASE, BOARD_ISSUE_SYNC_LEASE]
@@ -53,7 +59,10 @@ export const LEASES: readonly LeaseDefinition[] = [MERGE_GATE_SWEEPER_LEASE, BOA
  * Checks that `registry` has no duplicate names and that every entry of `uses` (net name → lease name)
  * names a registered lease, used by one net only. Throws LeaseRegistryError naming the lease otherwise.
  */
-export function checkLeaseUse(registry: readonly LeaseDefinition[], uses: ReadonlyArray<{ net: string; lease: string }>): void {
+export function checkLeaseUse(
+  registry: readonly LeaseDefinition[],
+  uses: ReadonlyArray<{ net: string; lease: string }>,
+): void {
   const known = new Set<string>()
   for (const lease of registry) {
     if (known.has(lease.name)) throw new LeaseRegistryError(lease.name, 'registered twice')
@@ -62,10 +71,17 @@ export function checkLeaseUse(registry: readonly LeaseDefinition[], uses: Readon
   const taken = new Map<string, string>()
   for (const { net, lease } of uses) {
     if (!known.has(lease)) {
-      throw new LeaseRegistryError(lease, `net "${net}" names a lease that is not in the registry (src/leases.ts): ${[...known].join(', ') || 'none'}`)
+      throw new LeaseRegistryError(
+        lease,
+        `net "${net}" names a lease that is not in the registry (src/leases.ts): ${[...known].join(', ') || 'none'}`,
+      )
     }
     const other = taken.get(lease)
-    if (other !== undefined) throw new LeaseRegistryError(lease, `used by both net "${other}" and net "${net}"; each net needs its own lease`)
+    if (other !== undefined)
+      throw new LeaseRegistryError(
+        lease,
+        `used by both net "${other}" and net "${net}"; each net needs its own lease`,
+      )
     taken.set(lease, net)
   }
 }
@@ -82,7 +98,10 @@ export interface LeasePacing {
 export const MAX_PACE_MS = 60_000
 
 /** Pacing for a net whose schedule fires every `intervalMs`, with per-net overrides. */
-export function leasePacing(intervalMs: number, overrides: { ttlMs?: number | undefined; retryMs?: number | undefined } = {}): LeasePacing {
+export function leasePacing(
+  intervalMs: number,
+  overrides: { ttlMs?: number | undefined; retryMs?: number | undefined } = {},
+): LeasePacing {
   const paceMs = Math.min(intervalMs, MAX_PACE_MS)
   return { paceMs, ttlMs: overrides.ttlMs ?? 3 * paceMs, retryMs: overrides.retryMs ?? paceMs }
 }

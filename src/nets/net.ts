@@ -54,7 +54,9 @@ export interface NetTermContext<O> {
 export type Pass = (context: PassContext) => Promise<void>
 
 export type NetOptions = Record<string, NetOption>
-export type OptionValues<S extends NetOptions> = { [K in keyof S]: S[K] extends NetOption<infer T> ? T : never }
+export type OptionValues<S extends NetOptions> = {
+  [K in keyof S]: S[K] extends NetOption<infer T> ? T : never
+}
 
 /** A declared net. */
 export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {

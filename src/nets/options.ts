@@ -32,52 +32,68 @@ function blankToUndefined(value: string | undefined): string | undefined {
 }
 
 /** A duration in ms between `min` and `max`, written with a unit. */
-export function durationOption(defaultText: string, bounds: { min?: number; max?: number } = {}): NetOption<number> {
+export function durationOption(
+  defaultText: string,
+  bounds: { min?: number; max?: number } = {},
+): NetOption<number> {
   const min = bounds.min ?? 1
   const max = bounds.max ?? 400 * 86_400_000
   const expected = `a duration with a unit (ms, s, m, h, d) from ${min} ms to ${max} ms, e.g. ${defaultText}`
   const fallback = parseDuration(defaultText)
   if (fallback === undefined) throw new Error(`durationOption: bad default ${defaultText}`)
-  const schema = z.string().optional().transform((raw, ctx) => {
-    const text = blankToUndefined(raw)
-    if (text === undefined) return fallback
-    const ms = parseDuration(text)
-    if (ms === undefined || ms < min || ms > max) {
-      ctx.addIssue({ code: 'custom', message: expected })
-      return z.NEVER
-    }
-    return ms
-  })
+  const schema = z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const text = blankToUndefined(raw)
+      if (text === undefined) return fallback
+      const ms = parseDuration(text)
+      if (ms === undefined || ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: expected })
+        return z.NEVER
+      }
+      return ms
+    })
   return { schema, expected, defaultText }
 }
 
 /** A whole number between `min` and `max`. */
 export function integerOption(defaultValue: number, bounds: { min: number; max: number }): NetOption<number> {
   const expected = `a whole number from ${bounds.min} to ${bounds.max}`
-  const schema = z.string().optional().transform((raw, ctx) => {
-    const text = blankToUndefined(raw)
-    if (text === undefined) return defaultValue
-    const n = /^\d+$/.test(text) ? Number(text) : Number.NaN
-    if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
-      ctx.addIssue({ code: 'custom', message: expected })
-      return z.NEVER
-    }
-    return n
-  })
+  const schema = z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const text = blankToUndefined(raw)
+      if (text === undefined) return defaultValue
+      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN
+      if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
+        ctx.addIssue({ code: 'custom', message: expected })
+        return z.NEVER
+      }
+      return n
+    })
   return { schema, expected, defaultText: String(defaultValue) }
 }
 
 /** A non-blank string matching `pattern`, or the default. */
-export function stringOption(defaultValue: string, expected: string, pattern: RegExp = /^.{1,200}$/): NetOption<string> {
-  const schema = z.string().optional().transform((raw, ctx) => {
-    const text = blankToUndefined(raw)
-    if (text === undefined) return defaultValue
-    if (!pattern.test(text)) {
-      ctx.addIssue({ code: 'custom', message: expected })
-      return z.NEVER
-    }
-    return text
-  })
+export function stringOption(
+  defaultValue: string,
+  expected: string,
+  pattern: RegExp = /^.{1,200}$/,
+): NetOption<string> {
+  const schema = z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const text = blankToUndefined(raw)
+      if (text === undefined) return defaultValue
+      if (!pattern.test(text)) {
+        ctx.addIssue({ code: 'custom', message: expected })
+        return z.NEVER
+      }
+      return text
+    })
   return { schema, expected, defaultText: defaultValue || '(empty)' }
 }
 
@@ -85,17 +101,27 @@ const REPO = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/
 
 /** A comma-separated list of `owner/name` repositories; empty means "all the installation can access". */
 export function repositoryListOption(): NetOption<string[]> {
-  const expected = 'a comma-separated list of owner/name repositories, or empty for every repository the installation can access'
-  const schema = z.string().optional().transform((raw, ctx) => {
-    const text = blankToUndefined(raw)
-    if (text === undefined) return []
-    const repos = text.split(',').map((r) => r.trim()).filter(Boolean)
-    const bad = repos.filter((r) => !REPO.test(r))
-    if (bad.length > 0) {
-      ctx.addIssue({ code: 'custom', message: `${expected} (not a repository: ${bad.slice(0, 3).join(', ')})` })
-      return z.NEVER
-    }
-    return [...new Set(repos)]
-  })
+  const expected =
+    'a comma-separated list of owner/name repositories, or empty for every repository the installation can access'
+  const schema = z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const text = blankToUndefined(raw)
+      if (text === undefined) return []
+      const repos = text
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean)
+      const bad = repos.filter((r) => !REPO.test(r))
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${expected} (not a repository: ${bad.slice(0, 3).join(', ')})`,
+        })
+        return z.NEVER
+      }
+      return [...new Set(repos)]
+    })
   return { schema, expected, defaultText: '(empty: all accessible)' }
 }

@@ -1,0 +1,69 @@
+/**
+ * The worker's HTTP surface: /healthz (the process is up), /readyz (configuration valid and the lease
+ * store answering), /metrics (Prometheus text). Nothing else; it serves no secrets and takes no input.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Registry } from 'prom-client'
+
+export interface HealthServer {
+  server: Server
+  port: number
+  close(): Promise<void>
+}
+
+export interface HealthServerOptions {
+  port: number
+  host?: string
+  registry: Registry
+  /** Whether the worker can do its work now: the store answers. */
+  ready(): Promise<{ ready: boolean; detail: Record<string, unknown> }>
+}
+
+/** Starts listening; rejects when the port cannot be bound (a clear error naming it). */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]
+    const reply = (status: number, body: string, type = 'application/json') => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
+      res.end(body)
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, '{"error":"method not allowed"}')
+    if (path === '/healthz') return reply(200, '{"status":"ok"}')
+    if (path === '/readyz') {
+      options.ready().then(
+        ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),
+        () => reply(503, '{"ready":false}'),
+      )
+      return
+    }
+    if (path === '/metrics') {
+      options.registry.metrics().then(
+        (text) => reply(200, text, options.registry.contentType),
+        () => reply(500, '{"error":"metrics unavailable"}'),
+      )
+      return
+    }
+    reply(404, '{"error":"not found"}')
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `worker http: cannot listen on port ${options.port} (PORT): ${error.code ?? error.message}`,
+          { cause: error },
+        ),
+      ),
+    )
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve())
+  })
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The worker's logger: pino JSON, one line per event with stable fields (`lease`, `owner`, `net`, `pass`,
+ * `lane`), human-readable when stdout is a terminal. Secrets are redacted twice over: known secret fields
+ * by path, and credentials, tokens and PEM keys wherever they appear in a message.
+ *
+ * Not a log shipper: it writes to a stream and lets the platform collect it.
+ */
+import { Writable } from 'node:stream'
+import pino, { type DestinationStream, type Logger } from 'pino'
+
+export type { Logger }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+const REDACTED_PATHS = [
+  'privateKey',
+  '*.privateKey',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'request.headers.authorization',
+  'password',
+  '*.password',
+  'mongoUri',
+  '*.mongoUri',
+  'jwt',
+  '*.jwt',
+]
+
+/**
+ * Removes secrets from free text: a URI's user:password, `token …`/`Bearer …` credentials, GitHub token
+ * shapes, JWTs and PEM blocks. Applied to every message and string field the logger writes.
+ */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(
+      /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+      '[redacted private key]',
+    )
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:[^/\s@]*@/gi, '$1***:***@')
+    .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
+    .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
+    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
+}
+
+function scrubValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubSecrets(value)
+  if (depth > 4 || value === null || typeof value !== 'object') return value
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code
+    return {
+      type: value.name,
+      message: scrubSecrets(value.message),
+      ...(code === undefined ? {} : { code }),
+      ...(value.cause === undefined ? {} : { cause: scrubValue(value.cause, depth + 1) }),
+    }
+  }
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) out[k] = scrubValue(v, depth + 1)
+  return out
+}
+
+export interface LoggerOptions {
+  level?: LogLevel
+  /** Where lines go; stdout by default, human-readable when it is a TTY. */
+  destination?: DestinationStream
+  /** Force (or refuse) the human format regardless of the destination. */
+  pretty?: boolean
+  base?: Record<string, unknown>
+}
+
+/** Creates the worker's root logger. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const pretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true)
+  const destination =
+    options.destination ?? (pretty ? humanStream(process.stdout) : pino.destination({ sync: true }))
+  return pino(
+    {
+      level: options.level ?? 'info',
+      base: options.base ?? null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((a) => scrubValue(a)) as Parameters<typeof method>
+          return method.apply(this, scrubbed)
+        },
+      },
+    },
+    destination,
+  )
+}
+
+/** Formats pino's JSON lines as `HH:MM:SS.mmm LEVEL message key=value …` for a person at a terminal. */
+function humanStream(out: NodeJS.WritableStream): DestinationStream {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) {
+        if (!line) continue
+        try {
+          const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>
+          const rest = Object.entries(fields)
+            .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+            .join(' ')
+          out.write(
+            `${String(time).slice(11, 23)} ${String(level).toUpperCase().padEnd(5)} ${String(msg ?? '')}${rest ? `  ${rest}` : ''}\n`,
+          )
+        } catch {
+          out.write(`${line}\n`)
+        }
+      }
+      done()
+    },
+  }) as unknown as DestinationStream
+}

@@ -1,0 +1,68 @@
+/**
+ * The worker's Prometheus metrics (prom-client), in one registry that the forge's counters join, served
+ * at /metrics. Lease metrics are derived from lease.run's term events, so they say what the campaign did,
+ * not what the scheduler hoped.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+export interface WorkerMetrics {
+  registry: Registry
+  leaseHeld: Gauge<'lease' | 'owner'>
+  termsStarted: Counter<'lease'>
+  stepDowns: Counter<'lease' | 'reason'>
+  passDuration: Histogram<'net'>
+  passErrors: Counter<'net'>
+  skippedTicks: Counter<'net' | 'reason'>
+  storeUp: Gauge
+}
+
+/** Creates the registry and the worker's metrics in it. */
+export function createWorkerMetrics(): WorkerMetrics {
+  const registry = new Registry()
+  const registers = [registry]
+  return {
+    registry,
+    leaseHeld: new Gauge({
+      name: 'leasecron_lease_held',
+      help: '1 while this process serves a term of the lease',
+      labelNames: ['lease', 'owner'],
+      registers,
+    }),
+    termsStarted: new Counter({
+      name: 'leasecron_terms_started_total',
+      help: 'terms this process was elected to',
+      labelNames: ['lease'],
+      registers,
+    }),
+    stepDowns: new Counter({
+      name: 'leasecron_step_downs_total',
+      help: 'terms that ended other than by a clean stop: lost (a renewal refused) or deadline (no renewal it could prove)',
+      labelNames: ['lease', 'reason'],
+      registers,
+    }),
+    passDuration: new Histogram({
+      name: 'leasecron_pass_duration_seconds',
+      help: 'duration of each pass',
+      labelNames: ['net'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    }),
+    passErrors: new Counter({
+      name: 'leasecron_pass_errors_total',
+      help: 'passes that threw',
+      labelNames: ['net'],
+      registers,
+    }),
+    skippedTicks: new Counter({
+      name: 'leasecron_skipped_ticks_total',
+      help: 'ticks that started no pass: overlap (the previous pass still running) or deadline (the term past its step-down instant)',
+      labelNames: ['net', 'reason'],
+      registers,
+    }),
+    storeUp: new Gauge({
+      name: 'leasecron_store_up',
+      help: '1 while the lease store answers the readiness probe',
+      registers,
+    }),
+  }
+}

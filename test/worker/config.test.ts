@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest'
+import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
+import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
+import { recordingNet, TEST_LEASES } from './test-nets.js'
+
+const { net } = recordingNet()
+const load = (env: Record<string, string>) => loadConfig(env, [net], TEST_LEASES)
+const issues = (env: Record<string, string>) => {
+  const result = load(env)
+  if (result.ok) throw new Error('expected the configuration to be rejected')
+  return result.issues
+}
+
+describe('configuration from the environment', () => {
+  it('runs on its embedded defaults with an empty environment', () => {
+    const result = load({})
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(result.config).toMatchObject({
+      mongo: undefined,
+      port: 8080,
+      logLevel: 'info',
+      shutdownTimeoutMs: 25_000,
+      forge: { kind: 'sandbox' },
+    })
+    expect(result.config.nets[0]).toMatchObject({
+      enabled: true,
+      schedule: '* * * * * *',
+      intervalMs: 1000,
+      pacing: { paceMs: 1000, ttlMs: 3000, retryMs: 1000 },
+      options: { DEPTH: 3, WINDOW: 3_600_000 },
+    })
+  })
+
+  it('reads every global and per-net variable', () => {
+    const result = load({
+      MONGO_URI: 'mongodb://127.0.0.1:27017',
+      MONGO_DB: 'lc_test',
+      LEASECRON_WORKER_ID: 'pod-a',
+      PORT: '0',
+      LOG_LEVEL: 'debug',
+      LEASECRON_SHUTDOWN_TIMEOUT_MS: '1000',
+      PUBLIC_URL: 'https://review.example/',
+      LEASECRON_NET_TICK_NET_ENABLED: 'false',
+      LEASECRON_NET_TICK_NET_SCHEDULE: '*/5 * * * *',
+      LEASECRON_NET_TICK_NET_TTL_MS: '9000',
+      LEASECRON_NET_TICK_NET_RETRY_MS: '2500',
+      LEASECRON_NET_TICK_NET_DEPTH: '7',
+      LEASECRON_NET_TICK_NET_WINDOW: '90s',
+    })
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(result.config).toMatchObject({
+      mongo: { uri: 'mongodb://127.0.0.1:27017', db: 'lc_test' },
+      workerId: 'pod-a',
+      port: 0,
+      logLevel: 'debug',
+      shutdownTimeoutMs: 1000,
+      publicUrl: 'https://review.example',
+    })
+    expect(result.config.nets[0]).toMatchObject({
+      enabled: false,
+      schedule: '*/5 * * * *',
+      intervalMs: 300_000,
+      pacing: { paceMs: 60_000, ttlMs: 9000, retryMs: 2500 },
+      options: { DEPTH: 7, WINDOW: 90_000 },
+    })
+  })
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '-1'],
+    ['PORT', '0x10'],
+    ['PORT', '70000'],
+    ['LEASECRON_SHUTDOWN_TIMEOUT_MS', '10s'],
+    ['LEASECRON_SHUTDOWN_TIMEOUT_MS', '-5'],
+    ['LOG_LEVEL', 'loud'],
+    ['MONGO_DB', 'bad name!'],
+    ['LEASECRON_NET_TICK_NET_TTL_MS', '0'],
+    ['LEASECRON_NET_TICK_NET_TTL_MS', '0x10'],
+    ['LEASECRON_NET_TICK_NET_TTL_MS', '10s'],
+    ['LEASECRON_NET_TICK_NET_TTL_MS', String(3 * 2 ** 31)],
+    ['LEASECRON_NET_TICK_NET_RETRY_MS', 'soon'],
+    ['LEASECRON_NET_TICK_NET_ENABLED', 'yes'],
+    ['LEASECRON_NET_TICK_NET_DEPTH', '11'],
+    ['LEASECRON_NET_TICK_NET_WINDOW', '90'],
+    ['LEASECRON_NET_TICK_NET_SCHEDULE', '61 * * * *'],
+    ['LEASECRON_NET_TICK_NET_SCHEDULE', '* * * * * * *'],
+    ['LEASECRON_NET_TICK_NET_SCHEDULE', 'every minute'],
+    ['LEASECRON_FORGE', 'gitlab'],
+    ['PUBLIC_URL', 'not a url'],
+  ])('rejects %s=%j naming the variable, what was expected and the value', (variable, value) => {
+    const found = issues({ [variable]: value }).find((i) => i.variable === variable)
+    expect(found, `${variable}=${value} was accepted`).toBeDefined()
+    expect(found!.expected.length).toBeGreaterThan(5)
+    expect(found!.value).toBe(value)
+  })
+
+  it('treats an empty variable as unset', () => {
+    expect(load({ PORT: '', LOG_LEVEL: ' ', LEASECRON_NET_TICK_NET_SCHEDULE: '' }).ok).toBe(true)
+  })
+
+  it('names the cron field that is wrong', () => {
+    const [issue] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '61 * * * *' })
+    expect(issue!.expected).toMatch(/field minute/)
+    const [seven] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '* * * * * * *' })
+    expect(seven!.expected).toMatch(/5 or 6 fields but got 7/)
+  })
+
+  it('reports every invalid variable at once', () => {
+    const found = issues({ PORT: 'x', LOG_LEVEL: 'y', LEASECRON_NET_TICK_NET_DEPTH: '0' }).map(
+      (i) => i.variable,
+    )
+    expect(found).toEqual(['PORT', 'LOG_LEVEL', 'LEASECRON_NET_TICK_NET_DEPTH'])
+  })
+
+  it('refuses unknown LEASECRON_NET_ variables instead of ignoring a typo', () => {
+    const found = issues({ LEASECRON_NET_TICK_NET_SCHEDUEL: '* * * * *', LEASECRON_NET_NOPE_ENABLED: 'true' })
+    expect(found.map((i) => i.variable).sort()).toEqual([
+      'LEASECRON_NET_NOPE_ENABLED',
+      'LEASECRON_NET_TICK_NET_SCHEDUEL',
+    ])
+  })
+
+  it('rejects a malformed MONGO_URI without echoing it', () => {
+    const [issue] = issues({ MONGO_URI: 'mongodb://user:s3cret@' })
+    expect(issue?.variable).toBe('MONGO_URI')
+    expect(JSON.stringify(issue)).not.toContain('s3cret')
+  })
+
+  it('uses the GitHub App when its variables are set, and never shows the key', () => {
+    const { privateKey } = generateAppKeyPair('pkcs8')
+    const ok = load({
+      GITHUB_APP_ID: '12',
+      GITHUB_INSTALLATION_ID: '34',
+      GITHUB_APP_PRIVATE_KEY: privateKey.replace(/\n/g, '\\n'),
+    })
+    expect(ok.ok && ok.config.forge.kind).toBe('github')
+    const bad = issues({
+      GITHUB_APP_ID: '12',
+      GITHUB_INSTALLATION_ID: '34',
+      GITHUB_APP_PRIVATE_KEY: 'ssh-rsa AAAAB3Nza secret-ish',
+    })
+    expect(bad.map((i) => i.variable)).toContain('GITHUB_APP_PRIVATE_KEY')
+    expect(JSON.stringify(bad)).not.toContain('secret-ish')
+  })
+
+  it('never falls back to the sandbox in production', () => {
+    expect(issues({ NODE_ENV: 'production' }).map((i) => i.variable)).toContain('GITHUB_APP_ID')
+    const explicit = load({ NODE_ENV: 'production', LEASECRON_FORGE: 'sandbox' })
+    expect(explicit.ok && explicit.config.forge.kind).toBe('sandbox')
+  })
+})
+
+describe('the lease registry', () => {
+  it('refuses a net whose lease is not registered', () => {
+    const { net: stray } = recordingNet({ lease: 'unregistered' })
+    const result = loadConfig({}, [stray], TEST_LEASES)
+    expect(result.ok).toBe(false)
+    expect(!result.ok && result.issues[0]?.expected).toMatch(/lease "unregistered".*not in the registry/)
+  })
+
+  it('refuses two nets sharing a lease', () => {
+    const a = recordingNet({ name: 'net-one' }).net
+    const b = recordingNet({ name: 'net-two' }).net
+    const result = loadConfig({}, [a, b], TEST_LEASES)
+    expect(!result.ok && result.issues[0]?.expected).toMatch(/used by both net "net-one" and net "net-two"/)
+  })
+
+  it('refuses a registry that names one lease twice', () => {
+    const result = loadConfig({}, [net], [...TEST_LEASES, TEST_LEASES[0]!])
+    expect(!result.ok && result.issues[0]?.expected).toMatch(/registered twice/)
+  })
+
+  it('registers the built-in leases in kebab-case', () => {
+    expect(LEASES.map((l) => l.name)).toEqual(['merge-gate-sweeper', 'board-issue-sync'])
+  })
+})
+
+describe('pacing', () => {
+  it('follows the seed: pace = min(interval, 60 s), TTL = 3 × pace, retry = pace', () => {
+    expect(leasePacing(60_000)).toEqual({ paceMs: 60_000, ttlMs: 180_000, retryMs: 60_000 })
+    expect(leasePacing(300_000)).toEqual({ paceMs: 60_000, ttlMs: 180_000, retryMs: 60_000 })
+    expect(leasePacing(1_000)).toEqual({ paceMs: 1_000, ttlMs: 3_000, retryMs: 1_000 })
+    expect(leasePacing(1_000, { ttlMs: 10_000 })).toEqual({ paceMs: 1_000, ttlMs: 10_000, retryMs: 1_000 })
+  })
+})
+
+describe('owner ids', () => {
+  it('are the host part plus 12 random hex characters, never shared', () => {
+    const a = ownerId('pod-a')
+    const b = ownerId('pod-a')
+    expect(a).toMatch(/^pod-a-[0-9a-f]{12}$/)
+    expect(a, 'two processes with one worker id share an owner').not.toBe(b)
+    expect(ownerId()).toMatch(/-[0-9a-f]{12}$/)
+  })
+})
