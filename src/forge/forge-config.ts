@@ -199,7 +199,8 @@ function checkPrivateKey(pem: string): string | undefined {
     // A damaged body can still parse; a signature its own public half cannot verify catches that.
     const probe = Buffer.from('leasecron forge key check')
     const signature = sign('sha256', probe, key)
-    if (!verify('sha256', probe, createPublicKey(key), signature)) return 'the key is damaged (its parts do not match)'
+    if (!verify('sha256', probe, createPublicKey(key), signature))
+      return 'the key is damaged (its parts do not match)'
   } catch {
     return 'the PEM body does not decode to a private key'
   }

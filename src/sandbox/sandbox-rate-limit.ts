@@ -61,11 +61,17 @@ export class SandboxRateLimit {
     return this.#state(this.#current(installation))
   }
 
-  /** Sets the current window's remaining (and optionally limit), for tests of low budgets. */
+  /**
+   * Opens a fresh window now with the given remaining (and optionally limit), for tests of low budgets;
+   * a fresh window, so the next request cannot slip into a new one before the values apply.
+   */
   set(installation: string, values: { remaining?: number; limit?: number }): RateLimitState {
-    const window = this.#current(installation)
-    if (values.limit !== undefined) window.limit = values.limit
-    if (values.remaining !== undefined) window.used = Math.max(0, window.limit - values.remaining)
+    const current = this.#current(installation)
+    const limit = values.limit ?? current.limit
+    const used =
+      values.remaining === undefined ? Math.min(current.used, limit) : Math.max(0, limit - values.remaining)
+    const window = { start: this.#clock(), used, limit }
+    this.#windows.set(installation, window)
     return this.#state(window)
   }
 

@@ -61,7 +61,11 @@ describe('parseForgeEnv', () => {
 
   it('refuses a non-PEM value and a non-RSA key without quoting them', () => {
     const ec = 'not a key at all: s3cr3t-value'
-    const result = parseForgeEnv({ GITHUB_APP_ID: '1', GITHUB_INSTALLATION_ID: '2', GITHUB_APP_PRIVATE_KEY: ec })
+    const result = parseForgeEnv({
+      GITHUB_APP_ID: '1',
+      GITHUB_INSTALLATION_ID: '2',
+      GITHUB_APP_PRIVATE_KEY: ec,
+    })
     expect(result.ok).toBe(false)
     expect(JSON.stringify(result)).not.toContain('s3cr3t')
   })

@@ -32,7 +32,10 @@ function forgeFor(sb: SandboxForge, privateKey = sb.privateKey) {
 describe('installation auth against the sandbox', () => {
   for (const format of ['pkcs1', 'pkcs8'] as const) {
     it(`mints one installation token with a ${format} key and uses it for every request`, async () => {
-      sandbox = await startSandboxForge({ keyFormat: format, generate: { repos: 1, pullsPerRepo: 3, issuesPerRepo: 0, seed: 1 } })
+      sandbox = await startSandboxForge({
+        keyFormat: format,
+        generate: { repos: 1, pullsPerRepo: 3, issuesPerRepo: 0, seed: 1 },
+      })
       expect(sandbox.privateKey).toContain(format === 'pkcs1' ? 'BEGIN RSA PRIVATE KEY' : 'BEGIN PRIVATE KEY')
       const { forge } = forgeFor(sandbox)
       const numbers = await withLane('merge-gate-sweeper', () =>
@@ -50,7 +53,9 @@ describe('installation auth against the sandbox', () => {
       expect(numbers).toEqual([1, 2, 3])
       const stats = sandbox.stats()
       expect(countRequests(stats, { installation: 'app', route: MINT, status: 201 })).toBe(1)
-      expect(countRequests(stats, { installation: String(sandbox.installationId), route: PULL, status: 200 })).toBe(3)
+      expect(
+        countRequests(stats, { installation: String(sandbox.installationId), route: PULL, status: 200 }),
+      ).toBe(3)
       expect(stats.total).toBe(4)
       const lanes = Object.fromEntries(forge.meter.totals().map((t) => [t.lane, t.count]))
       expect(lanes).toEqual({ auth: 1, 'merge-gate-sweeper': 3 })
@@ -80,7 +85,9 @@ describe('installation auth against the sandbox', () => {
 
   it('refuses a request without a valid installation token (the sandbox checks every request)', async () => {
     sandbox = await startSandboxForge()
-    const response = await fetch(`${sandbox.url}/rate_limit`, { headers: { authorization: 'token ghs_notissued' } })
+    const response = await fetch(`${sandbox.url}/rate_limit`, {
+      headers: { authorization: 'token ghs_notissued' },
+    })
     expect(response.status).toBe(401)
     expect(await response.json()).toMatchObject({ message: 'Bad credentials' })
   })
