@@ -1,0 +1,95 @@
+/**
+ * The gate-run store contract: where gating runs live between the review system that records them and
+ * the merge-gate sweeper that offers them. Two twins answer identical calls identically —
+ * `MemoryGateRunStore` and `MongoGateRunStore` (collection `gate_runs`) — checked by one conformance suite.
+ *
+ * Not a queue and not a claim: two sweepers reading one page both get every run, and the reconciler's
+ * re-read keeps that harmless. The store never reads a clock; every instant is an argument.
+ */
+import { type GatingRun, type GatingRunPatch, type InvalidGateRun, checkInstant } from './gate-run.js'
+import { GateRunError } from './gate-run-error.js'
+
+/** Where a page continues: strictly older than this run in (updatedAt desc, id desc) order. */
+export interface GateRunCursor {
+  updatedAt: Date
+  id: string
+}
+
+/** One page of the sweep query. */
+export interface GateRunPageQuery {
+  /** Oldest `updatedAt` included. */
+  from: Date
+  /** Newest `updatedAt` included. */
+  to: Date
+  /** Continue after this run (the last of the previous page); from `to` when absent. */
+  after?: GateRunCursor | undefined
+  /** Documents per page, 1 to 1000. */
+  limit: number
+}
+
+/** A page: the valid runs, the documents that failed validation, and where the next page starts. */
+export interface GateRunPage {
+  runs: GatingRun[]
+  invalid: InvalidGateRun[]
+  /**
+   * The last document of this page (valid or not) when the page was full, so the next page can start
+   * after it; undefined when the window is exhausted.
+   */
+  next: GateRunCursor | undefined
+}
+
+/**
+ * A store of gating runs. A rejection means the answer did not arrive (a write may still land); expected
+ * outcomes are return values.
+ */
+export interface GateRunStore {
+  /**
+   * Records `run`, replacing wholesale any run with the same id (recording again is how a review system
+   * restarts one). Rejects with GateRunError `GATE_RUN_INVALID` for a run failing the schema.
+   */
+  record(run: GatingRun): Promise<void>
+  /**
+   * Applies `patch` to run `id` and resolves the run as it now is. Rejects with `GATE_RUN_NOT_FOUND` when
+   * there is no such run, `GATE_RUN_INVALID` for a bad patch.
+   */
+  update(id: string, patch: GatingRunPatch): Promise<GatingRun>
+  /** The run with `id`; undefined when absent. Rejects with `GATE_RUN_INVALID` when its document is invalid. */
+  get(id: string): Promise<GatingRun | undefined>
+  /**
+   * The sweep query: unsettled runs (no `settledAt`) with `from ≤ updatedAt ≤ to`, newest first, ties by id
+   * descending, at most `limit` documents, starting strictly after `after`. The (updatedAt, id) cursor
+   * continues from the oldest updatedAt of the previous page without losing or repeating runs that share
+   * it. Documents failing validation are returned in `invalid`, never thrown.
+   */
+  page(query: GateRunPageQuery): Promise<GateRunPage>
+  /**
+   * Sets `settledAt = now` when run `id` exists unsettled; resolves true when this call set it. Never moves
+   * an existing stamp and never touches `updatedAt`.
+   */
+  markSettled(id: string, now: Date): Promise<boolean>
+  /** Sets `relaunchRequestedAt = now` when unset; resolves true when this call set it. */
+  markRelaunchRequested(id: string, now: Date): Promise<boolean>
+}
+
+/** Largest page a store accepts. */
+export const MAX_GATE_RUN_PAGE = 1000
+
+/** Checks a page query; throws GateRunError `GATE_RUN_INVALID` naming the field. */
+export function checkPageQuery(component: string, query: GateRunPageQuery): GateRunPageQuery {
+  const from = checkInstant(component, 'page', 'from', query?.from)
+  const to = checkInstant(component, 'page', 'to', query?.to)
+  const limit = query.limit
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GATE_RUN_PAGE) {
+    throw new GateRunError(
+      'GATE_RUN_INVALID',
+      { component, operation: 'page' },
+      `limit must be a whole number from 1 to ${MAX_GATE_RUN_PAGE}, got ${String(limit)}`,
+    )
+  }
+  if (query.after === undefined) return { from, to, limit }
+  const after = {
+    updatedAt: checkInstant(component, 'page', 'after.updatedAt', query.after.updatedAt),
+    id: String(query.after.id),
+  }
+  return { from, to, limit, after }
+}

@@ -1,0 +1,116 @@
+/**
+ * The merge-gate sweeper net (lease `merge-gate-sweeper`, ADR-117's first user): once a minute, the
+ * elected replica offers recent unsettled gating runs to the reconciler, so a review that died without a
+ * verdict gets a `failure` on its gate context and a relaunch request, whatever the replica count.
+ *
+ * This file is the declaration — options, stores, the term factory. The sweep is in `sweeper.ts`, one
+ * offer in `reconciler.ts`. Without a database the net keeps a MemoryGateRunStore (one process elects
+ * itself); pass `store` to `createMergeGateSweeper` to share one with an embedder or the demo.
+ */
+import { MERGE_GATE_SWEEPER_LEASE } from '../../leases.js'
+import { defineNet } from '../net.js'
+import { durationOption, integerOption, stringOption } from '../options.js'
+import type { GateRunStore } from './gate-run-store.js'
+import { MemoryGateRunStore } from './memory-gate-run-store.js'
+import { MongoGateRunStore } from './mongo-gate-run-store.js'
+import { Reconciler } from './reconciler.js'
+import { Sweeper } from './sweeper.js'
+
+/** The net's name: its lane and `LEASECRON_NET_MERGE_GATE_SWEEPER_*`. */
+export const MERGE_GATE_SWEEPER = 'merge-gate-sweeper'
+
+/** The gate context a run without one is judged under, unless GATE_CONTEXT says otherwise. */
+export const DEFAULT_GATE_CONTEXT = 'review/verdict'
+
+/** The net's options, keyed by environment suffix. */
+export const mergeGateSweeperOptions = {
+  LOOKBACK: durationOption('60m', { min: 60_000 }),
+  HORIZON: durationOption('192h', { min: 60_000 }),
+  DEEP_EVERY: integerOption(30, { min: 1, max: 100_000 }),
+  GRACE: durationOption('3m', { min: 0 }),
+  STALE_AFTER: durationOption('30m', { min: 60_000 }),
+  GATE_CONTEXT: stringOption(
+    DEFAULT_GATE_CONTEXT,
+    'a commit-status context of 1-255 characters',
+    /^\S.{0,254}$/,
+  ),
+}
+
+/** What setup builds once per process. */
+export interface MergeGateSweeperResources {
+  store: GateRunStore
+  reconciler: Reconciler
+  /** Invalid `gate_runs` documents already logged (each once per process). */
+  invalidLogged: Set<string>
+}
+
+/** Overrides for `createMergeGateSweeper`. */
+export interface MergeGateSweeperOverrides {
+  /** Use this store instead of `gate_runs` in the worker's database (or a fresh memory twin). */
+  store?: GateRunStore
+}
+
+/**
+ * Declares the merge-gate sweeper net. Setup opens the gate-run store (`overrides.store`, else
+ * MongoGateRunStore on the worker's database with its `sweep` index created, else a MemoryGateRunStore)
+ * and the reconciler; each term builds a fresh Sweeper, whose first pass is deep.
+ */
+export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}) {
+  return defineNet({
+    name: MERGE_GATE_SWEEPER,
+    lease: MERGE_GATE_SWEEPER_LEASE.name,
+    schedule: '* * * * *',
+    description:
+      'offers unsettled gating runs to the reconciler: a dead review without a verdict gets a failure status and a relaunch request',
+    options: mergeGateSweeperOptions,
+    async setup({ options, db, publicUrl, log }): Promise<MergeGateSweeperResources> {
+      let store = overrides.store
+      if (store === undefined && db !== undefined) {
+        const mongo = new MongoGateRunStore(db)
+        await mongo.ensureIndexes()
+        store = mongo
+      }
+      if (store === undefined) {
+        log.info({}, 'merge-gate sweeper: no database; gating runs live in this process only')
+        store = new MemoryGateRunStore()
+      }
+      const reconciler = new Reconciler({
+        store,
+        publicUrl,
+        staleAfterMs: options.STALE_AFTER,
+        defaultGateContext: options.GATE_CONTEXT,
+      })
+      return { store, reconciler, invalidLogged: new Set() }
+    },
+    term(resources, { options }) {
+      const sweeper = new Sweeper({
+        store: resources.store,
+        reconciler: resources.reconciler,
+        invalidLogged: resources.invalidLogged,
+        options: {
+          lookbackMs: options.LOOKBACK,
+          horizonMs: options.HORIZON,
+          deepEvery: options.DEEP_EVERY,
+          graceMs: options.GRACE,
+        },
+      })
+      return async (pass) => {
+        const report = await sweeper.pass({
+          forge: pass.forge,
+          now: pass.startedAt,
+          signal: pass.signal,
+          log: pass.log,
+        })
+        pass.log.info(
+          { ...report },
+          `merge-gate sweep: ${report.deep ? 'deep' : 'shallow'}${report.resumed ? ' + resumed deep' : ''} pass ` +
+            `offered ${report.offered} run(s) over ${report.pages} page(s)` +
+            `${report.parked ? '; deep cursor parked' : ''}${report.stopped ? `; stopped (${report.stopped})` : ''}`,
+        )
+      }
+    },
+  })
+}
+
+/** The merge-gate sweeper with its default stores: what `worker.config.ts` lists. */
+export const mergeGateSweeper = createMergeGateSweeper()
