@@ -3,18 +3,30 @@
  * It does not fail the run when no server can be had: the Mongo tests fail then, each with the reason
  * and how to provide MONGO_URL, while the others still run.
  */
+import { execFileSync } from 'node:child_process'
 import type { TestProject } from 'vitest/node'
 import { startTestMongo, type TestMongoServer } from './mongo-server.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mongo: { url: string; kind: string; version: string; description: string } | { error: string }
+    /** Why dist/ could not be built, when it could not (end-to-end tests then fail with it). */
+    buildError: string | undefined
   }
 }
 
 let server: TestMongoServer | undefined
 
 export async function setup(project: TestProject): Promise<void> {
+  // End-to-end tests run the built worker; build it once for the whole run.
+  try {
+    execFileSync('npm', ['run', '--silent', 'build'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    project.provide('buildError', undefined)
+  } catch (error) {
+    const message = String((error as { stderr?: Buffer }).stderr ?? error).slice(0, 4000)
+    console.log(`build: npm run build failed; end-to-end tests will fail: ${message}`)
+    project.provide('buildError', message)
+  }
   try {
     server = await startTestMongo()
     console.log(`mongo: tests run against ${server.description}`)
