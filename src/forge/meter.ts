@@ -2,7 +2,8 @@
  * The forge meter: counts every attempt the transport sends — each retry, each redirect hop, each
  * answer whatever its status, and each attempt that got no answer — by host, API and lane (ADR-117,
  * Decision point 6). Once per UTC hour it writes one log line for the hour that ended, when the first
- * request of a later hour arrives, and `flush()` writes the hour being counted when the process stops.
+ * request of a later hour arrives (`forge HTTP: N requests in the hour ending …` — always "requests", so
+ * log searches need one pattern), and `flush()` writes the hour being counted when the process stops.
  * It also feeds Prometheus counters and the installation's rate-limit gauges.
  *
  * Not the transport (it never sees a request, only what the transport reports) and not a rate limiter:

@@ -401,6 +401,26 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
   }
 }
 
+/**
+ * The forge configuration that acts as this sandbox's App installation — what `createForge` takes
+ * (structurally a ForgeConfig) when no GitHub App is configured.
+ */
+export function sandboxForgeConfig(
+  sandbox: Pick<SandboxForge, 'appId' | 'installationId' | 'privateKey' | 'url'>,
+): {
+  appId: number
+  installationId: number
+  privateKey: string
+  apiUrl: string
+} {
+  return {
+    appId: sandbox.appId,
+    installationId: sandbox.installationId,
+    privateKey: sandbox.privateKey,
+    apiUrl: sandbox.url,
+  }
+}
+
 /** True for 127.0.0.0/8, ::1, localhost (and their IPv4-mapped forms). */
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '')

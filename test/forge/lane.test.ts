@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { chargedLane, currentLane, LaneNameError, withLane } from '../../src/forge/lane.js'
-import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { sandboxForgeConfig, startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
 import { captureLogs } from './log-capture.js'
 
@@ -49,12 +49,7 @@ describe('lanes through the throttling queue', () => {
       faults: [{ kind: 'latency', ms: 15, path: '/repos/**' }],
     })
     forge = createForge({
-      config: {
-        appId: sandbox.appId,
-        installationId: sandbox.installationId,
-        privateKey: sandbox.privateKey,
-        apiUrl: sandbox.url,
-      },
+      config: sandboxForgeConfig(sandbox),
       logger: captureLogs().logger,
     })
     const { octokit } = forge
