@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+// The chaos suite: real worker processes, a real Mongo behind a TCP proxy, the sandbox forge.
+export default defineConfig({
+  test: {
+    include: ['test/chaos/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 300_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+})
