@@ -45,7 +45,8 @@ export interface SweepOptions {
 /** What a Sweeper is built from. */
 export interface SweeperDeps {
   store: GateRunStore
-  reconciler: Reconciler
+  /** Takes one offer of a run: the Reconciler, in production. */
+  reconciler: Pick<Reconciler, 'offer'>
   options: SweepOptions
   /**
    * Ids of invalid documents already logged, shared by the process's terms, so each is logged once;
@@ -101,10 +102,15 @@ interface Window {
   after: GateRunCursor | undefined
 }
 
+/** True when pass `passNumber` (1-based, within a term) is deep: the first, then every `deepEvery`th after it. */
+export function isDeepPass(passNumber: number, deepEvery: number): boolean {
+  return (passNumber - 1) % deepEvery === 0
+}
+
 /** One term of the sweep. Build a new one per lease term. */
 export class Sweeper {
   readonly #store: GateRunStore
-  readonly #reconciler: Reconciler
+  readonly #reconciler: Pick<Reconciler, 'offer'>
   readonly #options: Required<SweepOptions>
   readonly #invalidLogged: Set<string>
   #passes = 0
@@ -153,7 +159,7 @@ export class Sweeper {
     const { now } = context
     const { deepEvery, horizonMs, lookbackMs, graceMs, maxPages } = this.#options
     const to = new Date(now.getTime() - graceMs)
-    const deep = (passNumber - 1) % deepEvery === 0
+    const deep = isDeepPass(passNumber, deepEvery)
     const report: SweepReport = {
       pass: passNumber,
       deep,
