@@ -132,6 +132,8 @@ function buildOctokitClass(
   return Octokit.plugin(throttling, retry, lanePlugin).defaults({
     baseUrl: config.apiUrl,
     userAgent: 'leasecron',
+    // Every instance (the App's and the installation's) logs through the forge logger, never the console.
+    log: octokitLog(logger),
     request: { fetch },
     throttle: { id: throttleId, onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
     retry: {
