@@ -41,17 +41,24 @@ export function startWorkerProcess(args: string[], env: Record<string, string>):
     buffer.rest = parts.pop() ?? ''
     for (const part of parts) {
       if (!part.trim()) continue
+      let line: LogLine | undefined
       try {
-        const line = JSON.parse(part) as LogLine
-        lines.push(line)
-        for (const w of waiters) {
-          if (w.predicate(line)) {
-            waiters.delete(w)
-            w.resolve(line)
-          }
-        }
+        const parsed: unknown = JSON.parse(part)
+        if (parsed && typeof parsed === 'object' && typeof (parsed as LogLine).msg === 'string')
+          line = parsed as LogLine
       } catch {
+        // Not JSON: a configuration error, a usage text, pretty-printed `config` output.
+      }
+      if (!line) {
         text.push(part)
+        continue
+      }
+      lines.push(line)
+      for (const w of waiters) {
+        if (w.predicate(line)) {
+          waiters.delete(w)
+          w.resolve(line)
+        }
       }
     }
   }

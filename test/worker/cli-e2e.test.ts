@@ -1,0 +1,99 @@
+/**
+ * The CLI's one-shot commands on the built worker: `once`, `status`, `config`, `--help`.
+ */
+import { fileURLToPath } from 'node:url'
+import { MongoClient } from 'mongodb'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { MongoStore } from '../../src/index.js'
+import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { mongoServer } from '../support/mongo.js'
+import { startWorkerProcess } from '../support/worker-process.js'
+
+const NETS = fileURLToPath(new URL('./fixtures/e2e-nets.mjs', import.meta.url))
+let sandbox: SandboxForge
+let client: MongoClient | undefined
+
+beforeAll(async () => {
+  const buildError = inject('buildError')
+  if (buildError) throw new Error(`dist/ could not be built: ${buildError}`)
+  sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 5 } })
+})
+afterAll(async () => {
+  await sandbox?.close()
+  await client?.close()
+})
+
+const githubEnv = () => ({
+  GITHUB_APP_ID: String(sandbox.appId),
+  GITHUB_INSTALLATION_ID: String(sandbox.installationId),
+  GITHUB_APP_PRIVATE_KEY: sandbox.privateKey,
+  GITHUB_API_URL: sandbox.url,
+})
+
+async function cli(args: string[], env: Record<string, string>) {
+  const w = startWorkerProcess([...args, '--config', NETS], env)
+  const { code } = await w.exited
+  return { code, lines: w.lines, text: w.text.join('\n') }
+}
+
+describe('leasecron once', () => {
+  it('acquires the lease, runs one pass, releases it and exits 0', async () => {
+    const { code, lines } = await cli(['once', 'e2e-tick'], githubEnv())
+    expect(code).toBe(0)
+    expect(lines.filter((l) => l.event === 'pass-end')).toHaveLength(1)
+    expect(lines.map((l) => l.msg)).toContain('one pass done')
+  }, 30_000)
+
+  it('exits 0 without a pass when another owner holds the lease, saying who', async () => {
+    const mongo = mongoServer()
+    const db = `cli_${Date.now().toString(36)}`
+    client = new MongoClient(mongo.url)
+    const store = new MongoStore(client.db(db))
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
+    const { code, lines, text } = await cli(['once', 'e2e-tick'], { ...githubEnv(), MONGO_URI: mongo.url, MONGO_DB: db })
+    expect(code).toBe(0)
+    expect(text).toMatch(/held by someone-else-0123456789ab/)
+    expect(lines.filter((l) => l.event === 'pass-start'), 'a pass ran without the lease').toEqual([])
+  }, 30_000)
+
+  it('refuses an unknown net with usage exit 64', async () => {
+    const { code, text } = await cli(['once', 'nope'], githubEnv())
+    expect(code).toBe(64)
+    expect(text).toMatch(/expected one of e2e-tick; got nope/)
+  }, 30_000)
+})
+
+describe('leasecron status and config', () => {
+  it('lists the leases in the configured store with owner and time to expiry', async () => {
+    const mongo = mongoServer()
+    const db = `status_${Date.now().toString(36)}`
+    client ??= new MongoClient(mongo.url)
+    await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
+    const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
+    expect(code).toBe(0)
+    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+expires in (59|60)\.\d s/)
+  }, 30_000)
+
+  it('prints the effective configuration without the private key', async () => {
+    const { code, text } = await cli(['config'], { ...githubEnv(), MONGO_URI: 'mongodb://user:hunter2@127.0.0.1:1/x' })
+    expect(code).toBe(0)
+    const shown = JSON.parse(text)
+    expect(shown.forge).toMatchObject({ kind: 'github', appId: sandbox.appId, privateKey: '[redacted]' })
+    expect(text).not.toContain('hunter2')
+    expect(text).not.toContain(sandbox.privateKey.split('\n')[1]!)
+  }, 30_000)
+
+  it('prints the configuration errors and exits 78', async () => {
+    const { code, text } = await cli(['config'], { LOG_LEVEL: 'chatty' })
+    expect(code).toBe(78)
+    expect(text).toMatch(/LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "chatty"/)
+  }, 30_000)
+
+  it('explains each command with --help', async () => {
+    for (const command of ['run', 'once', 'status', 'config']) {
+      const { code, text } = await cli([command, '--help'], {})
+      expect(code).toBe(0)
+      expect(text).toContain(`Usage: leasecron ${command}`)
+    }
+  }, 60_000)
+})
