@@ -1,0 +1,166 @@
+/**
+ * The merge-gate sweeper net as the worker drives it — setup, term, passes in the net's lane — over the
+ * sandbox with the real reconciler: failures for dead reviews only, nothing twice on the next pass.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withLane } from '../../../src/forge/lane.js'
+import { MERGE_GATE_SWEEPER_LEASE } from '../../../src/leases.js'
+import { MemoryGateRunStore } from '../../../src/nets/merge-gate/memory-gate-run-store.js'
+import {
+  createMergeGateSweeper,
+  mergeGateSweeper,
+  mergeGateSweeperOptions,
+} from '../../../src/nets/merge-gate/merge-gate-sweeper.js'
+import { recordGatingRun, updateGatingRun } from '../../../src/nets/merge-gate/record-gating-run.js'
+import type { PassContext } from '../../../src/nets/net.js'
+import { captureNetLog } from '../support/net-log.js'
+import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+
+const PULL = 'GET /repos/:owner/:repo/pulls/:number'
+const STATUS = 'GET /repos/:owner/:repo/commits/:ref/status'
+const POST = 'POST /repos/:owner/:repo/statuses/:sha'
+const PUBLIC_URL = 'https://review.example.test'
+const now = new Date('2026-09-30T15:00:00.000Z')
+const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
+
+let h: SandboxHarness
+beforeAll(async () => {
+  h = await startSandboxHarness({ fixture: { repos: [{ owner: 'acme', name: 'widgets' }] } })
+})
+afterAll(async () => {
+  await h?.close()
+})
+
+/** Parses option values as the worker does from the environment. */
+function parseOptions(env: Record<string, string | undefined> = {}) {
+  const entries = Object.entries(mergeGateSweeperOptions).map(([key, option]) => [
+    key,
+    option.schema.parse(env[key]),
+  ])
+  return Object.fromEntries(entries) as { [K in keyof typeof mergeGateSweeperOptions]: never }
+}
+
+describe('the merge-gate sweeper net', () => {
+  it('declares its lease, schedule and defaults', () => {
+    expect(mergeGateSweeper).toMatchObject({
+      name: 'merge-gate-sweeper',
+      lease: MERGE_GATE_SWEEPER_LEASE.name,
+      schedule: '* * * * *',
+    })
+    expect(parseOptions()).toEqual({
+      LOOKBACK: 3_600_000,
+      HORIZON: 192 * 3_600_000,
+      DEEP_EVERY: 30,
+      GRACE: 180_000,
+      STALE_AFTER: 1_800_000,
+      GATE_CONTEXT: 'review/verdict',
+    })
+    expect(() => parseOptions({ LOOKBACK: '60' })).toThrow(/duration with a unit/)
+  })
+
+  it('posts failures for dead reviews only, settles the rest, and does nothing twice — all in its lane', async () => {
+    const store = new MemoryGateRunStore()
+    const net = createMergeGateSweeper({ store })
+    const log = captureNetLog()
+    const options = parseOptions()
+    const resources = await net.setup({
+      options,
+      db: undefined,
+      log: log.log,
+      publicUrl: PUBLIC_URL,
+      now: () => now,
+    })
+    const pass = net.term(resources, { options, log: log.log })
+
+    const open = (claimFor?: string) => {
+      const pull = h.sandbox.store.addPull('acme', 'widgets')
+      if (claimFor !== undefined) {
+        h.sandbox.store.addStatus('acme', 'widgets', pull.headSha, {
+          state: 'pending',
+          context: 'review/verdict',
+          targetUrl: `${PUBLIC_URL}/runs/${claimFor}`,
+        })
+      }
+      return pull
+    }
+    const dead = open('dead')
+    const healthy = open('healthy')
+    const closed = open('closed')
+    h.sandbox.store.closePull('acme', 'widgets', closed.number)
+    const base = { repo: 'acme/widgets', gateContext: 'review/verdict' } as const
+    await recordGatingRun(store, {
+      ...base,
+      id: 'dead',
+      pull: dead.number,
+      headSha: dead.headSha,
+      state: 'running',
+      updatedAt: ago(40),
+    })
+    await updateGatingRun(store, 'dead', { updatedAt: ago(35), state: 'died', reason: 'runner evicted' })
+    await recordGatingRun(store, {
+      ...base,
+      id: 'healthy',
+      pull: healthy.number,
+      headSha: healthy.headSha,
+      state: 'running',
+      updatedAt: ago(10),
+    })
+    await recordGatingRun(store, {
+      ...base,
+      id: 'closed',
+      pull: closed.number,
+      headSha: closed.headSha,
+      state: 'died',
+      updatedAt: ago(20),
+    })
+    await recordGatingRun(store, {
+      ...base,
+      id: 'fresh',
+      pull: dead.number,
+      headSha: dead.headSha,
+      state: 'died',
+      updatedAt: ago(1),
+    })
+
+    const run = (n: number, at: Date) =>
+      withLane(net.name, () =>
+        pass({
+          signal: new AbortController().signal,
+          log: log.log,
+          forge: h.forge.octokit,
+          pass: n,
+          startedAt: at,
+          now: () => at,
+        } satisfies PassContext),
+      )
+    const laneBefore = laneCount(net.name)
+    h.reset()
+    await run(1, now)
+    // dead: pull + status + post; healthy: pull + status; closed: pull; fresh: inside the grace, not offered.
+    expect(h.requests()).toEqual({ [PULL]: 3, [STATUS]: 2, [POST]: 1 })
+    expect(laneCount(net.name) - laneBefore).toBe(6)
+    expect(await store.get('dead')).toMatchObject({ relaunchRequestedAt: now, settledAt: undefined })
+    expect(await store.get('closed')).toMatchObject({ settledAt: now })
+    expect(log.matching('info', 'posted the synthetic failure')).toHaveLength(1)
+    expect(log.matching('info', 'merge-gate sweep: deep pass offered 3 run(s) over 1 page(s)')).toHaveLength(
+      1,
+    )
+
+    h.reset()
+    const next = new Date(now.getTime() + 60_000)
+    await run(2, next)
+    // dead now reads its own failure (a verdict) and settles; healthy is read again; nothing is posted.
+    expect(h.requests()).toEqual({ [PULL]: 2, [STATUS]: 2 })
+    expect(await store.get('dead')).toMatchObject({ settledAt: next })
+    const repo = h.sandbox.store.repo('acme', 'widgets')!
+    expect(h.sandbox.store.statusesOf(repo, dead.headSha).map((s) => s.state)).toEqual(['failure', 'pending'])
+    expect(h.sandbox.store.statusesOf(repo, healthy.headSha).map((s) => s.state)).toEqual(['pending'])
+  })
+})
+
+function laneCount(lane: string): number {
+  return h.forge.meter
+    .totals()
+    .filter((t) => t.lane === lane)
+    .reduce((sum, t) => sum + t.count, 0)
+}
