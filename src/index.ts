@@ -37,3 +37,46 @@ export { createWorker, type Worker, type WorkerOptions } from './worker/worker.j
 export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
 export type { WorkerFileConfig } from './worker/cli.js'
 export { ownerId } from './worker/owner-id.js'
+export {
+  createForge,
+  type Forge,
+  type ForgeOptions,
+  type ForgeOctokit,
+  type ForgeRetryOptions,
+} from './forge/github-app.js'
+export { withLane, currentLane, LaneNameError } from './forge/lane.js'
+export {
+  createForgeMeter,
+  type ForgeMeter,
+  type ForgeMeterOptions,
+  type ForgeAttempt,
+  type ForgeApi,
+  type ForgeMeterEntry,
+  type ForgeMeterTotal,
+  type ForgeHourReport,
+} from './forge/meter.js'
+export {
+  parseForgeEnv,
+  hasGitHubAppEnv,
+  GITHUB_APP_VARIABLES,
+  DEFAULT_GITHUB_API_URL,
+  type ForgeConfig,
+  type ForgeEnvResult,
+} from './forge/forge-config.js'
+export { ForgeConfigError, type ForgeEnvIssue } from './forge/forge-config-error.js'
+export type { ForgeLogger } from './forge/forge-logger.js'
+export {
+  startSandboxForge,
+  sandboxForgeConfig,
+  type SandboxForge,
+  type SandboxForgeOptions,
+} from './sandbox/sandbox-forge.js'
+export { createSandboxAdmin, SandboxAdminError, type SandboxAdmin } from './sandbox/sandbox-admin.js'
+export type { SandboxStatsSnapshot, SandboxStatsEntry } from './sandbox/sandbox-stats.js'
+export { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox/sandbox-generator.js'
+export {
+  loadSandboxFixture,
+  parseSandboxFixture,
+  type SandboxFixtureInput,
+} from './sandbox/sandbox-fixture.js'
+export { SandboxError } from './sandbox/sandbox-error.js'

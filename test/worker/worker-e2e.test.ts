@@ -163,3 +163,18 @@ describe('an invalid environment', () => {
     ).toEqual([])
   }, 30_000)
 })
+
+describe('secrets', () => {
+  it('never appear in any line any worker process printed', () => {
+    expect(running.length, 'no worker ran, nothing was checked').toBeGreaterThan(0)
+    const keyLines = sandbox.privateKey.split('\n').filter((l) => l.length > 20 && !l.startsWith('-----'))
+    const tokens = sandbox.issuedTokens()
+    expect(tokens.length, 'no installation token was minted, nothing was checked').toBeGreaterThan(0)
+    const printed = running.flatMap((w) => [...w.lines.map((l) => JSON.stringify(l)), ...w.text])
+    for (const line of printed) {
+      for (const secret of [...keyLines, ...tokens]) {
+        expect(line.includes(secret), `a worker printed a secret: ${line.slice(0, 120)}`).toBe(false)
+      }
+    }
+  })
+})
