@@ -50,10 +50,17 @@ describe('leasecron once', () => {
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
     expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
-    const { code, lines, text } = await cli(['once', 'e2e-tick'], { ...githubEnv(), MONGO_URI: mongo.url, MONGO_DB: db })
+    const { code, lines, text } = await cli(['once', 'e2e-tick'], {
+      ...githubEnv(),
+      MONGO_URI: mongo.url,
+      MONGO_DB: db,
+    })
     expect(code).toBe(0)
     expect(text).toMatch(/held by someone-else-0123456789ab/)
-    expect(lines.filter((l) => l.event === 'pass-start'), 'a pass ran without the lease').toEqual([])
+    expect(
+      lines.filter((l) => l.event === 'pass-start'),
+      'a pass ran without the lease',
+    ).toEqual([])
   }, 30_000)
 
   it('refuses an unknown net with usage exit 64', async () => {
@@ -75,7 +82,10 @@ describe('leasecron status and config', () => {
   }, 30_000)
 
   it('prints the effective configuration without the private key', async () => {
-    const { code, text } = await cli(['config'], { ...githubEnv(), MONGO_URI: 'mongodb://user:hunter2@127.0.0.1:1/x' })
+    const { code, text } = await cli(['config'], {
+      ...githubEnv(),
+      MONGO_URI: 'mongodb://user:hunter2@127.0.0.1:1/x',
+    })
     expect(code).toBe(0)
     const shown = JSON.parse(text)
     expect(shown.forge).toMatchObject({ kind: 'github', appId: sandbox.appId, privateKey: '[redacted]' })
@@ -86,7 +96,9 @@ describe('leasecron status and config', () => {
   it('prints the configuration errors and exits 78', async () => {
     const { code, text } = await cli(['config'], { LOG_LEVEL: 'chatty' })
     expect(code).toBe(78)
-    expect(text).toMatch(/LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "chatty"/)
+    expect(text).toMatch(
+      /LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "chatty"/,
+    )
   }, 30_000)
 
   it('explains each command with --help', async () => {
