@@ -144,6 +144,29 @@ describe('three worker processes sharing Mongo', () => {
   }, 120_000)
 })
 
+describe('a Mongo that cannot be reached', () => {
+  it('keeps the worker up, unready and unelected, logging why, and never exits', async () => {
+    const w = worker({
+      ...githubEnv(),
+      MONGO_URI: 'mongodb://leasecron:pa55word@127.0.0.1:9/?serverSelectionTimeoutMS=500',
+    })
+    const serving = await w.waitFor((l) => l.msg.startsWith('serving'), 20_000, 'the HTTP server')
+    await w.waitFor((l) => l.msg.startsWith('cannot connect to MongoDB'), 20_000, 'the connection failure')
+    const port = Number(serving.port)
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 'ready without a store').toBe(503)
+    await new Promise((r) => setTimeout(r, 3000))
+    expect(w.child.exitCode, 'the worker exited because Mongo was down').toBeNull()
+    expect(
+      w.lines.filter((l) => l.msg === 'elected'),
+      'elected without a store',
+    ).toEqual([])
+    expect(w.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain('pa55word')
+    w.child.kill('SIGTERM')
+    expect((await w.exited).code).toBe(0)
+  }, 60_000)
+})
+
 describe('an invalid environment', () => {
   it('exits 78 naming every bad variable and starts nothing', async () => {
     const w = startWorkerProcess(['run', '--config', NETS], {
