@@ -1,0 +1,198 @@
+/**
+ * One pass of the board issue sync: for each repository, read the issues updated since its watermark
+ * and bring their cards up to date; then advance that repository's watermark.
+ *
+ * Per repository: `GET /repos/{o}/{r}/issues?state=all&since=<watermark>&per_page=100&sort=created&
+ * direction=asc`, following `rel="next"`. Sorting by creation, not by update, keeps paging safe while
+ * issues change: an update never moves an issue to another page, and one that newly matches `since` can
+ * only shift the rest by one (read twice, never skipped). Pull requests (items with `pull_request`) are
+ * skipped. With no repositories configured, the installation's own list is read first
+ * (`GET /installation/repositories`, 100 a page).
+ *
+ * A repository's watermark moves only after its sync finished, to the pass's start minus the overlap
+ * (1 minute), so an issue updated during the pass is read again next pass and never lost. One
+ * repository failing is logged and counted; the others go on, and its watermark stays.
+ *
+ * Not the net declaration (`board-issue-sync.ts`) and not a store.
+ */
+import type { ForgeOctokit } from '../../forge/github-app.js'
+import type { NetLogger } from '../net.js'
+import type { BoardStore } from './board-store.js'
+import { cardId, forgeLabels, type IssueFields, newCard } from './card.js'
+
+/** The watermark overlap: how far before the pass's start the next pass re-reads. */
+export const WATERMARK_OVERLAP_MS = 60_000
+
+/** What a pass needs. */
+export interface BoardSyncPassContext {
+  forge: ForgeOctokit
+  store: BoardStore
+  /** `owner/name`s; empty means every repository the installation can access. */
+  repos: readonly string[]
+  /** The pass's start: new cards are stamped with it and watermarks are set from it. */
+  startedAt: Date
+  signal?: AbortSignal | undefined
+  log: NetLogger
+}
+
+/** What one repository's sync did. */
+export interface RepoSyncReport {
+  repo: string
+  ok: boolean
+  pages: number
+  issues: number
+  created: number
+  refreshed: number
+  movedToDone: number
+  skippedPulls: number
+  /** Set when the sync failed: the error's one-line description. */
+  error?: string
+}
+
+/** What a pass did. */
+export interface BoardSyncReport {
+  repos: RepoSyncReport[]
+  /** Requests sent listing the installation's repositories (0 when REPOS is set). */
+  repoListPages: number
+}
+
+interface ForgeIssue {
+  number: number
+  title: string
+  state: string
+  html_url: string
+  updated_at: string
+  author_association: string
+  user: { login: string } | null
+  labels: Array<string | { name?: string }>
+  pull_request?: unknown
+}
+
+/**
+ * Runs one pass (see the module doc) and resolves its report. Rejects only when the installation's
+ * repository list cannot be read (nothing to sync) or the signal aborted before any repository; a
+ * repository's failure is in its report entry.
+ */
+export async function runBoardSyncPass(context: BoardSyncPassContext): Promise<BoardSyncReport> {
+  const report: BoardSyncReport = { repos: [], repoListPages: 0 }
+  const repos = context.repos.length > 0 ? [...context.repos] : await listInstallationRepos(context, report)
+  for (const repo of repos) {
+    if (context.signal?.aborted) break
+    const entry: RepoSyncReport = {
+      repo,
+      ok: false,
+      pages: 0,
+      issues: 0,
+      created: 0,
+      refreshed: 0,
+      movedToDone: 0,
+      skippedPulls: 0,
+    }
+    report.repos.push(entry)
+    try {
+      await syncRepository(repo, context, entry)
+      await context.store.setWatermark(repo, new Date(context.startedAt.getTime() - WATERMARK_OVERLAP_MS))
+      entry.ok = true
+    } catch (error) {
+      entry.error = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error)
+      context.log.warn(
+        { repo, error: entry.error, pages: entry.pages },
+        'board issue sync: a repository failed; its watermark stays and the next pass reads it again',
+      )
+    }
+  }
+  return report
+}
+
+async function listInstallationRepos(
+  context: BoardSyncPassContext,
+  report: BoardSyncReport,
+): Promise<string[]> {
+  const repos: string[] = []
+  for (let page = 1; ; page++) {
+    const answer = await context.forge.request('GET /installation/repositories', {
+      per_page: 100,
+      page,
+      request: { signal: context.signal },
+    })
+    report.repoListPages++
+    repos.push(...answer.data.repositories.map((r: { full_name: string }) => r.full_name))
+    if (!hasNext(answer.headers.link)) return repos
+  }
+}
+
+async function syncRepository(
+  repo: string,
+  context: BoardSyncPassContext,
+  entry: RepoSyncReport,
+): Promise<void> {
+  const { forge, store, signal } = context
+  const [owner, name] = repo.split('/') as [string, string]
+  const watermark = await store.getWatermark(repo)
+  for (let page = 1; ; page++) {
+    if (signal?.aborted) throw new Error('board issue sync: the pass was aborted mid-repository')
+    const answer = await forge.request('GET /repos/{owner}/{repo}/issues', {
+      owner,
+      repo: name,
+      state: 'all',
+      sort: 'created',
+      direction: 'asc',
+      per_page: 100,
+      page,
+      ...(watermark === undefined ? {} : { since: watermark.toISOString() }),
+      request: { signal },
+    })
+    entry.pages++
+    for (const issue of answer.data as ForgeIssue[]) {
+      if (issue.pull_request !== undefined) {
+        entry.skippedPulls++
+        continue
+      }
+      entry.issues++
+      await upsertCard(repo, issue, context, entry)
+    }
+    if (!hasNext(answer.headers.link)) return
+  }
+}
+
+async function upsertCard(
+  repo: string,
+  issue: ForgeIssue,
+  context: BoardSyncPassContext,
+  entry: RepoSyncReport,
+) {
+  const { store, startedAt } = context
+  const fields: IssueFields = {
+    title: issue.title,
+    state: issue.state === 'closed' ? 'closed' : 'open',
+    labels: forgeLabels(
+      issue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    ),
+    author: issue.user?.login ?? 'ghost',
+    authorAssociation: issue.author_association,
+    url: issue.html_url,
+    updatedAt: new Date(issue.updated_at),
+  }
+  const id = cardId(repo, issue.number)
+  let card = await store.getCard(id)
+  if (card === undefined) {
+    if (await store.insertCard(newCard(repo, issue.number, fields, startedAt))) {
+      entry.created++
+      return
+    }
+    // Another replica (or an earlier, crashed pass) inserted it between the read and the insert.
+    card = await store.getCard(id)
+    if (card === undefined) return
+  }
+  if (await store.refreshCard(id, fields)) entry.refreshed++
+  // A later close moves the card to done — only from a column the sync itself set, and only if nobody
+  // moved it since we read it (the compare-and-set on its column).
+  if (fields.state === 'closed' && card.column !== 'done' && card.columnSetBy === 'sync') {
+    if (await store.moveCard(id, { from: card.column, to: 'done', by: 'sync', now: startedAt }))
+      entry.movedToDone++
+  }
+}
+
+function hasNext(link: string | undefined): boolean {
+  return link !== undefined && /<[^>]+>;\s*rel="next"/.test(link)
+}
