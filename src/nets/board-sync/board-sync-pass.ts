@@ -94,7 +94,7 @@ export async function runBoardSyncPass(context: BoardSyncPassContext): Promise<B
       await context.store.setWatermark(repo, new Date(context.startedAt.getTime() - WATERMARK_OVERLAP_MS))
       entry.ok = true
     } catch (error) {
-      entry.error = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error)
+      entry.error = describe(error)
       context.log.warn(
         { repo, error: entry.error, pages: entry.pages },
         'board issue sync: a repository failed; its watermark stays and the next pass reads it again',
@@ -191,6 +191,13 @@ async function upsertCard(
     if (await store.moveCard(id, { from: card.column, to: 'done', by: 'sync', now: startedAt }))
       entry.movedToDone++
   }
+}
+
+/** One line naming the error, with its HTTP status when the forge answered. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const status = (error as { status?: unknown }).status
+  return `${error.name}${typeof status === 'number' ? ` ${status}` : ''}: ${error.message.split('\n')[0]}`
 }
 
 function hasNext(link: string | undefined): boolean {
