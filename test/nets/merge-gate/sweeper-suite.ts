@@ -88,7 +88,8 @@ function recordingOfferer(answer: (id: string) => OfferOutcome | Error = () => '
 const forge = {} as ForgeOctokit // never called: the recording offerer sends nothing
 
 export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperStoreHarness>): void {
-  describe(`sweeper over ${label}`, () => {
+  // FerretDB answers a page of this data set in a few hundred ms; the budget leaves room for a loaded machine.
+  describe(`sweeper over ${label}`, { timeout: 120_000 }, () => {
     const docs = dataset()
     let store: GateRunStore
     beforeAll(async () => {
