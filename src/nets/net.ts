@@ -48,6 +48,13 @@ export interface NetSetupContext<O> {
 export interface NetTermContext<O> {
   options: O
   log: NetLogger
+  /** Aborted when this term ends (lost, stepped down, stopped): the same signal every pass of it receives. */
+  signal?: AbortSignal
+  /**
+   * The monotonic instant (performance.now() scale) at which the term steps down unless a renewal lands;
+   * it moves with every proven renewal. Absent outside a lease term (`once`).
+   */
+  stepDownAt?: () => number
 }
 
 /** One pass of a term. Throwing is logged with the net and pass number and never ends the term. */

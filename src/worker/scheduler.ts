@@ -99,7 +99,12 @@ async function serveTerm(
 ): Promise<void> {
   const { net, metrics, clock, forge } = options
   const name = net.net.name
-  const pass = net.net.term(options.resources, { options: net.options, log: log as unknown as NetLogger })
+  const pass = net.net.term(options.resources, {
+    options: net.options,
+    log: log as unknown as NetLogger,
+    signal: term,
+    stepDownAt: info.stepDownAt,
+  })
   let passNumber = 0
   let inFlight: Promise<void> | undefined
 

@@ -1,0 +1,200 @@
+/**
+ * What every chaos test file shares: the suite's own FerretDB and a sandbox forge per file, a scenario
+ * runner that checks the invariants every scenario must keep, and the report in bench/results/chaos.json.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, inject } from 'vitest'
+import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { check, type CheckOptions, type Verdict } from './checker.js'
+import { type Cluster, createCluster, RETRY, TTL } from './cluster.js'
+import { type ChaosMongo, startChaosMongo } from './ferret-server.js'
+
+const REPORT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results', 'chaos.json')
+
+export interface Env {
+  mongo: ChaosMongo
+  sandbox: SandboxForge
+}
+
+/** Starts the file's Mongo and sandbox; writes the file's scenarios into the report after it. */
+export function chaosEnvironment(): { env: Env; results: Map<string, ScenarioReport> } {
+  const env = {} as Env
+  const results = new Map<string, ScenarioReport>()
+  beforeAll(async () => {
+    const buildError = inject('buildError')
+    if (buildError) throw new Error(`dist/ could not be built, so no worker can run: ${buildError}`)
+    env.mongo = await startChaosMongo()
+    env.sandbox = await startSandboxForge({
+      generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 7 },
+    })
+  })
+  afterAll(async () => {
+    await env.sandbox?.close()
+    await env.mongo?.stop()
+    if (results.size > 0) writeReport(results)
+  })
+  return { env, results }
+}
+
+export interface ScenarioReport {
+  trials: number
+  faults: string[]
+  overlaps: {
+    count: number
+    maxMs: number
+    expected: number
+    unexpected: number
+    ferretDbDoubleWins: number
+    list: Verdict['overlaps']
+  }
+  unexpectedOverlaps: number
+  passOverlaps: number
+  takeoverMs: Verdict['takeoverMs']
+  takeovers: number[]
+  stepDownLagMs: Verdict['stepDownLagMs']
+  leaderlessMs: number
+  longestLeaderlessMs: number
+  terms: number
+  passes: number
+  passErrors: number
+  passesAfterDeadline: number
+  passesWhileUnreachable: number
+  unhandledRejections: number
+  unexpectedExits: number
+  measuredSkewMs?: Record<string, number>
+  durationMs: number
+  notes?: string
+}
+
+export interface ScenarioRun {
+  cluster: Cluster
+  /** Instants from which takeovers are timed. */
+  takeovers: NonNullable<CheckOptions['takeovers']>
+  trials: number
+  notes?: string
+}
+
+/**
+ * Runs `body` against a fresh cluster, stops it, checks the traces and asserts what every scenario must
+ * keep; returns the verdict for the scenario's own assertions.
+ */
+export async function runScenario(
+  name: string,
+  env: Env,
+  results: Map<string, ScenarioReport>,
+  body: (run: ScenarioRun) => Promise<void>,
+  options: { takeoverBoundMs?: number } = {},
+): Promise<Verdict> {
+  const startedAt = Date.now()
+  const cluster = createCluster({ mongo: env.mongo, sandbox: env.sandbox, label: name })
+  const run: ScenarioRun = { cluster, takeovers: [], trials: 0 }
+  let verdict: Verdict
+  try {
+    await body(run)
+  } finally {
+    const traces = await cluster.stop()
+    // The raw traces, for reading a failure: one JSON file per scenario in the temp directory.
+    const dump = join(os.tmpdir(), 'leasecron-chaos', `${name}.json`)
+    mkdirSync(dirname(dump), { recursive: true })
+    writeFileSync(dump, JSON.stringify({ faults: cluster.faults, traces }))
+    verdict = check(traces, cluster.faults, { ttlMs: TTL, takeovers: run.takeovers })
+    const report: ScenarioReport = {
+      trials: run.trials,
+      faults: cluster.faults.map((f) => f.kind),
+      overlaps: {
+        count: verdict.overlapCount,
+        maxMs: verdict.overlapMaxMs,
+        expected: verdict.expectedOverlaps,
+        unexpected: verdict.unexpectedOverlaps,
+        ferretDbDoubleWins: verdict.ferretDbDoubleWins,
+        list: verdict.overlaps,
+      },
+      unexpectedOverlaps: verdict.unexpectedOverlaps,
+      passOverlaps: verdict.passOverlaps,
+      takeoverMs: verdict.takeoverMs,
+      takeovers: verdict.takeovers,
+      stepDownLagMs: verdict.stepDownLagMs,
+      leaderlessMs: verdict.leaderlessMs,
+      longestLeaderlessMs: verdict.longestLeaderlessMs,
+      terms: verdict.terms,
+      passes: verdict.passes,
+      passErrors: verdict.passErrors,
+      passesAfterDeadline: verdict.passesAfterDeadline,
+      passesWhileUnreachable: verdict.passesWhileUnreachable,
+      unhandledRejections: verdict.unhandledRejections.length,
+      unexpectedExits: verdict.unexpectedExits.length,
+      ...(cluster.workers.some((w) => w.skewMs !== 0) ? { measuredSkewMs: verdict.measuredSkewMs } : {}),
+      durationMs: Date.now() - startedAt,
+      ...(run.notes ? { notes: run.notes } : {}),
+    }
+    results.set(name, report)
+    console.log(
+      `chaos ${name}: ${JSON.stringify({ ...report, overlaps: { ...report.overlaps, list: undefined } })}`,
+    )
+  }
+  expect(
+    verdict.unexpectedExits,
+    'a worker exited on a fault: its nets lose a replica until someone restarts it',
+  ).toEqual([])
+  expect(
+    verdict.unhandledRejections,
+    'an unhandled rejection was logged: a fault path is not handled',
+  ).toEqual([])
+  expect(
+    verdict.passesAfterDeadline,
+    'a pass started after its term’s step-down instant: a successor may already be running the net',
+  ).toBe(0)
+  expect(
+    verdict.passesWhileUnreachable,
+    'a pass started while its store had been unreachable for longer than the hold: the worker did not fail closed',
+  ).toBe(0)
+  expect(
+    verdict.overlaps.filter((o) => o.kind === 'unexpected'),
+    'two owners held the lease at once with no stall or skew to explain it: the election is broken',
+  ).toEqual([])
+  expect(
+    verdict.takeovers.filter((t) => t < 0).length,
+    'after a fault nobody was elected again: the net stays unserved',
+  ).toBe(0)
+  if (options.takeoverBoundMs !== undefined && verdict.takeoverMs.max !== null) {
+    expect(
+      verdict.takeoverMs.max,
+      `a takeover took longer than its ${options.takeoverBoundMs} ms bound: the net went unserved too long`,
+    ).toBeLessThanOrEqual(options.takeoverBoundMs)
+  }
+  return verdict
+}
+
+/** Merges this file's scenarios into bench/results/chaos.json (other files' scenarios are kept). */
+function writeReport(results: Map<string, ScenarioReport>): void {
+  const previous = existsSync(REPORT)
+    ? (JSON.parse(readFileSync(REPORT, 'utf8')) as { scenarios?: object })
+    : {}
+  const cpus = os.cpus()
+  const mongo = inject('mongo')
+  const report = {
+    command: 'npm run test:chaos',
+    generatedAt: new Date().toISOString(),
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model,
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      platform: `${os.platform()} ${os.release()}`,
+      node: process.version,
+    },
+    store: `FerretDB 1.24.2 (SQLite) started by the chaos suite; shared test server: ${'error' in mongo ? mongo.error : mongo.description}`,
+    pacing: {
+      ttlMs: TTL,
+      retryMs: RETRY,
+      renewEveryMs: TTL / 3,
+      holdMs: TTL - TTL / 6,
+      schedule: 'every second',
+    },
+    scenarios: { ...(previous.scenarios ?? {}), ...Object.fromEntries(results) },
+  }
+  mkdirSync(dirname(REPORT), { recursive: true })
+  writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`)
+}

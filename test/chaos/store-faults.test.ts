@@ -1,0 +1,212 @@
+/**
+ * Chaos between the workers and the store: the proxies blackhole every replica or only the holder, add
+ * latency, reset connections and lose answers; the Mongo server process is killed and restarted, paused
+ * and resumed. No worker is ever restarted: every recovery is the workers' own.
+ */
+import { describe, expect, it } from 'vitest'
+import type { ChaosWorker } from './cluster.js'
+import { mono, RETRY, sleep, TTL } from './cluster.js'
+import { chaosEnvironment, runScenario } from './scenario.js'
+
+const { env, results } = chaosEnvironment()
+const SLACK = 1500
+/** After a store outage heals: the driver reconnects (its pool was cleared), then a campaign retry. */
+const RECOVERY_BOUND = TTL + 1.2 * RETRY + 2 * SLACK
+
+const owners = (ws: ChaosWorker[]) => ws.map((w) => w.owner() ?? w.id)
+
+describe('the store becomes unreachable or slow', () => {
+  it('a store blackholed for every replica for 2·ttl elects nobody after the hold, and a holder is back soon after it heals', async () => {
+    await runScenario(
+      'store-blackhole-all',
+      env,
+      results,
+      async (run) => {
+        const { cluster } = run
+        for (let i = 0; i < 3; i++) await cluster.start()
+        for (let trial = 0; trial < 2; trial++) {
+          await cluster.waitForHolder()
+          await sleep(Math.floor(Math.random() * RETRY))
+          await Promise.all(cluster.workers.map((w) => w.proxy.setMode({ kind: 'blackhole' })))
+          const at = mono()
+          await sleep(2 * TTL)
+          const end = mono()
+          await Promise.all(cluster.workers.map((w) => w.proxy.setMode({ kind: 'pass' })))
+          cluster.fault({
+            kind: `blackhole all ${2 * TTL} ms`,
+            start: at,
+            end,
+            unreachable: owners(cluster.workers),
+          })
+          run.takeovers.push({ from: end })
+          run.trials++
+          await cluster.waitForHolder({ after: end, timeoutMs: 30_000 })
+        }
+      },
+      { takeoverBoundMs: RECOVERY_BOUND },
+    )
+  })
+
+  it('a holder cut off from the store steps down before its lease expires, and another worker takes over', async () => {
+    await runScenario(
+      'holder-cut-off',
+      env,
+      results,
+      async (run) => {
+        const { cluster } = run
+        for (let i = 0; i < 3; i++) await cluster.start()
+        for (let trial = 0; trial < 3; trial++) {
+          const holder = await cluster.waitForHolder()
+          await sleep(Math.floor(Math.random() * RETRY))
+          await holder.proxy.setMode({ kind: 'blackhole' })
+          const at = mono()
+          run.takeovers.push({ from: at, exclude: holder.owner() })
+          await cluster.waitForHolder({ after: at, exclude: [holder], timeoutMs: 20_000 })
+          await sleep(Math.max(0, at + 2 * TTL - mono()))
+          const end = mono()
+          await holder.proxy.setMode({ kind: 'pass' })
+          cluster.fault({
+            kind: `blackhole holder ${Math.round(end - at)} ms`,
+            start: at,
+            end,
+            unreachable: [holder.owner()!],
+          })
+          run.trials++
+          const ended = holder.proc.lines.find((l) => l.event === 'term-end' && Number(l.mono) > at)
+          expect(ended?.reason, 'the cut-off holder’s term did not end by stepping down').toBe('stepped-down')
+        }
+      },
+      { takeoverBoundMs: TTL + 1.2 * RETRY + SLACK },
+    )
+  })
+
+  it('added latency under ttl/4 keeps the holder; from ttl/4 to ttl/3 the holder steps down, fail-closed, and recovers once it heals', async () => {
+    const kept: string[] = []
+    await runScenario('store-latency', env, results, async (run) => {
+      const { cluster } = run
+      for (let i = 0; i < 3; i++) await cluster.start()
+      for (const delay of [TTL / 12, TTL / 6, TTL / 4, TTL / 3]) {
+        const holder = await cluster.waitForHolder()
+        await Promise.all(cluster.workers.map((w) => w.proxy.setMode({ kind: 'delay', ms: delay })))
+        const at = mono()
+        await sleep(2 * TTL)
+        const end = mono()
+        await Promise.all(cluster.workers.map((w) => w.proxy.setMode({ kind: 'pass' })))
+        const lostTerm = holder.proc.lines.some((l) => l.event === 'term-end' && Number(l.mono) > at)
+        cluster.fault({
+          kind: `latency +${delay} ms for ${2 * TTL} ms`,
+          start: at,
+          end,
+          // At ttl/3 no call can be answered within its ttl/3 bound: the store is unreachable in effect.
+          ...(delay >= TTL / 3 ? { unreachable: owners(cluster.workers) } : {}),
+        })
+        kept.push(`+${delay} ms: ${lostTerm ? 'term ended' : 'holder kept its term'}`)
+        if (delay < TTL / 4) {
+          expect(lostTerm, `a ${delay} ms round-trip delay (under ttl/4) cost the holder its term`).toBe(
+            false,
+          )
+        } else {
+          // Renewals go out ttl/3 after the previous answer, so the gap between proven sends is ttl/3 + 2·RTT,
+          // which reaches the ttl − ttl/6 hold at RTT = ttl/4: from there the holder cannot keep a term.
+          expect(
+            lostTerm,
+            `at +${delay} ms no renewal can be proven in time, yet the holder kept its term`,
+          ).toBe(true)
+        }
+        run.trials++
+      }
+      await cluster.waitForHolder({ timeoutMs: 30_000 })
+      run.notes = kept.join('; ')
+    })
+  })
+
+  it('reset connections and lost answers cost at most a term, never an overlap', async () => {
+    await runScenario('store-reset-and-lost-answers', env, results, async (run) => {
+      const { cluster } = run
+      for (let i = 0; i < 3; i++) await cluster.start()
+      for (let trial = 0; trial < 3; trial++) {
+        const holder = await cluster.waitForHolder()
+        await sleep(Math.floor(Math.random() * RETRY))
+        const at = mono()
+        await holder.proxy.setMode({ kind: 'reset' })
+        await sleep(200)
+        await holder.proxy.setMode({ kind: 'pass' })
+        cluster.fault({ kind: 'reset holder connections (200 ms of RST)', start: at, end: mono() })
+        await sleep(TTL / 3)
+        const dropAt = mono()
+        holder.proxy.dropNextResponse()
+        cluster.fault({ kind: 'drop the holder’s next answer', start: dropAt, end: dropAt })
+        await sleep(TTL)
+        run.trials++
+        await cluster.waitForHolder({ timeoutMs: 20_000 })
+      }
+      run.notes = `answers dropped: ${cluster.workers.map((w) => w.proxy.stats().dropped).join('+')}`
+    })
+  })
+})
+
+describe('the Mongo server process fails', () => {
+  it('a Mongo server killed and restarted on the same port and data elects nobody while down and a holder soon after', async () => {
+    await runScenario(
+      'mongo-kill-restart',
+      env,
+      results,
+      async (run) => {
+        const { cluster } = run
+        for (let i = 0; i < 3; i++) await cluster.start()
+        for (let trial = 0; trial < 2; trial++) {
+          await cluster.waitForHolder()
+          await sleep(Math.floor(Math.random() * RETRY))
+          await env.mongo.kill()
+          const at = mono()
+          await sleep(2 * TTL)
+          const end = mono()
+          await env.mongo.restart()
+          const up = mono()
+          cluster.fault({
+            kind: `Mongo SIGKILL, restarted after ${2 * TTL} ms`,
+            start: at,
+            end: up,
+            unreachable: owners(cluster.workers),
+          })
+          run.takeovers.push({ from: up })
+          run.trials++
+          expect(up - end, 'FerretDB took too long to restart').toBeLessThan(15_000)
+          await cluster.waitForHolder({ after: up, timeoutMs: 30_000 })
+        }
+      },
+      { takeoverBoundMs: RECOVERY_BOUND },
+    )
+  })
+
+  it('a Mongo server paused with SIGSTOP for 2·ttl elects nobody after the hold, and a holder is back soon after SIGCONT', async () => {
+    await runScenario(
+      'mongo-sigstop',
+      env,
+      results,
+      async (run) => {
+        const { cluster } = run
+        for (let i = 0; i < 3; i++) await cluster.start()
+        for (let trial = 0; trial < 2; trial++) {
+          await cluster.waitForHolder()
+          await sleep(Math.floor(Math.random() * RETRY))
+          env.mongo.pause()
+          const at = mono()
+          await sleep(2 * TTL)
+          const end = mono()
+          env.mongo.resume()
+          cluster.fault({
+            kind: `Mongo SIGSTOP ${2 * TTL} ms`,
+            start: at,
+            end,
+            unreachable: owners(cluster.workers),
+          })
+          run.takeovers.push({ from: end })
+          run.trials++
+          await cluster.waitForHolder({ after: end, timeoutMs: 30_000 })
+        }
+      },
+      { takeoverBoundMs: RECOVERY_BOUND },
+    )
+  })
+})
