@@ -1,10 +1,11 @@
 /**
- * The nets this worker runs. Each is enabled by default; `LEASECRON_NET_<NAME>_ENABLED=false` turns one off.
+ * The nets this worker runs. Each is enabled by default; `LEASECRON_NET_<NAME>_ENABLED=false` turns one
+ * off. Another module with the same default export can be passed with `leasecron run --config FILE`.
  */
-import type { WorkerFileConfig } from './src/index.js'
+import { boardIssueSync, mergeGateSweeper, type WorkerFileConfig } from './src/index.js'
 
 const config: WorkerFileConfig = {
-  nets: [],
+  nets: [mergeGateSweeper, boardIssueSync],
 }
 
 export default config

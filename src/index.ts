@@ -80,3 +80,35 @@ export {
   type SandboxFixtureInput,
 } from './sandbox/sandbox-fixture.js'
 export { SandboxError } from './sandbox/sandbox-error.js'
+export {
+  mergeGateSweeper,
+  createMergeGateSweeper,
+  mergeGateSweeperOptions,
+  DEFAULT_GATE_CONTEXT,
+  type MergeGateSweeperOverrides,
+} from './nets/merge-gate/merge-gate-sweeper.js'
+export { recordGatingRun, updateGatingRun } from './nets/merge-gate/record-gating-run.js'
+export { GateRunError } from './nets/merge-gate/gate-run-error.js'
+export type { GatingRun, GatingRunPatch, GateRunState } from './nets/merge-gate/gate-run.js'
+export type {
+  GateRunStore,
+  GateRunPage,
+  GateRunPageQuery,
+  GateRunCursor,
+} from './nets/merge-gate/gate-run-store.js'
+export { MemoryGateRunStore } from './nets/merge-gate/memory-gate-run-store.js'
+export { MongoGateRunStore, type MongoGateRunStoreOptions } from './nets/merge-gate/mongo-gate-run-store.js'
+export { Reconciler, type OfferOutcome } from './nets/merge-gate/reconciler.js'
+export { Sweeper, type SweepReport, type SweepOptions } from './nets/merge-gate/sweeper.js'
+export {
+  boardIssueSync,
+  createBoardIssueSync,
+  boardIssueSyncOptions,
+  type BoardIssueSyncOverrides,
+} from './nets/board-sync/board-issue-sync.js'
+export type { BoardStore } from './nets/board-sync/board-store.js'
+export { BoardStoreError } from './nets/board-sync/board-store-error.js'
+export { MemoryBoardStore } from './nets/board-sync/memory-board-store.js'
+export { MongoBoardStore } from './nets/board-sync/mongo-board-store.js'
+export { cardId, type Card, type BoardColumn } from './nets/board-sync/card.js'
+export { planDemoGatingRuns, seedDemoGatingRuns } from './nets/demo-seed.js'

@@ -15,7 +15,15 @@ import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { NetDefinition, NetLogger } from '../nets/net.js'
 import { startSandboxForge } from '../sandbox/sandbox-forge.js'
-import { ConfigError, GLOBAL_VARIABLES, loadConfig, netEnvPrefix, redactedConfig } from './config.js'
+import {
+  ConfigError,
+  GLOBAL_VARIABLES,
+  loadConfig,
+  netEnvPrefix,
+  redactedConfig,
+  type WorkerConfig,
+} from './config.js'
+import { prepareDemo } from './demo.js'
 import { createLogger } from './logger.js'
 import { connectMongo } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
@@ -141,7 +149,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     case 'once':
       return once(rest[0], file, io)
     default:
-      return runWorker(file, io)
+      return runWorker(file, config, io)
   }
 }
 
@@ -257,12 +265,20 @@ async function once(netName: string | undefined, file: WorkerFileConfig, io: Io)
   }
 }
 
-async function runWorker(file: WorkerFileConfig, io: Io): Promise<number> {
+async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): Promise<number> {
+  // With neither a GitHub App nor Mongo, seed the sandbox and the sweeper's store so a fresh checkout
+  // shows both nets doing real work.
+  const demo =
+    config.forge.kind === 'sandbox' && !config.mongo
+      ? await prepareDemo(file.nets, new Date(), config.publicUrl)
+      : undefined
   const worker = createWorker({
-    nets: file.nets,
+    nets: demo?.nets ?? file.nets,
     ...(file.leases ? { leases: file.leases } : {}),
+    ...(demo ? { sandbox: demo.sandbox } : {}),
     env: io.env,
   })
+  if (demo) worker.logger.info({ gatingRuns: demo.seeded }, 'demo: sandbox forge and gating runs seeded')
   let signals = 0
   const onSignal = (signal: NodeJS.Signals) => {
     signals++

@@ -79,14 +79,19 @@ function leaseLog(log: Logger, metrics: WorkerMetrics, lease: string, owner: str
         break
     }
   }
+  // The logger is already bound to the lease and owner; repeating them would print each field twice.
+  const rest = (fields: Record<string, unknown> | undefined) => {
+    const { lease: _lease, owner: _owner, ...others } = fields ?? {}
+    return others
+  }
   return {
     info: (msg, fields) => {
       observe(fields)
-      log.info(fields ?? {}, msg)
+      log.info(rest(fields), msg)
     },
     warn: (msg, fields) => {
       observe(fields)
-      log.warn(fields ?? {}, msg)
+      log.warn(rest(fields), msg)
     },
   }
 }

@@ -101,8 +101,10 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
           signal: pass.signal,
           log: pass.log,
         })
+        // The pass logger already carries the pass number.
+        const { pass: _pass, ...fields } = report
         pass.log.info(
-          { ...report },
+          fields,
           `merge-gate sweep: ${report.deep ? 'deep' : 'shallow'}${report.resumed ? ' + resumed deep' : ''} pass ` +
             `offered ${report.offered} run(s) over ${report.pages} page(s)` +
             `${report.parked ? '; deep cursor parked' : ''}${report.stopped ? `; stopped (${report.stopped})` : ''}`,
