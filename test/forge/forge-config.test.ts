@@ -126,3 +126,33 @@ describe('checkForgeConfig', () => {
     expect(error.message).not.toContain('BBBBBBBB')
   })
 })
+
+describe('private keys that are not usable', () => {
+  const opensshKey = [
+    '-----BEGIN OPENSSH PRIVATE KEY-----',
+    'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+    'QyNTUxOQAAACBzZWNyZXQtb3BlbnNzaC1rZXktYm9keS1mb3ItdGhlLXRlc3Q=',
+    '-----END OPENSSH PRIVATE KEY-----',
+  ].join('\n')
+  it.each([
+    ['an OpenSSH key', opensshKey, 'c2VjcmV0LW9wZW5zc2g'],
+    ['a truncated PEM', pkcs1.slice(0, Math.floor(pkcs1.length / 2)), keyBody(pkcs1).slice(0, 24)],
+    [
+      'a PEM without its footer',
+      pkcs1.replace(/-----END RSA PRIVATE KEY-----\s*$/, ''),
+      keyBody(pkcs1).slice(0, 24),
+    ],
+    ['a public key', generateAppKeyPair('pkcs1').publicKey, 'MII'],
+  ])('refuses %s, naming the variable and what was expected, without quoting it', (_what, key, fragment) => {
+    const result = parseForgeEnv({
+      GITHUB_APP_ID: '1',
+      GITHUB_INSTALLATION_ID: '2',
+      GITHUB_APP_PRIVATE_KEY: key,
+    })
+    expect(result.ok, 'an unusable key was accepted').toBe(false)
+    if (result.ok) return
+    const issue = result.errors.find((e) => e.variable === 'GITHUB_APP_PRIVATE_KEY')
+    expect(issue?.expected).toMatch(/PEM RSA private key/)
+    expect(JSON.stringify(result.errors)).not.toContain(fragment)
+  })
+})
