@@ -60,7 +60,7 @@ describe('clock offset between replicas (libfaketime)', () => {
       'clock-skew-below-ttl-6',
       env,
       results,
-      (run) => skewedPair(run, TTL / 12, 4),
+      (run) => skewedPair(run, TTL / 12, 6),
       {
         takeoverBoundMs: TTL + 1.2 * RETRY + SLACK,
       },
@@ -77,7 +77,7 @@ describe('clock offset between replicas (libfaketime)', () => {
       'clock-skew-above-ttl-6',
       env,
       results,
-      (run) => skewedPair(run, skew, 4),
+      (run) => skewedPair(run, skew, 6),
       {
         takeoverBoundMs: TTL + skew + 1.2 * RETRY + SLACK,
       },

@@ -20,7 +20,7 @@ describe('the holder’s process fails', () => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
         const phases: number[] = []
-        for (let trial = 0; trial < 3; trial++) {
+        for (let trial = 0; trial < 5; trial++) {
           const holder = await cluster.waitForHolder()
           const phase = Math.floor(Math.random() * RETRY)
           phases.push(phase)
@@ -47,7 +47,7 @@ describe('the holder’s process fails', () => {
       async (run) => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
-        for (let trial = 0; trial < 3; trial++) {
+        for (let trial = 0; trial < 4; trial++) {
           const holder = await cluster.waitForHolder()
           await sleep(Math.floor(Math.random() * RETRY))
           const at = mono()

@@ -24,7 +24,7 @@ describe('the store becomes unreachable or slow', () => {
       async (run) => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
-        for (let trial = 0; trial < 2; trial++) {
+        for (let trial = 0; trial < 3; trial++) {
           await cluster.waitForHolder()
           await sleep(Math.floor(Math.random() * RETRY))
           await Promise.all(cluster.workers.map((w) => w.proxy.setMode({ kind: 'blackhole' })))
@@ -55,7 +55,7 @@ describe('the store becomes unreachable or slow', () => {
       async (run) => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
-        for (let trial = 0; trial < 3; trial++) {
+        for (let trial = 0; trial < 4; trial++) {
           const holder = await cluster.waitForHolder()
           await sleep(Math.floor(Math.random() * RETRY))
           await holder.proxy.setMode({ kind: 'blackhole' })
@@ -154,7 +154,7 @@ describe('the Mongo server process fails', () => {
       async (run) => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
-        for (let trial = 0; trial < 2; trial++) {
+        for (let trial = 0; trial < 3; trial++) {
           await cluster.waitForHolder()
           await sleep(Math.floor(Math.random() * RETRY))
           await env.mongo.kill()
@@ -187,7 +187,7 @@ describe('the Mongo server process fails', () => {
       async (run) => {
         const { cluster } = run
         for (let i = 0; i < 3; i++) await cluster.start()
-        for (let trial = 0; trial < 2; trial++) {
+        for (let trial = 0; trial < 3; trial++) {
           await cluster.waitForHolder()
           await sleep(Math.floor(Math.random() * RETRY))
           env.mongo.pause()
