@@ -166,7 +166,9 @@ describe('the Mongo server process fails', () => {
           cluster.fault({
             kind: `Mongo SIGKILL, restarted after ${2 * TTL} ms`,
             start: at,
-            end: up,
+            // The server answers from the moment it listens again, before restart() has seen it ready:
+            // the window of unreachability ends when the restart began.
+            end,
             unreachable: owners(cluster.workers),
           })
           run.takeovers.push({ from: up })
