@@ -66,6 +66,13 @@ export class LeaseSpecError extends Error {
 }
 
 const RELEASE_BOUND_MS = 5_000
+/**
+ * Node's timers run on a whole-millisecond loop clock: one can fire up to a millisecond before the
+ * monotonic clock reached its delay, and none waits less than 1 ms. The step-down timer therefore aims this
+ * far ahead of the deadline, and the term steps down once no more than this is left, so a term never
+ * outlives its deadline — re-arming for a remainder under 1 ms would overshoot it by up to 1 ms.
+ */
+const TIMER_GRAIN_MS = 1
 const JITTER = 0.2
 const quietLog: LeaseLog = { info: () => {}, warn: () => {} }
 
@@ -215,14 +222,11 @@ class Campaign {
     let stepDownTimer: TimerHandle | undefined
     const armStepDown = () => {
       if (stepDownTimer) clock.clearTimeout(stepDownTimer)
-      stepDownTimer = clock.setTimeout(
-        () => {
-          // Abort before logging: a slow log sink must not delay the step-down.
-          if (clock.monotonic() >= stepDownAt()) finish('stepped-down')
-          else armStepDown()
-        },
-        Math.max(0, stepDownAt() - clock.monotonic()),
-      )
+      stepDownTimer = undefined
+      const left = stepDownAt() - clock.monotonic()
+      // Abort before logging (finish does): a slow log sink must not delay the step-down.
+      if (left <= TIMER_GRAIN_MS) return finish('stepped-down')
+      stepDownTimer = clock.setTimeout(armStepDown, left - TIMER_GRAIN_MS)
     }
     let renewTimer: TimerHandle | undefined
     const scheduleRenewal = () => {
@@ -241,14 +245,16 @@ class Campaign {
         this.#noteAnswer()
         if (!answer.value) return finish('lost')
         provenSentAt = Math.max(provenSentAt, sentAt)
+        // An answer that arrives too late to keep the term (after a stall) ends it here.
         armStepDown()
+        if (end) return
       }
       scheduleRenewal()
     }
 
     if (signal.aborted) {
       finish('stopped')
-    } else if (clock.monotonic() >= stepDownAt()) {
+    } else if (stepDownAt() - clock.monotonic() <= TIMER_GRAIN_MS) {
       // The grant took so long to arrive that it cannot be proven any more.
       finish('stepped-down')
     } else {
