@@ -229,12 +229,20 @@ class Campaign {
       stepDownTimer = clock.setTimeout(armStepDown, left - TIMER_GRAIN_MS)
     }
     let renewTimer: TimerHandle | undefined
+    // Renewals keep a cadence of ttl/3 between sends, not between an answer and the next send: on a slow
+    // store the latter stretches the gap between proven sends by a round trip each time, until a healthy
+    // holder steps down while every call is still answered within its bound.
+    let lastSentAt = grantSentAt
     const scheduleRenewal = () => {
-      renewTimer = clock.setTimeout(() => void renewOnce(), renewEveryMs)
+      renewTimer = clock.setTimeout(
+        () => void renewOnce(),
+        Math.max(0, lastSentAt + renewEveryMs - clock.monotonic()),
+      )
     }
     const renewOnce = async () => {
       if (end) return
       const sentAt = clock.monotonic()
+      lastSentAt = sentAt
       const answer = await this.#bounded(renewEveryMs, term.signal, (s) =>
         this.#store.renew(this.#spec.name, this.#spec.owner, clock.now(), ttlMs, { signal: s }),
       )

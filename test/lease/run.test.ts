@@ -187,6 +187,21 @@ describe('lease.run', () => {
     await vi.advanceTimersByTimeAsync(10_000)
   })
 
+  it('keeps its term on a store that answers each renewal in ttl/4, renewing every ttl/3 from the send', async () => {
+    const store = new FaultyStore(new MemoryStore(), (op) =>
+      op === 'renew' ? { kind: 'delay-answer', ms: TTL / 4 } : { kind: 'pass' },
+    )
+    const terms: Term[] = []
+    const a = candidate(store, 'alpha', terms)
+    await vi.advanceTimersByTimeAsync(TTL * 10)
+    expect(terms, 'a holder answered within every bound stepped down').toHaveLength(1)
+    expect(terms[0]?.end).toBeUndefined()
+    const renewals = store.calls.filter((c) => c.op === 'renew').length
+    expect(renewals, 'renewals drifted from a ttl/3 cadence').toBeGreaterThanOrEqual(29)
+    a.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+  })
+
   it('keeps the term through one failed renewal', async () => {
     let renewals = 0
     const store = new FaultyStore(new MemoryStore(), (op) =>
