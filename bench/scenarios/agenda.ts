@@ -1,0 +1,312 @@
+/**
+ * Scenario `agenda`: leasecron next to agenda 6 (@agendajs/mongo-backend), the peer a Mongo user would
+ * pick, each as 10 worker processes sharing one fresh database through bench/mongo-op-counter.ts, each
+ * running one job every "minute-equivalent", compressed to every 2 s:
+ *
+ * - agenda: bench/agenda-worker.mjs, `every('2 seconds')`, polling every 1 s (`processEvery`), lock
+ *   lifetime 20 s — agenda's default 10 min compressed by the same 30× as the schedule (1 min → 2 s);
+ * - leasecron: `leasecron run --config bench/nets/one-tick.mjs`, `*∕2 * * * * *`, TTL 6 s, retry 2 s (its
+ *   shipped pacing of a one-minute schedule, 3 min and 1 min, compressed by the same 30×).
+ *
+ * For each: executions per tick over a window (both should be 1), Mongo operations per hour (driver
+ * monitoring apart), and 4 trials of SIGKILL of the process that ran the latest execution at a random
+ * phase, timed to the next execution by another process. Not a feature comparison.
+ */
+import { randomInt } from 'node:crypto'
+import { MongoClient } from 'mongodb'
+import { classify, startMongoOpCounter } from '../mongo-op-counter.js'
+import {
+  AGENDA_MAIN,
+  type BenchContext,
+  type Child,
+  distribution,
+  NETS,
+  QUICK,
+  sig,
+  sleep,
+  spawnNode,
+  startSandboxProcess,
+  table,
+  WORKER_MAIN,
+  workerEnv,
+  writeResult,
+} from '../support.js'
+
+export const WORKERS = 10
+export const WINDOW_MS = QUICK ? 10_000 : 20_000
+export const KILL_TRIALS = QUICK ? 1 : 4
+/** agenda only: SIGKILL of the process whose name is on the job's lock while the lock is held. */
+export const LOCK_HOLDER_TRIALS = QUICK ? 1 : 3
+const INTERVAL_MS = 2_000
+const AGENDA_LOCK_LIFETIME_MS = 20_000
+const LEASECRON_TTL_MS = 6_000
+const LEASECRON_RETRY_MS = 2_000
+
+interface Side {
+  system: 'agenda' | 'leasecron'
+  windowMs: number
+  executions: number
+  ticks: number
+  executionsPerTick: number
+  /** The most executions that fell on one tick (two within half an interval count as one tick). */
+  maxPerTick: number
+  executingProcesses: number
+  opsPerHour: { all: number; work: number; monitoring: number; session: number }
+  byCommandPerHour: Record<string, number>
+  kill: { trials: Array<{ phaseMs: number; takeoverMs: number }>; takeover: ReturnType<typeof distribution> }
+  /** agenda only: SIGKILL of the lock holder while the job's lock is held. */
+  killLockHolder?: {
+    trials: Array<{ takeoverMs: number; pid: number }>
+    takeover: ReturnType<typeof distribution>
+  }
+}
+
+/** Waits (bounded) until the job document is locked and returns the pid in its `lastModifiedBy` (`bench-<pid>`). */
+async function lockHolderPid(url: string, dbName: string, deadline: number): Promise<number | undefined> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000 })
+  try {
+    await client.connect()
+    const jobs = client.db(dbName).collection('agendaJobs')
+    while (Date.now() < deadline) {
+      const doc = await jobs.findOne({ name: 'bench-tick', lockedAt: { $ne: null } })
+      const match = /^bench-(\d+)$/.exec(String(doc?.lastModifiedBy ?? ''))
+      if (match) return Number(match[1])
+      await sleep(20)
+    }
+    return undefined
+  } finally {
+    await client.close()
+  }
+}
+
+async function measureSide(
+  system: Side['system'],
+  spawnOne: (i: number) => Child,
+  counter: Awaited<ReturnType<typeof startMongoOpCounter>>,
+  lockSource?: { url: string; dbName: string },
+): Promise<Side> {
+  const pool: Child[] = []
+  let spawned = 0
+  const add = () => {
+    const w = spawnOne(spawned++)
+    pool.push(w)
+    return w
+  }
+  try {
+    for (let i = 0; i < WORKERS; i++) add()
+    await Promise.all(
+      pool.map((w) =>
+        w.waitFor((l) => l.event === 'ready' || l.msg === 'campaigning', 60_000, 'a started worker'),
+      ),
+    )
+    await Promise.any(pool.map((w) => w.waitFor((l) => l.event === 'pass-start', 60_000, 'an execution')))
+    await sleep(3_000)
+    counter.reset()
+    const start = Date.now()
+    await sleep(WINDOW_MS)
+    const ops = counter.ops().slice()
+    const end = Date.now()
+    const windowMs = end - start
+    const runs = pool
+      .flatMap((w) =>
+        w.lines
+          .filter((l) => l.event === 'pass-start' && Number(l.at) >= start && Number(l.at) < end)
+          .map((l) => ({ w, at: Number(l.at) })),
+      )
+      .sort((a, b) => a.at - b.at)
+    const groups: number[] = []
+    let last = Number.NEGATIVE_INFINITY
+    for (const r of runs) {
+      if (r.at - last < INTERVAL_MS / 2) groups[groups.length - 1]!++
+      else groups.push(1)
+      last = r.at
+    }
+    const ticks = Math.round(windowMs / INTERVAL_MS)
+    const { byKind, byCommand } = classify(ops, system === 'agenda' ? 'agendaJobs' : 'leases')
+    const perHour = (n: number) => Math.round((n / windowMs) * 3_600_000)
+
+    const trials: Array<{ phaseMs: number; takeoverMs: number }> = []
+    for (let t = 0; t < KILL_TRIALS; t++) {
+      await Promise.all(
+        pool.map((w) =>
+          w.waitFor((l) => l.event === 'ready' || l.msg === 'campaigning', 60_000, 'a started worker'),
+        ),
+      )
+      const mark = Date.now()
+      await Promise.any(
+        pool.map((w) =>
+          w.waitFor((l) => l.event === 'pass-start' && Number(l.at) > mark, 60_000, 'an execution'),
+        ),
+      )
+      const latest = pool
+        .flatMap((w) => w.lines.filter((l) => l.event === 'pass-start').map((l) => ({ w, at: Number(l.at) })))
+        .sort((a, b) => b.at - a.at)[0]!
+      const phaseMs = randomInt(0, INTERVAL_MS)
+      await sleep(phaseMs)
+      const sentAt = Date.now()
+      latest.w.process.kill('SIGKILL')
+      const others = pool.filter((w) => w !== latest.w)
+      const next = await Promise.any(
+        others.map((w) =>
+          w.waitFor(
+            (l) => l.event === 'pass-start' && Number(l.at) > sentAt,
+            120_000,
+            'an execution after the kill',
+          ),
+        ),
+      )
+      await latest.w.exited
+      pool.splice(pool.indexOf(latest.w), 1)
+      trials.push({ phaseMs, takeoverMs: Number(next.at) - sentAt })
+      console.log(`bench agenda: ${system} kill ${t + 1}/${KILL_TRIALS}: ${Number(next.at) - sentAt} ms`)
+      add()
+    }
+    let killLockHolder: Side['killLockHolder']
+    if (lockSource) {
+      const lockTrials: Array<{ takeoverMs: number; pid: number }> = []
+      for (let t = 0; t < LOCK_HOLDER_TRIALS; t++) {
+        await Promise.all(pool.map((w) => w.waitFor((l) => l.event === 'ready', 60_000, 'a started worker')))
+        const pid = await lockHolderPid(lockSource.url, lockSource.dbName, Date.now() + 30_000)
+        const victim = pool.find((w) => w.pid === pid)
+        if (!victim) {
+          console.log(`bench agenda: lock holder ${pid} is not one of the workers; trial skipped`)
+          continue
+        }
+        const sentAt = Date.now()
+        victim.process.kill('SIGKILL')
+        const next = await Promise.any(
+          pool
+            .filter((w) => w !== victim)
+            .map((w) =>
+              w.waitFor(
+                (l) => l.event === 'pass-start' && Number(l.at) > sentAt,
+                120_000,
+                'an execution after the kill',
+              ),
+            ),
+        )
+        await victim.exited
+        pool.splice(pool.indexOf(victim), 1)
+        lockTrials.push({ takeoverMs: Number(next.at) - sentAt, pid: victim.pid })
+        console.log(
+          `bench agenda: agenda lock-holder kill ${t + 1}/${LOCK_HOLDER_TRIALS}: ${Number(next.at) - sentAt} ms`,
+        )
+        add()
+      }
+      killLockHolder = { trials: lockTrials, takeover: distribution(lockTrials.map((t) => t.takeoverMs)) }
+    }
+    return {
+      system,
+      windowMs,
+      executions: runs.length,
+      ticks,
+      executionsPerTick: sig(runs.length / ticks, 3),
+      maxPerTick: Math.max(0, ...groups),
+      executingProcesses: new Set(runs.map((r) => r.w.pid)).size,
+      opsPerHour: {
+        all: perHour(ops.length),
+        work: perHour(byKind.lease + byKind.data),
+        monitoring: perHour(byKind.monitoring),
+        session: perHour(byKind.session),
+      },
+      byCommandPerHour: Object.fromEntries(Object.entries(byCommand).map(([k, v]) => [k, perHour(v)])),
+      kill: { trials, takeover: distribution(trials.map((t) => t.takeoverMs)) },
+      ...(killLockHolder ? { killLockHolder } : {}),
+    }
+  } finally {
+    await Promise.all(pool.map((w) => w.stop('SIGTERM', 10_000)))
+  }
+}
+
+export async function runAgenda(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const counter = await startMongoOpCounter(context.mongo.url)
+  const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
+  const keep = (l: { event?: unknown; msg?: unknown }) =>
+    l.event === 'pass-start' || l.event === 'ready' || l.msg === 'campaigning' || l.msg === 'elected'
+  let agenda: Side
+  let leasecron: Side
+  try {
+    const agendaDb = context.database('agenda')
+    const address = new URL(counter.url)
+    address.pathname = `/${agendaDb}`
+    console.log('bench agenda: agenda side')
+    agenda = await measureSide(
+      'agenda',
+      (i) =>
+        spawnNode(
+          `agenda-${i + 1}`,
+          AGENDA_MAIN,
+          [],
+          {
+            AGENDA_MONGO: address.href,
+            AGENDA_PROCESS_EVERY_MS: '1000',
+            AGENDA_LOCK_LIFETIME_MS: String(AGENDA_LOCK_LIFETIME_MS),
+            ...(i === 0 ? { AGENDA_SCHEDULE: '2 seconds' } : {}),
+          },
+          keep,
+        ),
+      counter,
+      { url: context.mongo.url, dbName: agendaDb },
+    )
+    console.log('bench agenda: leasecron side')
+    const env = workerEnv({
+      ...sandbox.env,
+      MONGO_URI: counter.url,
+      MONGO_DB: context.database('agenda_leasecron'),
+    })
+    leasecron = await measureSide(
+      'leasecron',
+      (i) => spawnNode(`leasecron-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.oneTick], env, keep),
+      counter,
+    )
+  } finally {
+    await counter.close()
+    await sandbox.child.stop()
+  }
+  const path = await writeResult('agenda', context, startedAt, {
+    inputs: {
+      workers: WORKERS,
+      intervalMs: INTERVAL_MS,
+      compression: '30×: a one-minute job every 2 s',
+      windowMs: WINDOW_MS,
+      killTrials: KILL_TRIALS,
+      agenda: {
+        version: 'agenda 6.2.6 + @agendajs/mongo-backend 4.0.3',
+        schedule: "every('2 seconds', 'bench-tick'), scheduled by one of the ten processes",
+        processEveryMs: 1000,
+        lockLifetimeMs: AGENDA_LOCK_LIFETIME_MS,
+        lockLifetimeNote: 'agenda’s default 10 min compressed 30×',
+      },
+      leasecron: {
+        nets: 'bench/nets/one-tick.mjs',
+        schedule: '*/2 * * * * *',
+        ttlMs: LEASECRON_TTL_MS,
+        retryMs: LEASECRON_RETRY_MS,
+      },
+      opsCounting:
+        'bench/mongo-op-counter.ts; work = every command on a collection or database other than driver monitoring and session housekeeping',
+      kill: 'SIGKILL of the process that logged the latest execution, a uniform 0–1999 ms later; → the next execution another process logs',
+      killLockHolder: `agenda only, ${LOCK_HOLDER_TRIALS} trials: SIGKILL of the process named on the job's lock (lastModifiedBy) while lockedAt is set — agenda locks a job up to processEvery before it is due; → the next execution another process logs. For leasecron the latest executor is the lease holder, so its kill trials are already this case.`,
+    },
+    agenda,
+    leasecron,
+  })
+  const rows = [['', 'agenda', 'leasecron']]
+  const both = [agenda, leasecron]
+  rows.push(['executions per tick', ...both.map((s) => String(s.executionsPerTick))])
+  rows.push(['most executions on one tick', ...both.map((s) => String(s.maxPerTick))])
+  rows.push(['processes that executed', ...both.map((s) => String(s.executingProcesses))])
+  rows.push(['Mongo ops/hour (work)', ...both.map((s) => String(s.opsPerHour.work))])
+  rows.push(['Mongo ops/hour (monitoring)', ...both.map((s) => String(s.opsPerHour.monitoring))])
+  rows.push(['SIGKILL → next run, median ms', ...both.map((s) => String(s.kill.takeover.medianMs))])
+  rows.push(['SIGKILL → next run, max ms', ...both.map((s) => String(s.kill.takeover.maxMs))])
+  rows.push([
+    'SIGKILL of lock holder → next run, median ms',
+    String(agenda.killLockHolder?.takeover.medianMs),
+    '(= above)',
+  ])
+  console.log(`\n${table(rows)}\n`)
+  console.log(`bench agenda: wrote ${path}`)
+  return path
+}

@@ -1,0 +1,255 @@
+/**
+ * Scenario `footprint`: what one idle worker with ten nets costs the machine, next to bare Node.
+ *
+ * - Cold start, 5 trials: spawn of `leasecron run --config bench/nets/idle-ten.mjs` → its first acquire
+ *   on the wire (the first `update leases` the op counter sees) and → `/readyz` answering 200 (polled
+ *   every 10 ms), against spawn → exit of `node -e 0`.
+ * - Idle minute: RSS (VmRSS) and CPU % of one core (utime + stime from /proc/<pid>/stat) over 60 s, for
+ *   the ten nets at the shipped pace (every minute: TTL 180 s) and compressed (every second: TTL 3 s),
+ *   each the only worker on its own fresh database, the two measured side by side in the same minute;
+ *   against an idle `node -e "setInterval(() => {}, 1000)"` in the same minute.
+ *
+ * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
+ * node-cron, the HTTP server, the forge client).
+ */
+import { startMongoOpCounter } from '../mongo-op-counter.js'
+import {
+  type BenchContext,
+  type Child,
+  clockTicks,
+  distribution,
+  NETS,
+  procSample,
+  QUICK,
+  sig,
+  sleep,
+  spawnNode,
+  startSandboxProcess,
+  table,
+  WORKER_MAIN,
+  workerEnv,
+  writeResult,
+} from '../support.js'
+
+export const COLD_STARTS = QUICK ? 2 : 5
+export const IDLE_WINDOW_MS = QUICK ? 10_000 : 60_000
+
+const everyMinute = Object.fromEntries(
+  Array.from({ length: 10 }, (_, i) => [`LEASECRON_NET_BENCH_NET_${i + 1}_SCHEDULE`, '* * * * *']),
+)
+
+async function nodeColdStart(): Promise<number> {
+  const child = spawnNode('node -e 0', '-e', ['0'], {})
+  await child.exited
+  return Date.now() - child.spawnedAt
+}
+
+async function pollReady(port: number, deadline: number): Promise<number> {
+  for (;;) {
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/readyz`)
+      await answer.arrayBuffer()
+      if (answer.status === 200) return Date.now()
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('footprint: /readyz never answered 200')
+    await sleep(10)
+  }
+}
+
+export async function runFootprint(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const counter = await startMongoOpCounter(context.mongo.url)
+  const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
+  const keep = (l: { msg?: unknown }) =>
+    typeof l.msg === 'string' && /^(serving|elected|campaigning)/.test(l.msg)
+  const cold: Array<{ firstAcquireMs: number; readyMs: number; nodeMs: number }> = []
+  const children: Child[] = []
+  let idle: Record<string, unknown>
+  try {
+    const coldDb = context.database('footprint_cold')
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const nodeMs = await nodeColdStart()
+      let firstAcquire: number | undefined
+      const off = counter.onOp((op) => {
+        if (firstAcquire === undefined && op.command === 'update' && op.collection === 'leases')
+          firstAcquire = op.at
+      })
+      const env = workerEnv({ ...sandbox.env, MONGO_URI: counter.url, MONGO_DB: coldDb })
+      const w = spawnNode(`cold-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.idleTen], env, keep)
+      children.push(w)
+      const serving = await w.waitFor((l) => String(l.msg).startsWith('serving'), 30_000, 'the HTTP server')
+      const readyAt = await pollReady(Number(serving.port), Date.now() + 30_000)
+      const until = Date.now() + 30_000
+      while (firstAcquire === undefined && Date.now() < until) await sleep(5)
+      off()
+      cold.push({
+        firstAcquireMs: (firstAcquire ?? Number.NaN) - w.spawnedAt,
+        readyMs: readyAt - w.spawnedAt,
+        nodeMs,
+      })
+      await w.stop('SIGTERM', 10_000)
+      console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
+    }
+
+    // The idle minute: three processes side by side.
+    const shipped = spawnNode(
+      'idle (every minute)',
+      WORKER_MAIN,
+      ['run', '--config', NETS.idleTen],
+      workerEnv({
+        ...sandbox.env,
+        ...everyMinute,
+        MONGO_URI: context.mongo.url,
+        MONGO_DB: context.database('footprint_min'),
+      }),
+      keep,
+    )
+    const compressed = spawnNode(
+      'idle (every second)',
+      WORKER_MAIN,
+      ['run', '--config', NETS.idleTen],
+      workerEnv({
+        ...sandbox.env,
+        MONGO_URI: context.mongo.url,
+        MONGO_DB: context.database('footprint_sec'),
+      }),
+      keep,
+    )
+    const bare = spawnNode('node idle', '-e', ['setInterval(() => {}, 1000)'], {})
+    children.push(shipped, compressed, bare)
+    for (const w of [shipped, compressed]) {
+      await w.waitFor((l) => l.msg === 'elected', 30_000, 'an election')
+    }
+    await sleep(5_000)
+    const subjects = { shipped, compressed, bare }
+    const first = Object.fromEntries(
+      await Promise.all(
+        Object.entries(subjects).map(async ([k, c]) => [k, await procSample(c.pid)] as const),
+      ),
+    )
+    const rss: Record<string, number[]> = { shipped: [], compressed: [], bare: [] }
+    const t0 = Date.now()
+    while (Date.now() - t0 < IDLE_WINDOW_MS) {
+      await sleep(1_000)
+      for (const [k, c] of Object.entries(subjects)) {
+        const s = await procSample(c.pid)
+        if (s) rss[k]!.push(s.rssKiB)
+      }
+    }
+    const elapsedS = (Date.now() - t0) / 1000
+    const hz = clockTicks()
+    const last = Object.fromEntries(
+      await Promise.all(
+        Object.entries(subjects).map(async ([k, c]) => [k, await procSample(c.pid)] as const),
+      ),
+    )
+    const describe = (k: string) => {
+      const values = rss[k]!
+      const cpu = ((last[k]!.ticks - first[k]!.ticks) / hz / elapsedS) * 100
+      return {
+        rssMiB: {
+          mean: sig(values.reduce((s, v) => s + v, 0) / values.length / 1024, 3),
+          max: sig(Math.max(...values) / 1024, 3),
+        },
+        cpuPercentOfOneCore: sig(cpu, 3),
+        cpuSeconds: sig((last[k]!.ticks - first[k]!.ticks) / hz, 3),
+      }
+    }
+    const bareStats = describe('bare')
+    const shippedStats = describe('shipped')
+    const compressedStats = describe('compressed')
+    idle = {
+      windowS: sig(elapsedS, 4),
+      clockTicksPerSecond: hz,
+      nodeIdle: bareStats,
+      workerShippedPace: {
+        ...shippedStats,
+        rssOverNode: sig(shippedStats.rssMiB.mean / bareStats.rssMiB.mean, 3),
+      },
+      workerCompressedPace: {
+        ...compressedStats,
+        rssOverNode: sig(compressedStats.rssMiB.mean / bareStats.rssMiB.mean, 3),
+      },
+    }
+  } finally {
+    await Promise.all(children.map((c) => c.stop('SIGTERM', 10_000)))
+    await sandbox.child.stop()
+    await counter.close()
+  }
+  const firstAcquire = distribution(cold.map((c) => c.firstAcquireMs))
+  const ready = distribution(cold.map((c) => c.readyMs))
+  const node = distribution(cold.map((c) => c.nodeMs))
+  const coldStart = {
+    trials: cold,
+    firstAcquire,
+    ready,
+    nodeE0: node,
+    firstAcquireOverNode: sig(firstAcquire.medianMs / node.medianMs, 3),
+    readyOverNode: sig(ready.medianMs / node.medianMs, 3),
+  }
+  const path = await writeResult('footprint', context, startedAt, {
+    inputs: {
+      nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
+      coldStarts: COLD_STARTS,
+      coldStart:
+        'spawn → first `update leases` seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); node -e 0: spawn → exit',
+      idleWindowMs: IDLE_WINDOW_MS,
+      idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
+      paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
+      baseline: 'node -e "setInterval(() => {}, 1000)" in the same minute',
+      forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
+    },
+    coldStart,
+    idle,
+  })
+  const i = idle as {
+    nodeIdle: ReturnType<typeof Object>
+    workerShippedPace: { rssMiB: { mean: number }; cpuPercentOfOneCore: number; rssOverNode: number }
+    workerCompressedPace: { rssMiB: { mean: number }; cpuPercentOfOneCore: number; rssOverNode: number }
+  }
+  const bare = (idle as { nodeIdle: { rssMiB: { mean: number }; cpuPercentOfOneCore: number } }).nodeIdle
+  const rows = [
+    ['measure', 'leasecron', 'node', 'ratio'],
+    [
+      'cold start → first acquire (median ms)',
+      String(firstAcquire.medianMs),
+      String(node.medianMs),
+      `${coldStart.firstAcquireOverNode}×`,
+    ],
+    [
+      'cold start → /readyz 200 (median ms)',
+      String(ready.medianMs),
+      String(node.medianMs),
+      `${coldStart.readyOverNode}×`,
+    ],
+    [
+      'RSS, shipped pace (MiB)',
+      String(i.workerShippedPace.rssMiB.mean),
+      String(bare.rssMiB.mean),
+      `${i.workerShippedPace.rssOverNode}×`,
+    ],
+    [
+      'RSS, compressed pace (MiB)',
+      String(i.workerCompressedPace.rssMiB.mean),
+      String(bare.rssMiB.mean),
+      `${i.workerCompressedPace.rssOverNode}×`,
+    ],
+    [
+      'CPU %, shipped pace',
+      String(i.workerShippedPace.cpuPercentOfOneCore),
+      String(bare.cpuPercentOfOneCore),
+      '',
+    ],
+    [
+      'CPU %, compressed pace',
+      String(i.workerCompressedPace.cpuPercentOfOneCore),
+      String(bare.cpuPercentOfOneCore),
+      '',
+    ],
+  ]
+  console.log(`\n${table(rows)}\n`)
+  console.log(`bench footprint: wrote ${path}`)
+  return path
+}

@@ -1,0 +1,173 @@
+/**
+ * Scenario `store-load`: what the election costs Mongo. Ten built workers, each with the ten trivial
+ * nets of bench/nets/idle-ten.mjs (ten leases, every second: TTL 3 s, retry 1 s), reach Mongo through
+ * bench/mongo-op-counter.ts; over a fixed window it counts every OP_MSG the workers send, by command and
+ * collection, and sets the lease operations (commands on `leases`) against the model
+ * `holders × 3/TTL + candidates × 1/retry` per hour — nominal, and with the retry's mean jitter (+10%).
+ * Driver monitoring (hello heartbeats, handshakes, pings) is counted apart: it is not lease work.
+ *
+ * Not a latency benchmark (bench/store.ts is) and not a check.
+ */
+import { classify, kindOf, startMongoOpCounter } from '../mongo-op-counter.js'
+import {
+  type BenchContext,
+  type Child,
+  NETS,
+  QUICK,
+  sig,
+  sleep,
+  spawnNode,
+  startSandboxProcess,
+  table,
+  WORKER_MAIN,
+  workerEnv,
+  writeResult,
+} from '../support.js'
+
+export const WORKERS = 10
+export const NETS_PER_WORKER = 10
+export const WINDOW_MS = QUICK ? 10_000 : 45_000
+const TTL_MS = 3_000
+const RETRY_MS = 1_000
+const MEAN_JITTER = 0.1
+/** The shipped default pace (a one-minute schedule): TTL 180 s, retry 60 s. */
+const PRODUCTION_PACE_MS = 60_000
+
+/** Lease operations per hour the model predicts. */
+export function leaseModel(holders: number, candidates: number, ttlMs: number, retryMs: number, jitter = 0) {
+  return Math.round(
+    holders * (3 / ttlMs) * 3_600_000 + candidates * (1 / (retryMs * (1 + jitter))) * 3_600_000,
+  )
+}
+
+const keep = (l: { msg?: unknown; level?: unknown }) =>
+  l.msg === 'elected' || l.msg === 'campaigning' || l.level === 'error'
+
+export async function runStoreLoad(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const counter = await startMongoOpCounter(context.mongo.url)
+  const dbName = context.database('store_load')
+  const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
+  const env = workerEnv({ ...sandbox.env, MONGO_URI: counter.url, MONGO_DB: dbName })
+  const workers: Child[] = []
+  let result: Record<string, unknown>
+  try {
+    for (let i = 0; i < WORKERS; i++)
+      workers.push(spawnNode(`worker-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.idleTen], env, keep))
+    // Every lease has a holder and every worker campaigns for every net.
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const campaigning = workers.reduce(
+        (n, w) => n + w.lines.filter((l) => l.msg === 'campaigning').length,
+        0,
+      )
+      const held = new Set(
+        workers.flatMap((w) => w.lines.filter((l) => l.msg === 'elected').map((l) => l.lease)),
+      )
+      if (campaigning === WORKERS * NETS_PER_WORKER && held.size === NETS_PER_WORKER) break
+      if (Date.now() > deadline)
+        throw new Error(`store-load: not settled (${campaigning} campaigns, ${held.size} held)`)
+      await sleep(200)
+    }
+    await sleep(3_000)
+    counter.reset()
+    const start = Date.now()
+    await sleep(WINDOW_MS)
+    const ops = counter.ops().slice()
+    const end = Date.now()
+    const windowMs = end - start
+    const perHour = (n: number) => Math.round((n / windowMs) * 3_600_000)
+    const { byKind, byCommand } = classify(ops)
+    const elections = workers.flatMap((w) =>
+      w.lines.filter((l) => l.msg === 'elected' && Date.parse(String(l.time)) >= start),
+    )
+    const holdersPerWorker = workers.map(
+      (w) => new Set(w.lines.filter((l) => l.msg === 'elected').map((l) => l.lease)).size,
+    )
+    const holders = NETS_PER_WORKER
+    const candidates = NETS_PER_WORKER * (WORKERS - 1)
+    const modelNominal = leaseModel(holders, candidates, TTL_MS, RETRY_MS)
+    const modelJitter = leaseModel(holders, candidates, TTL_MS, RETRY_MS, MEAN_JITTER)
+    const leaseOpsPerHour = perHour(byKind.lease)
+    const leaseByCommand = Object.fromEntries(
+      Object.entries(byCommand)
+        .filter(([key]) => kindOf({ command: key.split(' ')[0]!, collection: key.split(' ')[1] }) === 'lease')
+        .map(([key, n]) => [key, perHour(n)]),
+    )
+    result = {
+      windowMs,
+      opsInWindow: ops.length,
+      perHour: {
+        all: perHour(ops.length),
+        lease: leaseOpsPerHour,
+        monitoring: perHour(byKind.monitoring),
+        session: perHour(byKind.session),
+        data: perHour(byKind.data),
+      },
+      leaseByCommandPerHour: leaseByCommand,
+      byCommandInWindow: byCommand,
+      model: {
+        formula: 'holders × 3/TTL + candidates × 1/retry (per hour)',
+        holders,
+        candidates,
+        nominalPerHour: modelNominal,
+        withMeanJitterPerHour: modelJitter,
+        leaseOverNominal: sig(leaseOpsPerHour / modelNominal, 3),
+        leaseOverJitterModel: sig(leaseOpsPerHour / modelJitter, 3),
+      },
+      atProductionPace: {
+        note: 'lease operations scale with 1/pace; monitoring does not. The default one-minute schedule has TTL 180 s, retry 60 s.',
+        modelNominalPerHour: leaseModel(holders, candidates, 3 * PRODUCTION_PACE_MS, PRODUCTION_PACE_MS),
+        measuredLeaseScaledPerHour: Math.round(leaseOpsPerHour * (RETRY_MS / PRODUCTION_PACE_MS)),
+        monitoringPerHour: perHour(byKind.monitoring),
+      },
+      electionsDuringWindow: elections.length,
+      leasesHeldPerWorker: holdersPerWorker,
+      droppedOps: counter.dropped(),
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.stop('SIGTERM', 10_000)))
+    await counter.close()
+    await sandbox.child.stop()
+  }
+  const path = await writeResult('store-load', context, startedAt, {
+    inputs: {
+      workers: WORKERS,
+      netsPerWorker: NETS_PER_WORKER,
+      nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
+      schedule: '* * * * * * (every second)',
+      ttlMs: TTL_MS,
+      retryMs: RETRY_MS,
+      retryJitter: 'uniform 0–20% (mean +10%)',
+      windowMs: WINDOW_MS,
+      counting:
+        'bench/mongo-op-counter.ts: a TCP proxy between the workers and Mongo counting client→server OP_MSG by the first key of section 0 (the command) and its string value (the collection); lease = any command on `leases`; monitoring = hello/isMaster/ping/buildInfo/auth and legacy OP_QUERY handshakes',
+      forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
+    },
+    ...result,
+  })
+  const r = result as {
+    perHour: Record<string, number>
+    model: {
+      nominalPerHour: number
+      withMeanJitterPerHour: number
+      leaseOverNominal: number
+      leaseOverJitterModel: number
+    }
+    leaseByCommandPerHour: Record<string, number>
+  }
+  const rows = [['what', 'ops/hour']]
+  rows.push(['lease operations (measured)', String(r.perHour.lease)])
+  for (const [k, v] of Object.entries(r.leaseByCommandPerHour)) rows.push([`  ${k}`, String(v)])
+  rows.push(['model, nominal retry', String(r.model.nominalPerHour)])
+  rows.push(['model, mean jitter (+10%)', String(r.model.withMeanJitterPerHour)])
+  rows.push(['driver monitoring (hello, ping…)', String(r.perHour.monitoring)])
+  rows.push(['session housekeeping', String(r.perHour.session)])
+  rows.push(['other data commands', String(r.perHour.data)])
+  rows.push(['all OP_MSG', String(r.perHour.all)])
+  console.log(`\n${table(rows)}\n`)
+  console.log(
+    `bench store-load: lease ops ${r.model.leaseOverNominal}× the nominal model, ${r.model.leaseOverJitterModel}× with mean jitter; wrote ${path}`,
+  )
+  return path
+}

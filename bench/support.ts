@@ -1,0 +1,341 @@
+/**
+ * What the scenarios share: child processes (built workers, the unelected runner, agenda workers, the
+ * sandbox forge) with their JSON log lines parsed, machine information in the shape bench/store.ts
+ * records, percentiles, a text table, timing helpers and the result writer.
+ *
+ * Not a scenario and not a test harness: nothing here asserts; it measures and records. Every wait is
+ * bounded and every child it starts is tracked so `stopAll` can end it (by its own pid).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** LEASECRON_BENCH_QUICK=1: short windows and few trials, to try the suite out; results say so. */
+export const QUICK = process.env.LEASECRON_BENCH_QUICK === '1'
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
+export const resultsDir = join(repoRoot, 'bench', 'results')
+export const WORKER_MAIN = join(repoRoot, 'dist', 'src', 'worker', 'main.js')
+export const UNELECTED_MAIN = join(repoRoot, 'bench', 'unelected-worker.mjs')
+export const AGENDA_MAIN = join(repoRoot, 'bench', 'agenda-worker.mjs')
+export const SANDBOX_MAIN = join(repoRoot, 'bench', 'sandbox-process.mjs')
+export const NETS = {
+  product: join(repoRoot, 'bench', 'nets', 'product.mjs'),
+  idleTen: join(repoRoot, 'bench', 'nets', 'idle-ten.mjs'),
+  oneTick: join(repoRoot, 'bench', 'nets', 'one-tick.mjs'),
+}
+
+/** What the runner passes every scenario. */
+export interface BenchContext {
+  mongo: { url: string; kind: string; version: string; description: string }
+  command: string
+  /** A fresh database name for one run. */
+  database(label: string): string
+}
+
+export interface LogLine {
+  msg?: string
+  event?: string
+  at?: number
+  time?: number | string
+  [field: string]: unknown
+}
+
+/** A child process whose stdout/stderr JSON lines are parsed as they arrive. */
+export interface Child {
+  label: string
+  process: ChildProcess
+  pid: number
+  spawnedAt: number
+  lines: LogLine[]
+  text: string[]
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  alive(): boolean
+  /** Resolves with the first line (seen or future) matching `predicate`; rejects after `timeoutMs`. */
+  waitFor(predicate: (line: LogLine) => boolean, timeoutMs: number, what: string): Promise<LogLine>
+  /** Sends `signal` and resolves once the process is gone (SIGKILL after `graceMs`). */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>
+}
+
+const running = new Set<Child>()
+
+/**
+ * Spawns `node script ...args` with exactly `env` (plus PATH). `keep` filters which parsed lines are
+ * retained (all by default), so long runs with chatty children stay small.
+ */
+export function spawnNode(
+  label: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  keep: (line: LogLine) => boolean = () => true,
+): Child {
+  const spawnedAt = Date.now()
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: LogLine[] = []
+  const text: string[] = []
+  const waiters = new Set<{ predicate: (l: LogLine) => boolean; resolve: (l: LogLine) => void }>()
+  const take = (buffer: { rest: string }) => (chunk: string) => {
+    buffer.rest += chunk
+    const parts = buffer.rest.split('\n')
+    buffer.rest = parts.pop() ?? ''
+    for (const part of parts) {
+      if (!part.trim()) continue
+      let line: LogLine | undefined
+      try {
+        const parsed: unknown = JSON.parse(part)
+        if (parsed && typeof parsed === 'object') line = parsed as LogLine
+      } catch {
+        // not JSON
+      }
+      if (!line) {
+        if (text.length < 200) text.push(part)
+        continue
+      }
+      for (const w of waiters) {
+        if (w.predicate(line)) {
+          waiters.delete(w)
+          w.resolve(line)
+        }
+      }
+      if (keep(line)) lines.push(line)
+    }
+  }
+  child.stdout!.setEncoding('utf8').on('data', take({ rest: '' }))
+  child.stderr!.setEncoding('utf8').on('data', take({ rest: '' }))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+  const handle: Child = {
+    label,
+    process: child,
+    pid: child.pid ?? -1,
+    spawnedAt,
+    lines,
+    text,
+    exited,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    waitFor(predicate, timeoutMs, what) {
+      const seen = lines.find(predicate)
+      if (seen) return Promise.resolve(seen)
+      return new Promise((resolve, reject) => {
+        const waiter = { predicate, resolve }
+        waiters.add(waiter)
+        const timer = setTimeout(() => {
+          waiters.delete(waiter)
+          reject(
+            new Error(
+              `${label} (pid ${child.pid}): no ${what} within ${timeoutMs} ms; last lines:\n${lines
+                .slice(-5)
+                .map((l) => JSON.stringify(l).slice(0, 300))
+                .join('\n')}\n${text.slice(-5).join('\n')}`,
+            ),
+          )
+        }, timeoutMs)
+        waiter.resolve = (l) => {
+          clearTimeout(timer)
+          resolve(l)
+        }
+      })
+    },
+    async stop(signal = 'SIGTERM', graceMs = 10_000) {
+      if (handle.alive()) {
+        child.kill(signal)
+        const forced = setTimeout(() => child.kill('SIGKILL'), graceMs)
+        await exited
+        clearTimeout(forced)
+      }
+      running.delete(handle)
+    },
+  }
+  running.add(handle)
+  void exited.then(() => running.delete(handle))
+  return handle
+}
+
+/** Ends every child still running (each by its own pid), SIGTERM first. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((c) => c.stop('SIGTERM', 5_000)))
+}
+
+/** The sandbox forge in its own process. */
+export interface SandboxProcess {
+  child: Child
+  url: string
+  env: Record<string, string>
+  resetStats(): Promise<void>
+  stats(): Promise<SandboxStats>
+}
+
+export interface SandboxStats {
+  total: number
+  since: string
+  entries: Array<{
+    installation: string
+    method: string
+    route: string
+    status: number | string
+    count: number
+  }>
+}
+
+export const SANDBOX_DATA = { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 }
+
+export async function startSandboxProcess(generate = SANDBOX_DATA): Promise<SandboxProcess> {
+  const child = spawnNode('sandbox', SANDBOX_MAIN, [], { BENCH_SANDBOX: JSON.stringify(generate) })
+  const info = await child.waitFor((l) => typeof l.url === 'string', 30_000, 'the sandbox url')
+  const url = String(info.url)
+  // The key stays in this process's memory only; drop the line that carried it.
+  child.lines.length = 0
+  const env = {
+    GITHUB_APP_ID: String(info.appId),
+    GITHUB_INSTALLATION_ID: String(info.installationId),
+    GITHUB_APP_PRIVATE_KEY: String(info.privateKey),
+    GITHUB_API_URL: url,
+  }
+  return {
+    child,
+    url,
+    env,
+    async resetStats() {
+      const answer = await fetch(`${url}/_sandbox/stats/reset`, { method: 'POST' })
+      if (!answer.ok) throw new Error(`sandbox stats reset: HTTP ${answer.status}`)
+    },
+    async stats() {
+      const answer = await fetch(`${url}/_sandbox/stats`)
+      if (!answer.ok) throw new Error(`sandbox stats: HTTP ${answer.status}`)
+      return (await answer.json()) as SandboxStats
+    },
+  }
+}
+
+/** Environment every leasecron worker child gets. */
+export function workerEnv(extra: Record<string, string>): Record<string, string> {
+  return { PORT: '0', LOG_LEVEL: 'info', LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000', ...extra }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Sleeps until the wall clock's millisecond-of-second reaches `ms` (e.g. 500: half past a second). */
+export async function alignTo(ms: number, period = 1000): Promise<void> {
+  const now = Date.now()
+  await sleep((((ms - now) % period) + period) % period)
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+export function sig(value: number, digits = 4): number {
+  return Number.isFinite(value) ? Number(value.toPrecision(digits)) : value
+}
+
+export interface Distribution {
+  n: number
+  minMs: number
+  medianMs: number
+  p95Ms: number
+  maxMs: number
+  meanMs: number
+}
+
+export function distribution(values: readonly number[]): Distribution {
+  const sorted = [...values].sort((a, b) => a - b)
+  return {
+    n: sorted.length,
+    minMs: sorted[0] ?? Number.NaN,
+    medianMs: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    meanMs: sig(sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length)),
+  }
+}
+
+/** A text table: first row headers, first column left-aligned, the rest right-aligned. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)))
+  const lines = rows.map((r) =>
+    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+  )
+  return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n')
+}
+
+export function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function machine(mongo: BenchContext['mongo']) {
+  const cpuList = cpus()
+  return {
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+    cores: cpuList.length,
+    availableParallelism: availableParallelism(),
+    memoryGiB: sig(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch} ${kernelRelease()}`,
+    loadAverage: loadavg().map((v) => sig(v)),
+    node: process.version,
+    server: { kind: mongo.kind, version: mongo.version, description: mongo.description },
+  }
+}
+
+/** Writes `bench/results/<scenario>.json` with the common envelope and returns its path. */
+export async function writeResult(
+  scenario: string,
+  context: BenchContext,
+  startedAt: number,
+  body: { inputs: unknown; [key: string]: unknown },
+): Promise<string> {
+  const path = join(resultsDir, `${scenario}.json`)
+  const result = {
+    benchmark: `leasecron ${scenario}`,
+    generatedAt: new Date().toISOString(),
+    command: context.command,
+    commit: gitCommit(),
+    durationS: sig((Date.now() - startedAt) / 1000),
+    machine: machine(context.mongo),
+    ...(QUICK ? { quick: 'LEASECRON_BENCH_QUICK=1: shortened windows and trials, not a real run' } : {}),
+    ...body,
+  }
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, `${JSON.stringify(result, null, 2)}\n`)
+  return path
+}
+
+/** CPU ticks (utime + stime) and RSS of a live process, from /proc/<pid>/stat and /proc/<pid>/status. */
+export async function procSample(pid: number): Promise<{ ticks: number; rssKiB: number } | undefined> {
+  const { readFile } = await import('node:fs/promises')
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    const status = await readFile(`/proc/${pid}/status`, 'utf8')
+    const rss = /VmRSS:\s+(\d+)\s+kB/.exec(status)
+    return { ticks, rssKiB: rss ? Number(rss[1]) : Number.NaN }
+  } catch {
+    return undefined
+  }
+}
+
+/** Clock ticks per second for /proc stat fields (`getconf CLK_TCK`, 100 on Linux almost always). */
+export function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  } catch {
+    return 100
+  }
+}
