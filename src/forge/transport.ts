@@ -36,15 +36,33 @@ export function createForgeTransport(options: ForgeTransportOptions): ForgeTrans
   let closing: Promise<void> | undefined
   return {
     dispatcher,
-    fetch: (input, init) =>
-      undiciFetch(input, { ...init, dispatcher } as Parameters<
-        typeof undiciFetch
-      >[1]) as unknown as Promise<Response>,
+    fetch: async (input, init) => {
+      try {
+        return (await undiciFetch(input, { ...init, dispatcher } as Parameters<
+          typeof undiciFetch
+        >[1])) as unknown as Response
+      } catch (error) {
+        throw asAbortError(error, init?.signal as AbortSignal | undefined)
+      }
+    },
     close: () => {
       closing ??= agent.close()
       return closing
     },
   }
+}
+
+/**
+ * undici rejects an aborted fetch with the signal's own reason (often a plain Error), which Octokit turns
+ * into a status-500 RequestError that plugin-retry then retries for 14 s — so a pass told to stop kept a
+ * stopping worker past its shutdown timeout. An abort becomes the AbortError Octokit passes through.
+ */
+function asAbortError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (!signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return error
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason)
+  const aborted = new DOMException(`forge request aborted: ${reason}`, 'AbortError')
+  Object.defineProperty(aborted, 'cause', { value: error, enumerable: false })
+  return aborted
 }
 
 /** `graphql` when the path is `/graphql` or `/api/graphql` (GitHub Enterprise), else `rest`. */
