@@ -135,6 +135,14 @@ export async function runScenario(
       `chaos ${name}: ${JSON.stringify({ ...report, overlaps: { ...report.overlaps, list: undefined } })}`,
     )
   }
+  const secrets = [
+    ...env.sandbox.privateKey.split('\n').filter((l) => l.length > 20 && !l.startsWith('-----')),
+    ...env.sandbox.issuedTokens(),
+  ]
+  const leaked = cluster.workers
+    .flatMap((w) => [...w.proc.lines.map((l) => JSON.stringify(l)), ...w.proc.text])
+    .filter((line) => secrets.some((secret) => line.includes(secret)))
+  expect(leaked, 'a worker printed the App key or an installation token under a fault').toEqual([])
   expect(
     verdict.unexpectedExits,
     'a worker exited on a fault: its nets lose a replica until someone restarts it',
