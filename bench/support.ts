@@ -6,11 +6,12 @@
  * Not a scenario and not a test harness: nothing here asserts; it measures and records. Every wait is
  * bounded and every child it starts is tracked so `stopAll` can end it (by its own pid).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { type NodeProcess, spawnNodeProcess } from '../test/support/node-process.js'
 
 /** LEASECRON_BENCH_QUICK=1: short windows and few trials, to try the suite out; results say so. */
 export const QUICK = process.env.LEASECRON_BENCH_QUICK === '1'
@@ -44,26 +45,13 @@ export interface LogLine {
 }
 
 /** A child process whose stdout/stderr JSON lines are parsed as they arrive. */
-export interface Child {
-  label: string
-  process: ChildProcess
-  pid: number
-  spawnedAt: number
-  lines: LogLine[]
-  text: string[]
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-  alive(): boolean
-  /** Resolves with the first line (seen or future) matching `predicate`; rejects after `timeoutMs`. */
-  waitFor(predicate: (line: LogLine) => boolean, timeoutMs: number, what: string): Promise<LogLine>
-  /** Sends `signal` and resolves once the process is gone (SIGKILL after `graceMs`). */
-  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>
-}
+export type Child = NodeProcess<LogLine>
 
 const running = new Set<Child>()
 
 /**
- * Spawns `node script ...args` with exactly `env` (plus PATH). `keep` filters which parsed lines are
- * retained (all by default), so long runs with chatty children stay small.
+ * Spawns `node script ...args` with exactly `env` (plus PATH), in the repository root. `keep` filters which
+ * parsed lines are retained (all by default), so long runs with chatty children stay small.
  */
 export function spawnNode(
   label: string,
@@ -72,91 +60,10 @@ export function spawnNode(
   env: Record<string, string>,
   keep: (line: LogLine) => boolean = () => true,
 ): Child {
-  const spawnedAt = Date.now()
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const lines: LogLine[] = []
-  const text: string[] = []
-  const waiters = new Set<{ predicate: (l: LogLine) => boolean; resolve: (l: LogLine) => void }>()
-  const take = (buffer: { rest: string }) => (chunk: string) => {
-    buffer.rest += chunk
-    const parts = buffer.rest.split('\n')
-    buffer.rest = parts.pop() ?? ''
-    for (const part of parts) {
-      if (!part.trim()) continue
-      let line: LogLine | undefined
-      try {
-        const parsed: unknown = JSON.parse(part)
-        if (parsed && typeof parsed === 'object') line = parsed as LogLine
-      } catch {
-        // not JSON
-      }
-      if (!line) {
-        if (text.length < 200) text.push(part)
-        continue
-      }
-      for (const w of waiters) {
-        if (w.predicate(line)) {
-          waiters.delete(w)
-          w.resolve(line)
-        }
-      }
-      if (keep(line)) lines.push(line)
-    }
-  }
-  child.stdout!.setEncoding('utf8').on('data', take({ rest: '' }))
-  child.stderr!.setEncoding('utf8').on('data', take({ rest: '' }))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  const handle: Child = {
-    label,
-    process: child,
-    pid: child.pid ?? -1,
-    spawnedAt,
-    lines,
-    text,
-    exited,
-    alive: () => child.exitCode === null && child.signalCode === null,
-    waitFor(predicate, timeoutMs, what) {
-      const seen = lines.find(predicate)
-      if (seen) return Promise.resolve(seen)
-      return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve }
-        waiters.add(waiter)
-        const timer = setTimeout(() => {
-          waiters.delete(waiter)
-          reject(
-            new Error(
-              `${label} (pid ${child.pid}): no ${what} within ${timeoutMs} ms; last lines:\n${lines
-                .slice(-5)
-                .map((l) => JSON.stringify(l).slice(0, 300))
-                .join('\n')}\n${text.slice(-5).join('\n')}`,
-            ),
-          )
-        }, timeoutMs)
-        waiter.resolve = (l) => {
-          clearTimeout(timer)
-          resolve(l)
-        }
-      })
-    },
-    async stop(signal = 'SIGTERM', graceMs = 10_000) {
-      if (handle.alive()) {
-        child.kill(signal)
-        const forced = setTimeout(() => child.kill('SIGKILL'), graceMs)
-        await exited
-        clearTimeout(forced)
-      }
-      running.delete(handle)
-    },
-  }
-  running.add(handle)
-  void exited.then(() => running.delete(handle))
-  return handle
+  const child = spawnNodeProcess<LogLine>(script, args, env, { label, cwd: repoRoot, keep, maxText: 200 })
+  running.add(child)
+  void child.exited.then(() => running.delete(child))
+  return child
 }
 
 /** Ends every child still running (each by its own pid), SIGTERM first. */

@@ -144,7 +144,7 @@ async function measureSide(
       const phaseMs = randomInt(0, INTERVAL_MS)
       await sleep(phaseMs)
       const sentAt = Date.now()
-      latest.w.process.kill('SIGKILL')
+      latest.w.child.kill('SIGKILL')
       const others = pool.filter((w) => w !== latest.w)
       const next = await Promise.any(
         others.map((w) =>
@@ -173,7 +173,7 @@ async function measureSide(
           continue
         }
         const sentAt = Date.now()
-        victim.process.kill('SIGKILL')
+        victim.child.kill('SIGKILL')
         const next = await Promise.any(
           pool
             .filter((w) => w !== victim)

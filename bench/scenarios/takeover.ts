@@ -132,7 +132,7 @@ export async function runTakeover(context: BenchContext): Promise<string> {
         await sleep(phaseMs)
       }
       const sentAt = Date.now()
-      holder.process.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
+      holder.child.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
       const others = pool.filter((w) => w !== holder)
       const next = await Promise.any(
         others.map((w) =>
