@@ -14,7 +14,7 @@ import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { NetDefinition, NetLogger } from '../nets/net.js'
-import { startSandboxForge } from '../sandbox/sandbox-forge.js'
+import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import {
   ConfigError,
   GLOBAL_VARIABLES,
@@ -23,7 +23,7 @@ import {
   redactedConfig,
   type WorkerConfig,
 } from './config.js'
-import { prepareDemo } from './demo.js'
+import { DEMO_SANDBOX_DATA, prepareDemo } from './demo.js'
 import { createLogger } from './logger.js'
 import { connectMongo } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
@@ -147,7 +147,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     case 'status':
       return status(config.mongo, io)
     case 'once':
-      return once(rest[0], file, io)
+      return once(rest[0], config, io)
     default:
       return runWorker(file, config, io)
   }
@@ -180,10 +180,7 @@ async function status(mongo: { uri: string; db: string } | undefined, io: Io): P
   }
 }
 
-async function once(netName: string | undefined, file: WorkerFileConfig, io: Io): Promise<number> {
-  const loaded = loadConfig(io.env, file.nets, file.leases ?? LEASES)
-  if (!loaded.ok) return EXIT.config
-  const config = loaded.config
+async function once(netName: string | undefined, config: WorkerConfig, io: Io): Promise<number> {
   const net = config.nets.find((n) => n.net.name === netName)
   if (!net) {
     io.err(
@@ -201,18 +198,10 @@ async function once(netName: string | undefined, file: WorkerFileConfig, io: Io)
   const store: LeaseStore = connection ? new MongoStore(connection.db) : new MemoryStore()
   const sandbox =
     config.forge.kind === 'sandbox'
-      ? await startSandboxForge({ generate: { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 } })
+      ? await startSandboxForge({ generate: { ...DEMO_SANDBOX_DATA } })
       : undefined
   const forge = createForge({
-    config:
-      config.forge.kind === 'github'
-        ? config.forge.config
-        : {
-            appId: sandbox!.appId,
-            privateKey: sandbox!.privateKey,
-            installationId: sandbox!.installationId,
-            apiUrl: sandbox!.url,
-          },
+    config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
     logger: log.child({ component: 'forge' }),
   })
   try {

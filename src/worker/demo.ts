@@ -13,6 +13,9 @@ import type { NetDefinition } from '../nets/net.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 
+/** The sandbox's data when the worker starts it: a few repositories with pull requests and issues. */
+export const DEMO_SANDBOX_DATA = { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 } as const
+
 export interface Demo {
   nets: NetDefinition[]
   sandbox: SandboxForgeOptions
@@ -26,7 +29,7 @@ export async function prepareDemo(
   now: Date,
   publicUrl: string | undefined,
 ): Promise<Demo> {
-  const fixture = generateSandboxFixture({ repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 })
+  const fixture = generateSandboxFixture({ ...DEMO_SANDBOX_DATA })
   const plan = planDemoGatingRuns(fixture, { now, ...(publicUrl ? { publicUrl } : {}) })
   const store = new MemoryGateRunStore()
   await seedDemoGatingRuns(store, plan)

@@ -13,7 +13,13 @@ import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
 import type { NetDefinition, NetLogger } from '../nets/net.js'
-import { type SandboxForge, type SandboxForgeOptions, startSandboxForge } from '../sandbox/sandbox-forge.js'
+import {
+  type SandboxForge,
+  type SandboxForgeOptions,
+  sandboxForgeConfig,
+  startSandboxForge,
+} from '../sandbox/sandbox-forge.js'
+import { DEMO_SANDBOX_DATA } from './demo.js'
 import { ConfigError, loadConfig, redactedConfig, type WorkerConfig } from './config.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger } from './logger.js'
@@ -109,28 +115,15 @@ export function createWorker(options: WorkerOptions): Worker {
       )
     }
 
-    if (config.forge.kind === 'github') {
-      forge = createForge({
-        config: config.forge.config,
-        logger: log.child({ component: 'forge' }),
-        registry: metrics.registry,
-      })
-    } else {
-      sandbox = await startSandboxForge(
-        options.sandbox ?? { generate: { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 } },
-      )
+    if (config.forge.kind === 'sandbox') {
+      sandbox = await startSandboxForge(options.sandbox ?? { generate: { ...DEMO_SANDBOX_DATA } })
       log.warn({ url: sandbox.url, reason: config.forge.reason }, 'using the local sandbox forge, not GitHub')
-      forge = createForge({
-        config: {
-          appId: sandbox.appId,
-          privateKey: sandbox.privateKey,
-          installationId: sandbox.installationId,
-          apiUrl: sandbox.url,
-        },
-        logger: log.child({ component: 'forge' }),
-        registry: metrics.registry,
-      })
     }
+    forge = createForge({
+      config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
+      logger: log.child({ component: 'forge' }),
+      registry: metrics.registry,
+    })
 
     const resources = new Map<string, unknown>()
     const enabled = config.nets.filter((n) => n.enabled)
