@@ -1,0 +1,78 @@
+/**
+ * The run ledger contract: one pass per schedule slot, whoever holds the lease.
+ *
+ * What it is: before a pass starts it claims its slot — one atomic insert keyed by net and slot
+ * (`_id: "<net>@<slot ISO>"`). The insert's uniqueness decides, so two overlapping terms (a stalled holder
+ * and its successor, two `once` processes for one trigger) run one slot once. The pass's end records its
+ * outcome on the same record, and the holder prunes old records so the ledger stays bounded.
+ *
+ * What it is not: a transaction around the pass. A pass's side effects are not atomic with its claim: a
+ * pass that claimed its slot and crashed half-way leaves the slot claimed and its work half done; the next
+ * slot's pass (nets are idempotent) repairs it.
+ *
+ * Both twins (MemoryRunLedger, MongoRunLedger) give identical answers to identical calls; one conformance
+ * suite runs them both. A rejection means the answer did not arrive: callers fail closed (no pass).
+ */
+
+/** How a pass ended. `aborted`: the term ended or the process stopped while it ran. */
+export type RunOutcome = 'ok' | 'failed' | 'aborted'
+
+/** What a pass claims before it starts. */
+export interface RunClaim {
+  net: string
+  /** The schedule instant the pass serves (whole milliseconds, UTC). */
+  slot: Date
+  owner: string
+  /** The fence of the term that runs the pass. */
+  fence: number
+  startedAt: Date
+}
+
+/** What a pass's end records on its claim. */
+export interface RunFinish {
+  finishedAt: Date
+  outcome: RunOutcome
+  /** The error's message for a failed pass (never a stack, never a secret). */
+  error?: string
+  /** Forge requests the pass spent, by lane. */
+  requests?: Record<string, number>
+}
+
+/** One run as the ledger holds it. */
+export interface RunRecord extends RunClaim {
+  /** `<net>@<slot ISO>`. */
+  id: string
+  finishedAt?: Date
+  outcome?: RunOutcome
+  error?: string
+  requests?: Record<string, number>
+}
+
+export interface RunLedgerCallOptions {
+  signal?: AbortSignal
+}
+
+export interface RunLedger {
+  /**
+   * Claims `claim.slot` of `claim.net`: resolves `true` when this call inserted the record, `false` when
+   * the slot was already claimed (by anyone, this owner included). Exactly one of any number of
+   * concurrent claims of one slot resolves `true`.
+   */
+  claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean>
+  /**
+   * Records the end of the run claimed by `owner` with `fence`; a record claimed by another owner or
+   * fence is left as it is (resolves `false`), so a late finish never overwrites another term's record.
+   */
+  finish(net: string, slot: Date, owner: string, fence: number, finish: RunFinish, options?: RunLedgerCallOptions): Promise<boolean>
+  /** The record of one slot, if claimed. */
+  get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined>
+  /** The newest `limit` runs of `net` (newest slot first). */
+  history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]>
+  /** Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. */
+  prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number>
+}
+
+/** The ledger's key for one slot of one net. */
+export function runId(net: string, slot: Date): string {
+  return `${net}@${slot.toISOString()}`
+}
