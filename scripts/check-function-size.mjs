@@ -26,6 +26,10 @@ function parseArgs(argv) {
 }
 
 function* typeScriptFiles(dir) {
+  if (!statSync(dir).isDirectory()) {
+    yield dir
+    return
+  }
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry)
     if (entry === 'node_modules' || entry.startsWith('.')) continue

@@ -14,6 +14,7 @@ import {
   type BenchContext,
   type Child,
   distribution,
+  type LogLine,
   NETS,
   QUICK,
   sleep,
@@ -64,168 +65,197 @@ const keep = (l: { event?: unknown; msg?: unknown }) =>
   l.msg === 'released' ||
   String(l.msg).startsWith('passes still running')
 
-export async function runTakeover(context: BenchContext): Promise<string> {
-  const startedAt = Date.now()
-  const sandbox = await startSandboxProcess()
-  const dbName = context.database('takeover')
-  await seedGatingRuns(context.mongo.url, dbName, new Date())
-  const env = workerEnv({
-    ...sandbox.env,
-    MONGO_URI: context.mongo.url,
-    MONGO_DB: dbName,
-    LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
-    LEASECRON_NET_BOARD_ISSUE_SYNC_ENABLED: 'false',
-  })
-  let spawned = 0
-  const pool: Child[] = []
-  const spawnOne = () => {
-    const w = spawnNode(`worker-${++spawned}`, WORKER_MAIN, ['run', '--config', NETS.product], env, keep)
-    pool.push(w)
+/** The three campaigning workers; a stopped holder is replaced by a fresh one before the next trial. */
+class Pool {
+  readonly workers: Child[] = []
+  #spawned = 0
+  constructor(private readonly env: Record<string, string>) {}
+
+  spawnOne(): Child {
+    const args = ['run', '--config', NETS.product]
+    const w = spawnNode(`worker-${++this.#spawned}`, WORKER_MAIN, args, this.env, keep)
+    this.workers.push(w)
     return w
   }
-  const trials: Trial[] = []
-  try {
-    for (let i = 0; i < POOL; i++) spawnOne()
-    const latestPass = () =>
-      pool
-        .flatMap((w) =>
-          w.lines
-            .filter((l) => l.event === 'pass-start' && l.net === NET)
-            .map((l) => ({ w, at: Number(l.at) })),
-        )
-        .sort((a, b) => b.at - a.at)[0]
-    let since = 0
-    const total = TRIALS_PER_KIND * 2 + MID_PASS_TRIALS
-    for (let t = 0; t < total; t++) {
-      const kind: Trial['kind'] =
-        t >= TRIALS_PER_KIND * 2 ? 'clean-mid-pass' : t % 2 === 0 ? 'clean' : 'crash'
-      await Promise.all(pool.map((w) => w.waitFor((l) => l.msg === 'campaigning', 30_000, 'a campaign')))
-      // The holder: whoever started the latest pass, after the previous trial's takeover.
-      await Promise.any(
-        pool.map((w) =>
-          w.waitFor(
-            (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > since,
-            30_000,
-            'a pass',
-          ),
-        ),
-      )
-      let holder = latestPass()!.w
-      let phaseMs = randomInt(0, 1000)
-      if (kind === 'clean-mid-pass') {
-        const mark = Date.now()
-        const fresh = await Promise.any(
-          pool.map((w) =>
-            w
-              .waitFor(
-                (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > mark,
-                30_000,
-                'a pass',
-              )
-              .then((line) => ({ w, at: Number(line.at) })),
-          ),
-        )
-        holder = fresh.w
-        phaseMs = MID_PASS_DELAY_MS
-        await sleep(Math.max(0, fresh.at + MID_PASS_DELAY_MS - Date.now()))
-      } else {
-        await sleep(phaseMs)
-      }
-      const sentAt = Date.now()
-      holder.child.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
-      const others = pool.filter((w) => w !== holder)
-      const next = await Promise.any(
-        others.map((w) =>
-          w
-            .waitFor(
-              (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > sentAt,
-              30_000,
-              'a takeover pass',
-            )
-            .then((line) => ({ w, line })),
-        ),
-      )
-      const elected = next.w.lines.find(
-        (l) => l.msg === 'elected' && Number(new Date(String(l.time))) >= sentAt,
-      )
-      const { code } = await holder.exited
-      const exitedMs = Date.now() - sentAt
-      const released = holder.lines.find((l) => l.msg === 'released' && Date.parse(String(l.time)) >= sentAt)
-      pool.splice(pool.indexOf(holder), 1)
-      trials.push({
-        kind,
-        phaseMs,
-        takeoverMs: Number(next.line.at) - sentAt,
-        electedMs: elected ? Number(new Date(String(elected.time))) - sentAt : undefined,
-        releasedMs: released ? Date.parse(String(released.time)) - sentAt : undefined,
-        shutdownTimedOut: holder.lines.some((l) => String(l.msg).startsWith('passes still running')),
-        exitedMs,
-        exitCode: code,
-      })
-      since = Number(next.line.at)
-      console.log(`bench takeover: trial ${t + 1}/${total} ${kind}: ${Number(next.line.at) - sentAt} ms`)
-      spawnOne()
-    }
-  } finally {
-    await Promise.all(pool.map((w) => w.stop('SIGTERM', 10_000)))
-    await sandbox.child.stop()
+
+  remove(w: Child): void {
+    this.workers.splice(this.workers.indexOf(w), 1)
   }
-  const summary = Object.fromEntries(
-    (['clean', 'crash', 'clean-mid-pass'] as const).map((kind) => {
-      const mine = trials.filter((t) => t.kind === kind)
-      const takeover = distribution(mine.map((t) => t.takeoverMs))
-      const bound = BOUNDS[kind === 'crash' ? 'crash' : 'clean']
-      return [
-        kind,
-        {
-          takeover,
-          elected: distribution(mine.flatMap((t) => (t.electedMs === undefined ? [] : [t.electedMs]))),
-          released: distribution(mine.flatMap((t) => (t.releasedMs === undefined ? [] : [t.releasedMs]))),
-          bound,
-          overNominal: mine.filter((t) => t.takeoverMs > bound.nominalMs).length,
-          overWithJitter: mine.filter((t) => t.takeoverMs > bound.withJitterMs).length,
-          maxOverWithJitterMs: Math.max(0, takeover.maxMs - bound.withJitterMs),
-          exitCodes: [...new Set(mine.map((t) => t.exitCode))],
-          shutdownTimedOut: mine.filter((t) => t.shutdownTimedOut).length,
-          releasedInOrder: mine.filter((t) => t.releasedMs !== undefined).length,
-        },
-      ]
-    }),
+
+  /** The worker that started the latest sweeper pass. */
+  latestPass(): Child | undefined {
+    return this.workers
+      .flatMap((w) => passStarts(w).map((l) => ({ w, at: Number(l.at) })))
+      .sort((a, b) => b.at - a.at)[0]?.w
+  }
+
+  /** The first sweeper pass any of `workers` starts after `after` (wall-clock ms). */
+  nextPass(workers: readonly Child[], after: number, what: string): Promise<{ w: Child; at: number }> {
+    return Promise.any(
+      workers.map((w) =>
+        w
+          .waitFor((l) => isPassStart(l) && Number(l.at) > after, 30_000, what)
+          .then((line) => ({ w, at: Number(line.at) })),
+      ),
+    )
+  }
+}
+
+const isPassStart = (l: LogLine) => l.event === 'pass-start' && l.net === NET
+const passStarts = (w: Child) => w.lines.filter(isPassStart)
+const loggedAt = (l: LogLine | undefined) => (l ? Date.parse(String(l.time)) : Number.NaN)
+
+function trialKind(t: number): Trial['kind'] {
+  if (t >= TRIALS_PER_KIND * 2) return 'clean-mid-pass'
+  return t % 2 === 0 ? 'clean' : 'crash'
+}
+
+/** Waits for the pool to campaign and the holder to pass; picks the holder and waits out the phase. */
+async function aimAtHolder(pool: Pool, kind: Trial['kind'], since: number) {
+  await Promise.all(pool.workers.map((w) => w.waitFor((l) => l.msg === 'campaigning', 30_000, 'a campaign')))
+  await pool.nextPass(pool.workers, since, 'a pass')
+  if (kind !== 'clean-mid-pass') {
+    const holder = pool.latestPass()!
+    const phaseMs = randomInt(0, 1000)
+    await sleep(phaseMs)
+    return { holder, phaseMs }
+  }
+  const fresh = await pool.nextPass(pool.workers, Date.now(), 'a pass')
+  await sleep(Math.max(0, fresh.at + MID_PASS_DELAY_MS - Date.now()))
+  return { holder: fresh.w, phaseMs: MID_PASS_DELAY_MS }
+}
+
+/** One trial: stop the holder, time the first pass another worker starts. */
+async function runTrial(pool: Pool, kind: Trial['kind'], since: number): Promise<Trial & { nextAt: number }> {
+  const { holder, phaseMs } = await aimAtHolder(pool, kind, since)
+  const sentAt = Date.now()
+  holder.child.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
+  const next = await pool.nextPass(
+    pool.workers.filter((w) => w !== holder),
+    sentAt,
+    'a takeover pass',
   )
-  const path = await writeResult('takeover', context, startedAt, {
-    inputs: {
-      workers: POOL,
-      net: `${NET}, schedule * * * * * * (every second)`,
-      ttlMs: TTL_MS,
-      retryMs: RETRY_MS,
-      retryJitter: `up to +${JITTER * 100}%`,
-      tickMs: TICK_MS,
-      trialsPerKind: TRIALS_PER_KIND,
-      order: 'alternating clean, crash; then the directed clean-mid-pass trials',
-      midPassTrials: MID_PASS_TRIALS,
-      midPass: `SIGTERM ${MID_PASS_DELAY_MS} ms after the holder's pass start (a sweep takes about 100 ms here), so a pass is in flight when the stop begins`,
-      phase: 'a uniform 0–999 ms after one of the holder’s pass starts',
-      measured:
-        'signal sent → the first pass-start logged by another process (wall-clock ms in the log line); electedMs: → its elected line',
-      replacement: 'a fresh worker joins after each trial, so three processes campaign at every trial',
-    },
-    summary,
-    trials,
-  })
+  const elected = next.w.lines.find((l) => l.msg === 'elected' && loggedAt(l) >= sentAt)
+  const { code } = await holder.exited
+  const exitedMs = Date.now() - sentAt
+  const released = holder.lines.find((l) => l.msg === 'released' && loggedAt(l) >= sentAt)
+  pool.remove(holder)
+  return {
+    kind,
+    phaseMs,
+    takeoverMs: next.at - sentAt,
+    electedMs: elected ? loggedAt(elected) - sentAt : undefined,
+    releasedMs: released ? loggedAt(released) - sentAt : undefined,
+    shutdownTimedOut: holder.lines.some((l) => String(l.msg).startsWith('passes still running')),
+    exitedMs,
+    exitCode: code,
+    nextAt: next.at,
+  }
+}
+
+async function runTrials(pool: Pool): Promise<Trial[]> {
+  const trials: Trial[] = []
+  const total = TRIALS_PER_KIND * 2 + MID_PASS_TRIALS
+  let since = 0
+  for (let t = 0; t < total; t++) {
+    const { nextAt, ...trial } = await runTrial(pool, trialKind(t), since)
+    trials.push(trial)
+    since = nextAt
+    console.log(`bench takeover: trial ${t + 1}/${total} ${trial.kind}: ${trial.takeoverMs} ms`)
+    pool.spawnOne()
+  }
+  return trials
+}
+
+const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined)
+
+function summarizeKind(mine: readonly Trial[], kind: Trial['kind']) {
+  const takeover = distribution(mine.map((t) => t.takeoverMs))
+  const bound = BOUNDS[kind === 'crash' ? 'crash' : 'clean']
+  return {
+    takeover,
+    elected: distribution(defined(mine.map((t) => t.electedMs))),
+    released: distribution(defined(mine.map((t) => t.releasedMs))),
+    bound,
+    overNominal: mine.filter((t) => t.takeoverMs > bound.nominalMs).length,
+    overWithJitter: mine.filter((t) => t.takeoverMs > bound.withJitterMs).length,
+    maxOverWithJitterMs: Math.max(0, takeover.maxMs - bound.withJitterMs),
+    exitCodes: [...new Set(mine.map((t) => t.exitCode))],
+    shutdownTimedOut: mine.filter((t) => t.shutdownTimedOut).length,
+    releasedInOrder: mine.filter((t) => t.releasedMs !== undefined).length,
+  }
+}
+
+type TakeoverSummary = Record<Trial['kind'], ReturnType<typeof summarizeKind>>
+
+function summarize(trials: readonly Trial[]): TakeoverSummary {
+  const kinds = ['clean', 'crash', 'clean-mid-pass'] as const
+  const entries = kinds.map((kind) => [
+    kind,
+    summarizeKind(
+      trials.filter((t) => t.kind === kind),
+      kind,
+    ),
+  ])
+  return Object.fromEntries(entries) as TakeoverSummary
+}
+
+const INPUTS = {
+  workers: POOL,
+  net: `${NET}, schedule * * * * * * (every second)`,
+  ttlMs: TTL_MS,
+  retryMs: RETRY_MS,
+  retryJitter: `up to +${JITTER * 100}%`,
+  tickMs: TICK_MS,
+  trialsPerKind: TRIALS_PER_KIND,
+  order: 'alternating clean, crash; then the directed clean-mid-pass trials',
+  midPassTrials: MID_PASS_TRIALS,
+  midPass: `SIGTERM ${MID_PASS_DELAY_MS} ms after the holder's pass start (a sweep takes about 100 ms here), so a pass is in flight when the stop begins`,
+  phase: 'a uniform 0–999 ms after one of the holder’s pass starts',
+  measured:
+    'signal sent → the first pass-start logged by another process (wall-clock ms in the log line); electedMs: → its elected line',
+  replacement: 'a fresh worker joins after each trial, so three processes campaign at every trial',
+}
+
+function printSummary(summary: TakeoverSummary): void {
   const rows = [['kind', 'n', 'min ms', 'median ms', 'p95 ms', 'max ms', 'bound ms (+jitter)', 'over bound']]
   for (const [kind, s] of Object.entries(summary)) {
+    const { n, minMs, medianMs, p95Ms, maxMs } = s.takeover
     rows.push([
       kind,
-      String(s.takeover.n),
-      String(s.takeover.minMs),
-      String(s.takeover.medianMs),
-      String(s.takeover.p95Ms),
-      String(s.takeover.maxMs),
+      ...[n, minMs, medianMs, p95Ms, maxMs].map(String),
       `${s.bound.nominalMs} (${s.bound.withJitterMs})`,
       `${s.overNominal} (${s.overWithJitter})`,
     ])
   }
   console.log(`\n${table(rows)}\n`)
+}
+
+export async function runTakeover(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const sandbox = await startSandboxProcess()
+  const dbName = context.database('takeover')
+  await seedGatingRuns(context.mongo.url, dbName, new Date())
+  const pool = new Pool(
+    workerEnv({
+      ...sandbox.env,
+      MONGO_URI: context.mongo.url,
+      MONGO_DB: dbName,
+      LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
+      LEASECRON_NET_BOARD_ISSUE_SYNC_ENABLED: 'false',
+    }),
+  )
+  let trials: Trial[]
+  try {
+    for (let i = 0; i < POOL; i++) pool.spawnOne()
+    trials = await runTrials(pool)
+  } finally {
+    await Promise.all(pool.workers.map((w) => w.stop('SIGTERM', 10_000)))
+    await sandbox.child.stop()
+  }
+  const summary = summarize(trials)
+  const path = await writeResult('takeover', context, startedAt, { inputs: INPUTS, summary, trials })
+  printSummary(summary)
   console.log(`bench takeover: wrote ${path}`)
   return path
 }
