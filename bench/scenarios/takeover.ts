@@ -12,9 +12,9 @@
 import { randomInt } from 'node:crypto'
 import {
   type BenchContext,
-  type Child,
   distribution,
   type LogLine,
+  ProcessPool,
   NETS,
   QUICK,
   sleep,
@@ -65,44 +65,7 @@ const keep = (l: { event?: unknown; msg?: unknown }) =>
   l.msg === 'released' ||
   String(l.msg).startsWith('passes still running')
 
-/** The three campaigning workers; a stopped holder is replaced by a fresh one before the next trial. */
-class Pool {
-  readonly workers: Child[] = []
-  #spawned = 0
-  constructor(private readonly env: Record<string, string>) {}
-
-  spawnOne(): Child {
-    const args = ['run', '--config', NETS.product]
-    const w = spawnNode(`worker-${++this.#spawned}`, WORKER_MAIN, args, this.env, keep)
-    this.workers.push(w)
-    return w
-  }
-
-  remove(w: Child): void {
-    this.workers.splice(this.workers.indexOf(w), 1)
-  }
-
-  /** The worker that started the latest sweeper pass. */
-  latestPass(): Child | undefined {
-    return this.workers
-      .flatMap((w) => passStarts(w).map((l) => ({ w, at: Number(l.at) })))
-      .sort((a, b) => b.at - a.at)[0]?.w
-  }
-
-  /** The first sweeper pass any of `workers` starts after `after` (wall-clock ms). */
-  nextPass(workers: readonly Child[], after: number, what: string): Promise<{ w: Child; at: number }> {
-    return Promise.any(
-      workers.map((w) =>
-        w
-          .waitFor((l) => isPassStart(l) && Number(l.at) > after, 30_000, what)
-          .then((line) => ({ w, at: Number(line.at) })),
-      ),
-    )
-  }
-}
-
 const isPassStart = (l: LogLine) => l.event === 'pass-start' && l.net === NET
-const passStarts = (w: Child) => w.lines.filter(isPassStart)
 const loggedAt = (l: LogLine | undefined) => (l ? Date.parse(String(l.time)) : Number.NaN)
 
 function trialKind(t: number): Trial['kind'] {
@@ -111,58 +74,49 @@ function trialKind(t: number): Trial['kind'] {
 }
 
 /** Waits for the pool to campaign and the holder to pass; picks the holder and waits out the phase. */
-async function aimAtHolder(pool: Pool, kind: Trial['kind'], since: number) {
-  await Promise.all(pool.workers.map((w) => w.waitFor((l) => l.msg === 'campaigning', 30_000, 'a campaign')))
-  await pool.nextPass(pool.workers, since, 'a pass')
+async function aimAtHolder(pool: ProcessPool, kind: Trial['kind'], since: number) {
+  await pool.allStarted((l) => l.msg === 'campaigning', 'a campaign', 30_000)
+  await pool.nextRun(since, 'a pass')
   if (kind !== 'clean-mid-pass') {
-    const holder = pool.latestPass()!
+    const holder = pool.latestRunner()!
     const phaseMs = randomInt(0, 1000)
     await sleep(phaseMs)
     return { holder, phaseMs }
   }
-  const fresh = await pool.nextPass(pool.workers, Date.now(), 'a pass')
+  const fresh = await pool.nextRun(Date.now(), 'a pass')
   await sleep(Math.max(0, fresh.at + MID_PASS_DELAY_MS - Date.now()))
-  return { holder: fresh.w, phaseMs: MID_PASS_DELAY_MS }
+  return { holder: fresh.child, phaseMs: MID_PASS_DELAY_MS }
 }
 
 /** One trial: stop the holder, time the first pass another worker starts. */
-async function runTrial(pool: Pool, kind: Trial['kind'], since: number): Promise<Trial & { nextAt: number }> {
+async function runTrial(pool: ProcessPool, kind: Trial['kind'], since: number) {
   const { holder, phaseMs } = await aimAtHolder(pool, kind, since)
-  const sentAt = Date.now()
-  holder.child.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
-  const next = await pool.nextPass(
-    pool.workers.filter((w) => w !== holder),
-    sentAt,
-    'a takeover pass',
-  )
-  const elected = next.w.lines.find((l) => l.msg === 'elected' && loggedAt(l) >= sentAt)
-  const { code } = await holder.exited
-  const exitedMs = Date.now() - sentAt
-  const released = holder.lines.find((l) => l.msg === 'released' && loggedAt(l) >= sentAt)
-  pool.remove(holder)
-  return {
+  const stop = await pool.killAndTime(holder, kind === 'crash' ? 'SIGKILL' : 'SIGTERM', 30_000)
+  const elected = stop.next.child.lines.find((l) => l.msg === 'elected' && loggedAt(l) >= stop.sentAt)
+  const released = holder.lines.find((l) => l.msg === 'released' && loggedAt(l) >= stop.sentAt)
+  const trial: Trial = {
     kind,
     phaseMs,
-    takeoverMs: next.at - sentAt,
-    electedMs: elected ? loggedAt(elected) - sentAt : undefined,
-    releasedMs: released ? loggedAt(released) - sentAt : undefined,
+    takeoverMs: stop.takeoverMs,
+    electedMs: elected ? loggedAt(elected) - stop.sentAt : undefined,
+    releasedMs: released ? loggedAt(released) - stop.sentAt : undefined,
     shutdownTimedOut: holder.lines.some((l) => String(l.msg).startsWith('passes still running')),
-    exitedMs,
-    exitCode: code,
-    nextAt: next.at,
+    exitedMs: stop.exitedMs,
+    exitCode: stop.exitCode,
   }
+  return { trial, nextAt: stop.next.at }
 }
 
-async function runTrials(pool: Pool): Promise<Trial[]> {
+async function runTrials(pool: ProcessPool): Promise<Trial[]> {
   const trials: Trial[] = []
   const total = TRIALS_PER_KIND * 2 + MID_PASS_TRIALS
   let since = 0
   for (let t = 0; t < total; t++) {
-    const { nextAt, ...trial } = await runTrial(pool, trialKind(t), since)
+    const { trial, nextAt } = await runTrial(pool, trialKind(t), since)
     trials.push(trial)
     since = nextAt
     console.log(`bench takeover: trial ${t + 1}/${total} ${trial.kind}: ${trial.takeoverMs} ms`)
-    pool.spawnOne()
+    pool.add()
   }
   return trials
 }
@@ -236,21 +190,21 @@ export async function runTakeover(context: BenchContext): Promise<string> {
   const sandbox = await startSandboxProcess()
   const dbName = context.database('takeover')
   await seedGatingRuns(context.mongo.url, dbName, new Date())
-  const pool = new Pool(
-    workerEnv({
-      ...sandbox.env,
-      MONGO_URI: context.mongo.url,
-      MONGO_DB: dbName,
-      LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
-      LEASECRON_NET_BOARD_ISSUE_SYNC_ENABLED: 'false',
-    }),
-  )
+  const env = workerEnv({
+    ...sandbox.env,
+    MONGO_URI: context.mongo.url,
+    MONGO_DB: dbName,
+    LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
+    LEASECRON_NET_BOARD_ISSUE_SYNC_ENABLED: 'false',
+  })
+  const args = ['run', '--config', NETS.product]
+  const pool = new ProcessPool((i) => spawnNode(`worker-${i + 1}`, WORKER_MAIN, args, env, keep), isPassStart)
   let trials: Trial[]
   try {
-    for (let i = 0; i < POOL; i++) pool.spawnOne()
+    for (let i = 0; i < POOL; i++) pool.add()
     trials = await runTrials(pool)
   } finally {
-    await Promise.all(pool.workers.map((w) => w.stop('SIGTERM', 10_000)))
+    await pool.stopAll()
     await sandbox.child.stop()
   }
   const summary = summarize(trials)
