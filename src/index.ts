@@ -35,7 +35,7 @@ export {
 } from './nets/options.js'
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
-export type { WorkerFileConfig } from './worker/cli.js'
+export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './worker/load-config-file.js'
 export { ownerId } from './worker/owner-id.js'
 export {
   createForge,
