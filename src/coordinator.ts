@@ -23,7 +23,7 @@
  */
 import type { RunCoordinator } from 'node-cron'
 import { type Clock, systemClock } from './lease/clock.js'
-import { type LeaseGrant, LeaseLostError, type LeaseStore } from './lease/store.js'
+import { LeaseLostError, type LeaseStore } from './lease/store.js'
 import type { RunLedger } from './runs/run-ledger.js'
 import { ownerId } from './worker/owner-id.js'
 
@@ -88,6 +88,13 @@ export function parseFireKey(key: string): { task: string; slot: Date } {
   return { task: match[1] as string, slot }
 }
 
+/** This process's hold on a task's lease. */
+interface Term {
+  lease: string
+  /** The term's fence, as the ledger records it (0 until the store grants fenced terms). */
+  fence: number
+}
+
 interface Settings {
   store: LeaseStore
   ledger: RunLedger | undefined
@@ -101,7 +108,10 @@ interface Settings {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new LeaseCoordinatorError('COORDINATOR_BAD_OPTIONS', `${name} must be a whole number ≥ 1, got ${value}`)
+    throw new LeaseCoordinatorError(
+      'COORDINATOR_BAD_OPTIONS',
+      `${name} must be a whole number ≥ 1, got ${value}`,
+    )
   }
   return value
 }
@@ -127,7 +137,7 @@ function settle(options: LeaseCoordinatorOptions): Settings {
  */
 export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordinator {
   const settings = settle(options)
-  const terms = new Map<string, LeaseGrant>()
+  const terms = new Map<string, Term>()
   const claimed = new Map<string, number>()
   const ran = new Map<string, number>()
   const queues = new Map<string, Promise<unknown>>()
@@ -142,8 +152,7 @@ export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordin
     return next
   }
 
-  const hold = (task: string, ttlMs: number) =>
-    serial(task, () => holdTerm(settings, terms, task, ttlMs))
+  const hold = (task: string, ttlMs: number) => serial(task, () => holdTerm(settings, terms, task, ttlMs))
 
   return {
     owner: settings.owner,
@@ -176,40 +185,35 @@ export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordin
     async close() {
       const held = [...terms.entries()]
       terms.clear()
-      await Promise.all(held.map(([task, grant]) => serial(task, () => stepDown(settings.store, grant))))
+      await Promise.all(held.map(([task, grant]) => serial(task, () => stepDown(settings, grant))))
     },
   }
 }
 
 /**
- * Renews this process's term of the task's lease, or campaigns for a new one when it has none or lost it.
- * Resolves the grant this fire runs under, or false when another process holds the lease.
+ * Renews this process's hold on the task's lease, or campaigns for it when it has none or lost it.
+ * Resolves the term this fire runs under, or false when another process holds the lease.
  */
 async function holdTerm(
   settings: Settings,
-  terms: Map<string, LeaseGrant>,
+  terms: Map<string, Term>,
   task: string,
   ttlMs: number,
-): Promise<LeaseGrant | false> {
-  const held = terms.get(task)
-  const now = settings.clock.now()
-  if (held) {
-    // A rejected renewal leaves the term unknown: forget it, so the next fire campaigns afresh.
-    terms.delete(task)
-    if (await settings.store.renew(held, now, ttlMs)) {
-      terms.set(task, held)
-      return held
-    }
-  }
-  const grant = await settings.store.acquire(`${settings.prefix}${task}`, settings.owner, now, ttlMs)
-  if (grant) terms.set(task, grant)
-  return grant
+): Promise<Term | false> {
+  const lease = `${settings.prefix}${task}`
+  // A rejected call leaves the hold unknown: forget it, so the next fire campaigns afresh.
+  terms.delete(task)
+  const held = await settings.store.acquire(lease, settings.owner, settings.clock.now(), ttlMs)
+  if (!held) return false
+  const term = { lease, fence: 0 }
+  terms.set(task, term)
+  return term
 }
 
 /** Releases a term; a lease another owner took meanwhile is theirs already, which is what stepping down wants. */
-async function stepDown(store: LeaseStore, grant: LeaseGrant): Promise<void> {
+async function stepDown(settings: Settings, term: Term): Promise<void> {
   try {
-    await store.release(grant)
+    await settings.store.release(term.lease, settings.owner)
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error
   }

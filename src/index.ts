@@ -124,3 +124,10 @@ export { MemoryBoardStore } from './nets/board-sync/memory-board-store.js'
 export { MongoBoardStore } from './nets/board-sync/mongo-board-store.js'
 export { cardId, type Card, type BoardColumn } from './nets/board-sync/card.js'
 export { planDemoGatingRuns, seedDemoGatingRuns } from './nets/demo-seed.js'
+export {
+  leaseCoordinator,
+  parseFireKey,
+  LeaseCoordinatorError,
+  type LeaseCoordinator,
+  type LeaseCoordinatorOptions,
+} from './coordinator.js'

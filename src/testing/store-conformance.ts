@@ -1,8 +1,11 @@
 /**
- * The one conformance suite every LeaseStore runs: both twins must answer identical calls identically.
+ * The one conformance suite every LeaseStore runs: both twins must answer identical calls identically,
+ * and a store of your own (Redis, Postgres, …) passes it before it elects anything. It registers vitest
+ * tests (`describe`/`it`) when called, so call it at the top level of a vitest test file. It is not a
+ * load or fault test: the chaos suite covers those for the built-in stores.
  */
 import { describe, expect, it } from 'vitest'
-import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../../src/index.js'
+import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
 
 export interface ConformanceOptions {
   /**
@@ -15,6 +18,10 @@ export interface ConformanceOptions {
 const t0 = new Date('2026-09-30T15:00:00.000Z')
 const at = (ms: number) => new Date(t0.getTime() + ms)
 
+/**
+ * Registers the conformance tests of `makeStore` under `label`. `makeStore` is called once per test and
+ * must give an empty store each time. A failing test names the contract clause the store broke.
+ */
 export function storeConformance(
   label: string,
   makeStore: () => LeaseStore | Promise<LeaseStore>,
