@@ -1,6 +1,6 @@
 /**
- * The package as a user gets it: `npm pack`, then an empty project installs the tarball offline (from
- * the tarball and the npm cache `npm ci` filled) with dev dependencies omitted, imports the public API as
+ * The package as a user gets it: `npm pack`, then an empty project installs the tarball (from
+ * the tarball, preferring the npm cache `npm ci` filled) with dev dependencies omitted, imports the public API as
  * ESM and with require(), runs the `leasecron` bin with a TypeScript configuration, and type-checks a
  * consumer file with `tsc`.
  */
@@ -48,7 +48,7 @@ beforeAll(async () => {
       devDependencies: { '@types/node': '20.19.43', vitest: '4.1.12' },
     }),
   )
-  await sh(NPM, ['install', '--offline', '--omit=dev', '--no-audit', '--no-fund'], consumer)
+  await sh(NPM, ['install', '--prefer-offline', '--omit=dev', '--no-audit', '--no-fund'], consumer)
 }, 300_000)
 
 describe('the packed leasecron', () => {
@@ -116,7 +116,7 @@ describe('the packed leasecron', () => {
   }, 120_000)
 
   test('gives tsc the declarations for a consumer file', async () => {
-    await sh(NPM, ['install', '--offline', '--no-audit', '--no-fund'], consumer)
+    await sh(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund'], consumer)
     writeFileSync(
       join(consumer, 'consumer.ts'),
       [
