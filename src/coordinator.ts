@@ -23,7 +23,7 @@
  */
 import type { RunCoordinator } from 'node-cron'
 import { type Clock, systemClock } from './lease/clock.js'
-import { LeaseLostError, type LeaseStore } from './lease/store.js'
+import { type LeaseGrant, LeaseLostError, type LeaseStore } from './lease/store.js'
 import type { RunLedger } from './runs/run-ledger.js'
 import { ownerId } from './worker/owner-id.js'
 
@@ -88,13 +88,6 @@ export function parseFireKey(key: string): { task: string; slot: Date } {
   return { task: match[1] as string, slot }
 }
 
-/** This process's hold on a task's lease. */
-interface Term {
-  lease: string
-  /** The term's fence, as the ledger records it (0 until the store grants fenced terms). */
-  fence: number
-}
-
 interface Settings {
   store: LeaseStore
   ledger: RunLedger | undefined
@@ -137,7 +130,7 @@ function settle(options: LeaseCoordinatorOptions): Settings {
  */
 export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordinator {
   const settings = settle(options)
-  const terms = new Map<string, Term>()
+  const terms = new Map<string, LeaseGrant>()
   const claimed = new Map<string, number>()
   const ran = new Map<string, number>()
   const queues = new Map<string, Promise<unknown>>()
@@ -191,29 +184,32 @@ export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordin
 }
 
 /**
- * Renews this process's hold on the task's lease, or campaigns for it when it has none or lost it.
- * Resolves the term this fire runs under, or false when another process holds the lease.
+ * Renews this process's term of the task's lease, or campaigns for a new one when it has none or lost it.
+ * Resolves the grant this fire runs under, or false when another process holds the lease.
  */
 async function holdTerm(
   settings: Settings,
-  terms: Map<string, Term>,
+  terms: Map<string, LeaseGrant>,
   task: string,
   ttlMs: number,
-): Promise<Term | false> {
-  const lease = `${settings.prefix}${task}`
-  // A rejected call leaves the hold unknown: forget it, so the next fire campaigns afresh.
+): Promise<LeaseGrant | false> {
+  const held = terms.get(task)
+  // A rejected call leaves the term unknown: forget it, so the next fire campaigns afresh.
   terms.delete(task)
-  const held = await settings.store.acquire(lease, settings.owner, settings.clock.now(), ttlMs)
-  if (!held) return false
-  const term = { lease, fence: 0 }
-  terms.set(task, term)
-  return term
+  if (held && (await settings.store.renew(held, settings.clock.now(), ttlMs))) {
+    terms.set(task, held)
+    return held
+  }
+  const lease = `${settings.prefix}${task}`
+  const grant = await settings.store.acquire(lease, settings.owner, settings.clock.now(), ttlMs)
+  if (grant) terms.set(task, grant)
+  return grant
 }
 
 /** Releases a term; a lease another owner took meanwhile is theirs already, which is what stepping down wants. */
-async function stepDown(settings: Settings, term: Term): Promise<void> {
+async function stepDown(settings: Settings, grant: LeaseGrant): Promise<void> {
   try {
-    await settings.store.release(term.lease, settings.owner)
+    await settings.store.release(grant)
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error
   }

@@ -142,9 +142,15 @@ async function status(mongo: { uri: string; db: string } | undefined, io: Io): P
     const now = Date.now()
     if (records.length === 0) io.out('no leases held')
     for (const r of records) {
-      const left = r.expiresAt.getTime() - now
+      const left = r.expiresAt === undefined ? undefined : r.expiresAt.getTime() - now
+      const state =
+        left === undefined
+          ? 'free (released)'
+          : left > 0
+            ? `expires in ${(left / 1000).toFixed(1)} s`
+            : `expired ${(-left / 1000).toFixed(1)} s ago`
       io.out(
-        `${r.name.padEnd(28)} ${r.owner.padEnd(40)} ${left > 0 ? `expires in ${(left / 1000).toFixed(1)} s` : `expired ${(-left / 1000).toFixed(1)} s ago`}`,
+        `${r.name.padEnd(28)} ${(r.owner ?? '-').padEnd(40)} fence ${String(r.fence).padEnd(6)} ${state}`,
       )
     }
     return EXIT.ok
@@ -183,8 +189,8 @@ async function once(netName: string | undefined, config: WorkerConfig, io: Io): 
   })
   try {
     const bound = () => ({ signal: AbortSignal.timeout(Math.max(1_000, net.pacing.ttlMs / 3)) })
-    const elected = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
-    if (!elected) {
+    const grant = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
+    if (!grant) {
       const holder = (await store.list(bound())).find((r) => r.name === net.net.lease)
       io.out(`lease "${net.net.lease}" is held by ${holder?.owner ?? 'another owner'}; nothing to do`)
       return EXIT.ok
@@ -217,7 +223,7 @@ async function once(netName: string | undefined, config: WorkerConfig, io: Io): 
       return EXIT.ok
     } finally {
       await store
-        .release(net.net.lease, owner, { signal: AbortSignal.timeout(5_000) })
+        .release(grant, { signal: AbortSignal.timeout(5_000) })
         .catch((error: unknown) => log.warn({ err: error }, 'could not release'))
     }
   } catch (error) {
