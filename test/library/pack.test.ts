@@ -28,8 +28,8 @@ interface PackResult {
 
 let packed: PackResult
 
-function sh(cmd: string, args: string[], cwd: string) {
-  return exec(cmd, args, { cwd, env, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 })
+function sh(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}) {
+  return exec(cmd, args, { cwd, env: { ...env, ...extra }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 })
 }
 
 beforeAll(async () => {
@@ -110,7 +110,10 @@ describe('the packed leasecron', () => {
       ].join('\n'),
     )
     const bin = join(consumer, 'node_modules', '.bin', 'leasecron')
-    const { stdout } = await sh(bin, ['config', '--config', './worker.config.ts'], consumer)
+    const { stdout } = await sh(bin, ['config', '--config', './worker.config.ts'], consumer, {
+      // Production never falls back to the sandbox silently; asking for it is how a demo runs there.
+      LEASECRON_FORGE: 'sandbox',
+    })
     const shown = JSON.parse(stdout) as { netPrefixes: string[] }
     expect(shown.netPrefixes).toEqual(['LEASECRON_NET_MY_NET_'])
   }, 120_000)
