@@ -8,7 +8,15 @@
  * Not the server (auth, budget, faults, ETags and counting live in `sandbox-forge.ts`).
  */
 import type { RateLimitState } from './sandbox-rate-limit.js'
-import { combinedStatusShape, issueShape, pullShape, repoShape, statusShape } from './sandbox-shapes.js'
+import {
+  APP_PERMISSIONS,
+  appShape,
+  combinedStatusShape,
+  issueShape,
+  pullShape,
+  repoShape,
+  statusShape,
+} from './sandbox-shapes.js'
 import {
   type RepoRecord,
   SandboxNotFoundError,
@@ -104,18 +112,7 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
     add(method, `/repositories/:id${suffix}`, 'installation', handle, true)
   }
 
-  add('GET', '/app', 'app', (ctx) => ({
-    status: 200,
-    body: {
-      id: deps.appId,
-      slug: 'leasecron-sandbox',
-      name: 'leasecron sandbox',
-      owner: { login: 'sandbox-org', type: 'Organization' },
-      html_url: `${ctx.base}/apps/leasecron-sandbox`,
-      permissions: PERMISSIONS,
-      events: [],
-    },
-  }))
+  add('GET', '/app', 'app', (ctx) => ({ status: 200, body: appShape(deps.appId, ctx.base) }))
 
   add('POST', '/app/installations/:installation_id/access_tokens', 'app', (ctx) => {
     const id = Number(ctx.params.installation_id)
@@ -126,7 +123,7 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
       body: {
         token,
         expires_at: new Date(expiresAt).toISOString().replace('.000Z', 'Z'),
-        permissions: PERMISSIONS,
+        permissions: APP_PERMISSIONS,
         repository_selection: 'all',
       },
     }
@@ -241,7 +238,9 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
         description: (body.description as string | undefined) ?? null,
         targetUrl: (body.target_url as string | undefined) ?? null,
       })
-      return { status: 201, body: statusShape(status, ctx.repo, ctx.base) }
+      const shape = statusShape(status, ctx.repo, ctx.base)
+      // GitHub points `Location` at the statuses of the commit (the status's own `url`).
+      return { status: 201, body: shape, headers: { location: shape.url } }
     } catch (error) {
       if (error instanceof SandboxNotFoundError) return githubError(422, error.message)
       throw error
@@ -291,7 +290,6 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
 }
 
 const STATUS_STATES: StatusState[] = ['error', 'failure', 'pending', 'success']
-const PERMISSIONS = { metadata: 'read', pull_requests: 'read', issues: 'read', statuses: 'write' }
 
 function validationFailed(field: string, value: unknown, resource = 'Search'): RouteResult {
   return githubError(422, 'Validation Failed', {

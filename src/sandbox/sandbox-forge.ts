@@ -170,7 +170,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
 
   type Caller =
     | { kind: 'app' }
-    | { kind: 'installation'; id: number }
+    | { kind: 'installation'; id: number; token: string }
     | { kind: 'anonymous' }
     | { kind: 'invalid'; reason: string }
   const identify = (header: string | undefined): Caller => {
@@ -184,7 +184,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     }
     const held = tokens.get(credential)
     if (held === undefined || held.expiresAt <= clock()) return { kind: 'invalid', reason: 'Bad credentials' }
-    return { kind: 'installation', id: held.installationId }
+    return { kind: 'installation', id: held.installationId, token: credential }
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -363,7 +363,8 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
       const validators = validatorsOf(
         result.body,
         result.lastModified,
-        etagPerToken ? credentialOf(req.headers.authorization) : undefined,
+        // An App JWT is new on every call; the App itself is the identity its etags belong to.
+        etagPerToken ? (caller.kind === 'installation' ? caller.token : caller.kind) : undefined,
       )
       const conditional = {
         ifNoneMatch: req.headers['if-none-match'],
@@ -485,11 +486,6 @@ function rateLimitHeaders(limit: RateLimitState): Record<string, string> {
     'x-ratelimit-reset': String(limit.reset),
     'x-ratelimit-resource': limit.resource,
   }
-}
-
-/** The credential of an `Authorization` header, for per-token etags. */
-function credentialOf(header: string | undefined): string | undefined {
-  return header?.trim().split(/\s+/)[1]
 }
 
 function writeJson(
