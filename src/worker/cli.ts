@@ -139,7 +139,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   }
   const config = loaded.config
   if (command === 'config') return printConfig(config, file, io)
-  if (command === 'sandbox') return runSandbox(config, { port: values.port, envFile: values['env-file'] }, io)
+  if (command === 'sandbox') return runSandbox(config, { port: values.port, envFile: values['env-out'] }, io)
   if (command === 'status') return status(config.mongo, io)
   if (command === 'once') return once(rest[0], config, io)
   return runWorker(file, config, io)
@@ -148,7 +148,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
 interface CommandLine {
   command: string
   rest: string[]
-  values: { help?: boolean; version?: boolean; config?: string; port?: string; 'env-file'?: string }
+  values: { help?: boolean; version?: boolean; config?: string; port?: string; 'env-out'?: string }
 }
 
 /** The command, its arguments and options; an exit code (64) when they are not usable. */
@@ -170,8 +170,8 @@ function parseCommandLine(argv: string[], io: Io): CommandLine | number {
         .join(' ')}`,
     )
   }
-  if (command !== 'sandbox' && (parsed.values.port !== undefined || parsed.values['env-file'] !== undefined))
-    return usage(io, `${command}: --port and --env-file belong to the sandbox command`)
+  if (command !== 'sandbox' && (parsed.values.port !== undefined || parsed.values['env-out'] !== undefined))
+    return usage(io, `${command}: --port and --env-out belong to the sandbox command`)
   return { command, rest, values: parsed.values }
 }
 
@@ -180,7 +180,7 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
   config: { type: 'string' },
   port: { type: 'string' },
-  'env-file': { type: 'string' },
+  'env-out': { type: 'string' },
 } as const
 
 function usage(io: Io, problem: string): number {

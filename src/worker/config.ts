@@ -307,7 +307,7 @@ function explainForgeIssue(issue: ForgeEnvIssue, why: string): ConfigIssue {
   if (!/not set/.test(issue.expected)) return issue
   return {
     ...issue,
-    expected: `${issue.expected} (${why}, so a GitHub App is required and the sandbox is never used silently; set LEASECRON_FORGE=sandbox to use the sandbox on purpose)`,
+    expected: `${issue.expected} (required: ${why}; the sandbox is never used silently — LEASECRON_FORGE=sandbox uses it on purpose)`,
   }
 }
 
@@ -399,17 +399,32 @@ function refuseUnknownVariables(r: EnvReader, nets: readonly NetDefinition[], kn
   }
 }
 
-/** The known name closest to a typo (a shared prefix of most of it), for the hint; undefined if none is. */
+/** The known name closest to a typo by edit distance, for the hint; undefined when none is close. */
 function nearestName(name: string, known: readonly string[]): string | undefined {
-  let best: { name: string; shared: number } | undefined
+  let best: { name: string; distance: number } | undefined
   for (const candidate of known) {
-    let shared = 0
-    while (shared < name.length && name[shared] === candidate[shared]) shared++
-    if (!best || shared > best.shared) best = { name: candidate, shared }
+    // A name that extends a known one (LEASECRON_FORGE_KIND) most likely meant that one.
+    const distance = editDistance(name, candidate) - (name.startsWith(candidate) ? 0.5 : 0)
+    if (!best || distance < best.distance) best = { name: candidate, distance }
   }
-  return best && best.shared >= Math.min(name.length, best.name.length) - 6 && best.shared > 10
-    ? best.name
-    : undefined
+  return best && best.distance <= Math.max(3, Math.floor(name.length / 4)) ? best.name : undefined
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), two rows at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    previous = current
+  }
+  return previous[b.length]!
 }
 
 /** The nets' leases are registered, each used once, and no net is declared twice. */

@@ -19,12 +19,12 @@ import type { WorkerConfig } from './config.js'
 import { DEMO_SANDBOX_DATA } from './demo.js'
 import { describeMongoError } from './mongo-connection.js'
 
-export const SANDBOX_HELP = `Usage: leasecron sandbox [--port N] [--env-file FILE]
+export const SANDBOX_HELP = `Usage: leasecron sandbox [--port N] [--env-out FILE]
 
 Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
 their pull requests and issues) and prints what workers need to share it:
   GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
-It also writes them to an env file (--env-file, else one beside the key); load it with
+It also writes them to an env file (--env-out, else one beside the key); load it with
   set -a; . FILE; set +a
 With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
 Runs until SIGINT or SIGTERM, then removes the key file (and the env file it chose) and exits 0.`
