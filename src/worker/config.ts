@@ -304,7 +304,7 @@ function githubReason(r: EnvReader, choice: string | undefined): string | undefi
 
 /** Adds why an App is expected to a missing variable's message, so the fix is plain. */
 function explainForgeIssue(issue: ForgeEnvIssue, why: string): ConfigIssue {
-  if (!/not set/.test(issue.expected)) return issue
+  if (!/not set|neither is set/.test(issue.expected)) return issue
   return {
     ...issue,
     expected: `${issue.expected} (required: ${why}; the sandbox is never used silently — LEASECRON_FORGE=sandbox uses it on purpose)`,
