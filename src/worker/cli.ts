@@ -232,6 +232,8 @@ async function status(mongo: { uri: string; db: string } | undefined, io: Io): P
   const stop = new AbortController()
   const connection = connectMongo(mongo.uri, mongo.db, createLogger({ level: 'silent' }), stop.signal)
   try {
+    // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
+    await connection.client.connect()
     const records = await new MongoStore(connection.db).list({ signal: AbortSignal.timeout(10_000) })
     const now = Date.now()
     if (records.length === 0) io.out('no leases held')
