@@ -11,7 +11,7 @@ import { type Clock, systemClock } from '../lease/clock.js'
 import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
-import type { LeaseStore } from '../lease/store.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
 import type { NetDefinition } from '../nets/net.js'
 import {
@@ -85,6 +85,7 @@ export function createWorker(options: WorkerOptions): Worker {
     metrics: createWorkerMetrics(),
     stopping: new AbortController(),
     campaigns: [],
+    held: new Map(),
   }
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
@@ -136,6 +137,8 @@ interface WorkerState {
   sandbox?: SandboxForge
   forge?: Forge
   campaigns: Promise<void>[]
+  /** The terms being served, by lease: what a forced shutdown releases. */
+  readonly held: Map<string, LeaseTerm>
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -234,6 +237,7 @@ function startCampaigns(
       clock: w.clock,
       signal: w.stopping.signal,
       unelected: w.options.unelected ?? false,
+      held: w.held,
     })
   })
 }
@@ -265,9 +269,7 @@ async function stopWorker(w: WorkerState): Promise<void> {
     )
     // The process is about to exit, so its passes end with it; releasing now spares a successor the TTL.
     await Promise.allSettled(
-      enabledNets(w).map((n) =>
-        w.store?.release(n.net.lease, w.owner, { signal: AbortSignal.timeout(5_000) }),
-      ),
+      [...w.held.values()].map((term) => w.store?.release(term, { signal: AbortSignal.timeout(5_000) })),
     )
   }
   await w.forge?.close()

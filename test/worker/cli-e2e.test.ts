@@ -51,7 +51,9 @@ describe('leasecron once', () => {
     const db = `cli_${Date.now().toString(36)}`
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
-    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toMatchObject({
+      owner: 'someone-else-0123456789ab',
+    })
     const { code, lines, text } = await cli(['once', 'e2e-tick'], {
       ...githubEnv(),
       MONGO_URI: mongo.url,
@@ -80,8 +82,8 @@ describe('leasecron status and config', () => {
     await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
     const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
     expect(code).toBe(0)
-    expect(text).toMatch(/^LEASE\s+OWNER\s+EXPIRES$/m)
-    const left = /e2e-tick\s+holder-abcdef012345\s+expires in (\d+\.\d) s/.exec(text)
+    expect(text).toMatch(/^LEASE\s+OWNER\s+FENCE\s+EXPIRES$/m)
+    const left = /e2e-tick\s+holder-abcdef012345\s+fence \d+\s+expires in (\d+\.\d) s/.exec(text)
     expect(left, 'the lease was not listed with its owner and time to expiry').not.toBeNull()
     // Generous: a loaded machine takes seconds to start the process.
     expect(Number(left![1])).toBeGreaterThan(30)
