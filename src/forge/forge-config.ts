@@ -165,7 +165,8 @@ export function checkForgeConfig(config: ForgeConfig, operation = 'createForge')
   if (!shape.success) {
     for (const issue of shape.error.issues) {
       const field = String(issue.path[0] ?? 'config')
-      const value = field === 'privateKey' ? undefined : (config as unknown as Record<string, unknown>)[field]
+      const value =
+        field === 'privateKey' ? undefined : Object.entries(config ?? {}).find(([k]) => k === field)?.[1]
       issues.push({
         variable: `config.${field}`,
         expected:

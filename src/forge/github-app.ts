@@ -5,6 +5,11 @@
  * `.defaults({ baseUrl, request: { fetch } })`; `@octokit/app` drives it (JWT, installation-token mints
  * and their cache) with that class, so token mints are metered like any other request.
  *
+ * A forge that cannot be reached is said at once (what, where, retrying until when), retried only while
+ * retrying can help (a refused connection), and given up on without retries when it cannot (a port fetch
+ * refuses, a host DNS does not know after a few tries): see `reachability`. A request whose signal aborts
+ * — a stopping worker — leaves the throttling queue at once instead of waiting its turn.
+ *
  * Not a GitHub SDK of its own (routes are Octokit's) and not an election: it talks to GitHub for
  * whichever net calls it, in that net's lane.
  */
@@ -15,6 +20,8 @@ import { throttling } from '@octokit/plugin-throttling'
 import type { Registry } from 'prom-client'
 import { type ForgeConfig, checkForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
+import { ForgeUnreachableError } from './forge-unreachable-error.js'
+import { createReachability } from './reachability.js'
 import { LANE_HEADER, lanePlugin } from './lane.js'
 import { type ForgeMeter, createForgeMeter } from './meter.js'
 import { createForgeTransport } from './transport.js'
@@ -41,6 +48,8 @@ export interface ForgeOptions {
   /** Where forge_requests_total and the rate-limit gauges register; a private registry when absent. */
   registry?: Registry
   retry?: ForgeRetryOptions
+  /** Aborting it (the worker stops) rejects every request still queued or waiting for a retry at once. */
+  signal?: AbortSignal
 }
 
 /** A running forge. */
@@ -69,11 +78,17 @@ export function createForge(options: ForgeOptions): Forge {
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   })
   const transport = createForgeTransport({ meter })
-  const OctokitClass = buildOctokitClass(config, transport.fetch, logger, options.retry ?? {})
+  const retryOptions = options.retry ?? {}
+  const reachability = createReachability({ logger, retryWindowMs: retryWindowMs(retryOptions) })
+  const fetch = reachability.wrap(transport.fetch)
+  const OctokitClass = buildOctokitClass(config, fetch, logger, retryOptions, options.signal)
+  // The App's own client (token mints) does not retry: the installation request around a mint retries
+  // already, and two nested retry loops made 16 mints of one unreachable forge.
+  const AppOctokit = OctokitClass.defaults({ retry: { enabled: false } })
   const app = new App({
     appId: config.appId,
     privateKey: config.privateKey,
-    Octokit: OctokitClass as unknown as typeof Octokit,
+    Octokit: AppOctokit,
     log: octokitLog(logger),
   })
   const octokit = new OctokitClass({
@@ -94,11 +109,20 @@ export function createForge(options: ForgeOptions): Forge {
   }
 }
 
+/** How long plugin-retry keeps retrying one request: (n+1)² × base for each retry n. */
+function retryWindowMs(options: ForgeRetryOptions): number {
+  const base = options.retryBaseDelayMs ?? 1000
+  let total = 0
+  for (let n = 1; n <= (options.retries ?? 3); n++) total += n * n * base
+  return total
+}
+
 function buildOctokitClass(
   config: ForgeConfig,
   fetch: (input: string | URL, init?: Record<string, unknown>) => Promise<Response>,
   logger: ForgeLogger,
   retryOptions: ForgeRetryOptions,
+  stopping: AbortSignal | undefined,
 ) {
   const rateLimitRetries = retryOptions.rateLimitRetries ?? 2
   const onLimit =
@@ -129,7 +153,7 @@ function buildOctokitClass(
     }
   // A unique throttling id keeps each forge's queues apart (the plugin's groups are process-wide).
   const throttleId = `leasecron-${config.installationId}-${Math.random().toString(36).slice(2, 10)}`
-  return Octokit.plugin(throttling, retry, lanePlugin).defaults({
+  return Octokit.plugin(throttling, retry, lanePlugin, abortPlugin(stopping)).defaults({
     baseUrl: config.apiUrl,
     userAgent: 'leasecron',
     // Every instance (the App's and the installation's) logs through the forge logger, never the console.
@@ -172,9 +196,14 @@ function appInstallationAuth({ app, installationId }: InstallationAuthOptions) {
     auth: authenticate,
     hook: async (request: RequestInterface, route: unknown, parameters?: unknown) => {
       const endpoint = request.endpoint.merge(route, parameters)
-      const { token } = await authenticate()
-      endpoint.headers.authorization = `token ${token}`
-      return request(endpoint)
+      try {
+        const { token } = await authenticate()
+        endpoint.headers.authorization = `token ${token}`
+        return await request(endpoint)
+      } catch (error) {
+        // Thrown as itself (not a status-500 RequestError), plugin-retry does not retry it.
+        throw permanentlyUnreachable(error) ?? error
+      }
     },
   }
 }
@@ -184,4 +213,45 @@ function octokitLog(logger: ForgeLogger) {
   const line = (level: 'info' | 'warn' | 'error') => (message: unknown) =>
     logger[level]({ component: 'forge', source: 'octokit' }, `forge: ${String(message)}`)
   return { debug: () => {}, info: line('info'), warn: line('warn'), error: line('error') }
+}
+
+/** The ForgeUnreachableError in `error`'s cause chain when it says retrying cannot help. */
+function permanentlyUnreachable(error: unknown): ForgeUnreachableError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    if (e instanceof ForgeUnreachableError) return e.permanent ? e : undefined
+  }
+  return undefined
+}
+
+/**
+ * Octokit plugin, listed last so it wraps throttling and retry: a request whose own signal or the
+ * forge's `stopping` signal aborts rejects at once with an AbortError, instead of waiting its turn in
+ * the throttling queue (writes are spaced a second apart) or its next retry. What was already sent
+ * is not recalled; what waits in the queue fails fast when its turn comes (its signal is aborted).
+ */
+function abortPlugin(stopping: AbortSignal | undefined) {
+  return (octokit: Octokit): Record<string, never> => {
+    octokit.hook.wrap('request', (request, options) => {
+      const signals = [options.request?.signal, stopping].filter((s): s is AbortSignal => s != null)
+      if (signals.length === 0) return request(options)
+      const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals)
+      if (signal.aborted) return Promise.reject(abortError(signal))
+      return new Promise<Awaited<ReturnType<typeof request>>>((resolve, reject) => {
+        const onAbort = () => reject(abortError(signal))
+        signal.addEventListener('abort', onAbort, { once: true })
+        Promise.resolve(request(options))
+          .then(resolve, reject)
+          .finally(() => signal.removeEventListener('abort', onAbort))
+      })
+    })
+    return {}
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const error = new Error('forge request aborted: the pass or the worker is stopping', {
+    cause: signal.reason,
+  })
+  error.name = 'AbortError'
+  return error
 }

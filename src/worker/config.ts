@@ -3,15 +3,18 @@
  *
  * Every invalid variable is reported at once — its name, what was expected and the value unless it is a
  * secret — so a deployment is fixed in one round, and the process exits with code 78 (EX_CONFIG) rather
- * than crash-looping. Unknown `LEASECRON_NET_*` variables are errors: a typo must not silently leave a
- * net on its defaults.
+ * than crash-looping. Every unknown `LEASECRON_*` variable is an error: a typo must not silently leave the
+ * worker or a net on its defaults. One parser per section (store, process, forge, nets) feeds one list
+ * of issues.
  */
 import { MongoClient } from 'mongodb'
 import { z } from 'zod'
 import { type ForgeConfig, hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
+import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
 import { checkLeaseUse, type LeaseDefinition, type LeasePacing, leasePacing } from '../leases.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import type { NetDefinition } from '../nets/net.js'
+import { parseDuration } from '../nets/options.js'
 import { LOG_LEVELS, type LogLevel, scrubSecrets } from './logger.js'
 import { checkSchedule } from './schedule.js'
 
@@ -49,7 +52,19 @@ export interface NetConfig {
   options: Record<string, unknown>
 }
 
-export type ForgeChoice = { kind: 'github'; config: ForgeConfig } | { kind: 'sandbox'; reason: string }
+/**
+ * Which forge the worker talks to. `unchecked` only when the caller said it needs no forge (`status`,
+ * `config`): the App variables' problems are kept there instead of rejecting the configuration.
+ */
+export type ForgeChoice =
+  | { kind: 'github'; config: ForgeConfig }
+  | { kind: 'sandbox'; reason: string }
+  | { kind: 'unchecked'; issues: ConfigIssue[] }
+
+export interface LoadConfigOptions {
+  /** False for commands that use no forge: missing or bad App variables are then not errors. */
+  needsForge?: boolean
+}
 
 export interface WorkerConfig {
   mongo: { uri: string; db: string } | undefined
@@ -88,7 +103,17 @@ export const GLOBAL_VARIABLES = [
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
 ] as const
 
-const SECRET_VARIABLES = new Set(['GITHUB_APP_PRIVATE_KEY', 'MONGO_URI'])
+/**
+ * `LEASECRON_*` names other parts of the worker read (the run ledger's history, the forge cache, the
+ * status page): known here so they are not refused as typos; their values are parsed where they are used.
+ */
+const OTHER_GLOBAL_NAMES = ['LEASECRON_RUN_HISTORY', 'LEASECRON_FORGE_CACHE_MB', 'LEASECRON_STATUS_PAGE']
+/** Per-net suffixes read elsewhere (the ledger's catch-up), known for the same reason. */
+const OTHER_NET_SUFFIXES = ['CATCH_UP']
+/** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
+const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
+
+const SECRET_VARIABLES = new Set(['GITHUB_APP_PRIVATE_KEY', 'MONGO_URI', 'MONGO_URL'])
 
 /** `LEASECRON_NET_` + the net name in upper snake case. */
 export function netEnvPrefix(netName: string): string {
@@ -103,15 +128,19 @@ const wholeMs = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `a whole number of milliseconds from ${min} to ${max}`)
 
-/**
- * Reads the configuration from `env` for the given nets and lease registry. Returns every problem at
- * once; never throws for bad input.
- */
-export function loadConfig(
-  env: NodeJS.ProcessEnv,
-  nets: readonly NetDefinition[],
-  leases: readonly LeaseDefinition[],
-): { ok: true; config: WorkerConfig } | { ok: false; issues: ConfigIssue[] } {
+/** Reads variables and collects every problem; each section parser takes one. */
+interface EnvReader {
+  readonly env: NodeJS.ProcessEnv
+  readonly issues: ConfigIssue[]
+  /** The variable's value, or undefined when unset or blank (blank means "the default"). */
+  value(name: string): string | undefined
+  /** Records that `variable` is wrong; its value is shown unless it is a secret. */
+  problem(variable: string, expected: string): void
+  /** Parses `variable` with `schema`; the fallback when unset, or (recording a problem) when invalid. */
+  parse<T>(variable: string, schema: z.ZodType<T, string>, fallback: T, expected: string): T
+}
+
+function envReader(env: NodeJS.ProcessEnv): EnvReader {
   const issues: ConfigIssue[] = []
   const value = (name: string): string | undefined => {
     const raw = env[name]
@@ -125,18 +154,48 @@ export function loadConfig(
         : { variable, expected, value: raw.length > 200 ? `${raw.slice(0, 200)}…` : raw },
     )
   }
-  const parse = <T>(variable: string, schema: z.ZodType<T, string>, fallback: T, expected: string): T => {
-    const raw = value(variable)
-    if (raw === undefined) return fallback
-    const result = schema.safeParse(raw)
-    if (result.success) return result.data
-    problem(variable, expected)
-    return fallback
+  return {
+    env,
+    issues,
+    value,
+    problem,
+    parse(variable, schema, fallback, expected) {
+      const raw = value(variable)
+      if (raw === undefined) return fallback
+      const result = schema.safeParse(raw)
+      if (result.success) return result.data
+      problem(variable, expected)
+      return fallback
+    },
   }
+}
 
-  let mongo: WorkerConfig['mongo']
-  const mongoUri = value('MONGO_URI')
-  const mongoDb = parse(
+/**
+ * Reads the configuration from `env` for the given nets and lease registry. Returns every problem at
+ * once; never throws for bad input (only for a net whose own default schedule is invalid: a bug).
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  nets: readonly NetDefinition[],
+  leases: readonly LeaseDefinition[],
+  options: LoadConfigOptions = {},
+): { ok: true; config: WorkerConfig } | { ok: false; issues: ConfigIssue[] } {
+  const reader = envReader(env)
+  const mongo = readStore(reader)
+  const process_ = readProcess(reader)
+  const forge = readForge(reader, options.needsForge ?? true)
+  const known = new Set<string>()
+  const netConfigs = nets.map((net) => readNet(reader, net, known))
+  refuseUnknownVariables(reader, nets, known)
+  checkRegistry(reader, nets, leases)
+  if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
+  return { ok: true, config: { mongo, ...process_, forge, nets: netConfigs } }
+}
+
+/** MONGO_URI and MONGO_DB; MONGO_URL alone (the tests' name) is refused with a hint. */
+function readStore(r: EnvReader): WorkerConfig['mongo'] {
+  const uri = r.value('MONGO_URI')
+  const db = r.parse(
     'MONGO_DB',
     z
       .string()
@@ -145,145 +204,231 @@ export function loadConfig(
     'leasecron',
     'a database name of 1–63 characters [A-Za-z0-9_-]',
   )
-  if (mongoUri !== undefined) {
-    try {
-      // Parsing only: the driver validates the connection string on construction and connects later.
-      new MongoClient(mongoUri.trim())
-      mongo = { uri: mongoUri.trim(), db: mongoDb }
-    } catch (error) {
-      problem(
-        'MONGO_URI',
-        `a mongodb:// or mongodb+srv:// connection string (${scrubSecrets(error instanceof Error ? error.message : String(error)).slice(0, 160)})`,
+  if (uri === undefined) {
+    if (r.value('MONGO_URL') !== undefined)
+      r.problem(
+        'MONGO_URL',
+        'MONGO_URI: the worker reads MONGO_URI (MONGO_URL is only the test suite’s variable); rename it, or unset MONGO_URL to run on the in-memory store',
+      )
+    return undefined
+  }
+  try {
+    // Parsing only: the driver validates the connection string on construction and connects later.
+    new MongoClient(uri.trim())
+    return { uri: uri.trim(), db }
+  } catch (error) {
+    r.problem(
+      'MONGO_URI',
+      `a mongodb:// or mongodb+srv:// connection string (${scrubSecrets(error instanceof Error ? error.message : String(error)).slice(0, 160)})`,
+    )
+    return undefined
+  }
+}
+
+/** The process's own settings: worker id, HTTP port, log level, shutdown timeout, public URL. */
+function readProcess(
+  r: EnvReader,
+): Pick<WorkerConfig, 'workerId' | 'port' | 'logLevel' | 'shutdownTimeoutMs' | 'publicUrl'> {
+  return {
+    workerId: r.parse(
+      'LEASECRON_WORKER_ID',
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9._-]{1,200}$/),
+      undefined as string | undefined,
+      'a host-like name of 1–200 characters [A-Za-z0-9._-]',
+    ),
+    port: r.parse(
+      'PORT',
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,5}$/)
+        .transform(Number)
+        .refine((n) => n <= 65535),
+      8080,
+      'a TCP port from 0 to 65535',
+    ),
+    logLevel: r.parse('LOG_LEVEL', z.enum(LOG_LEVELS), 'info' as LogLevel, `one of ${LOG_LEVELS.join(', ')}`),
+    shutdownTimeoutMs: r.parse(
+      'LEASECRON_SHUTDOWN_TIMEOUT_MS',
+      wholeMs(0, MAX_TIMER_MS),
+      25_000,
+      `a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+    ),
+    publicUrl: r.parse(
+      'PUBLIC_URL',
+      z
+        .string()
+        .trim()
+        .url()
+        .refine((u) => /^https?:\/\//.test(u))
+        .transform((u) => u.replace(/\/+$/, '')),
+      undefined as string | undefined,
+      'an http(s) URL',
+    ),
+  }
+}
+
+/**
+ * The forge: the sandbox when asked for, or when nothing points at GitHub; the App otherwise. Anything
+ * that names GitHub (LEASECRON_FORGE=github, an App variable, GITHUB_API_URL, NODE_ENV=production) makes
+ * every missing App variable an error, each named, never a silent fall-back to the sandbox.
+ */
+function readForge(r: EnvReader, needsForge: boolean): ForgeChoice {
+  const choice = r.value('LEASECRON_FORGE')?.trim()
+  if (choice !== undefined && choice !== 'sandbox' && choice !== 'github') {
+    r.problem('LEASECRON_FORGE', '`sandbox` or `github`')
+    return { kind: 'sandbox', reason: 'LEASECRON_FORGE is invalid' }
+  }
+  if (choice === 'sandbox') return { kind: 'sandbox', reason: 'LEASECRON_FORGE=sandbox' }
+  const why = githubReason(r, choice)
+  if (why === undefined) return { kind: 'sandbox', reason: 'no GitHub App variables are set' }
+  const parsed = parseForgeEnv(r.env)
+  if (parsed.ok) return { kind: 'github', config: parsed.config }
+  const issues = parsed.errors.map((issue) => explainForgeIssue(issue, why))
+  if (!needsForge) return { kind: 'unchecked', issues }
+  r.issues.push(...issues)
+  return { kind: 'sandbox', reason: 'the GitHub App variables are invalid' }
+}
+
+/** Why the worker must use a GitHub App, or undefined when nothing asks for one. */
+function githubReason(r: EnvReader, choice: string | undefined): string | undefined {
+  if (choice === 'github') return 'LEASECRON_FORGE=github'
+  if (hasGitHubAppEnv(r.env)) return 'some GitHub App variables are set'
+  if (r.env.NODE_ENV === 'production') return 'NODE_ENV=production'
+  if (r.value('GITHUB_API_URL') !== undefined) return 'GITHUB_API_URL is set'
+  return undefined
+}
+
+/** Adds why an App is expected to a missing variable's message, so the fix is plain. */
+function explainForgeIssue(issue: ForgeEnvIssue, why: string): ConfigIssue {
+  if (!/not set|neither is set/.test(issue.expected)) return issue
+  return {
+    ...issue,
+    expected: `${issue.expected} (required: ${why}; the sandbox is never used silently — LEASECRON_FORGE=sandbox uses it on purpose)`,
+  }
+}
+
+/** One net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS and options; records the names it read in `known`. */
+function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfig {
+  const prefix = netEnvPrefix(net.name)
+  const variable = (suffix: string) => {
+    known.add(prefix + suffix)
+    return prefix + suffix
+  }
+  for (const suffix of OTHER_NET_SUFFIXES) variable(suffix)
+  const enabled = r.parse(
+    variable('ENABLED'),
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    true,
+    '`true` or `false`',
+  )
+  const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
+  const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
+  const options: Record<string, unknown> = {}
+  for (const [suffix, option] of Object.entries(net.options)) {
+    const name = variable(suffix)
+    const result = option.schema.safeParse(r.env[name])
+    if (result.success) options[suffix] = result.data
+    else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
+    else r.problem(name, option.expected)
+  }
+  return { net, enabled, schedule, intervalMs, pacing, options }
+}
+
+function readSchedule(
+  r: EnvReader,
+  net: NetDefinition,
+  scheduleVar: string,
+): { schedule: string; intervalMs: number } {
+  const text = r.value(scheduleVar) ?? net.schedule
+  const check = checkSchedule(text)
+  if (check.ok) return { schedule: text.trim(), intervalMs: check.intervalMs }
+  if (r.env[scheduleVar] === undefined)
+    throw new Error(`net "${net.name}": its default schedule is invalid: ${check.expected}`)
+  r.problem(scheduleVar, check.expected)
+  return { schedule: net.schedule, intervalMs: 60_000 }
+}
+
+/**
+ * TTL_MS and RETRY_MS over the schedule's default pacing. A retry below TTL/30 would campaign in a hot
+ * loop against the store, so it is refused with that reason rather than accepted.
+ */
+function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: string): LeasePacing {
+  const ttlMs = r.parse(
+    ttlVar,
+    wholeMs(3, MAX_TIMER_MS),
+    undefined as number | undefined,
+    `a whole number of milliseconds from 3 to ${MAX_TIMER_MS} (timers cannot wait longer)`,
+  )
+  const ttlForFloor = leasePacing(intervalMs, { ttlMs }).ttlMs
+  const minRetry = Math.max(1, Math.ceil(ttlForFloor / 30))
+  const maxRetry = Math.floor(MAX_TIMER_MS / 1.2)
+  const retryMs = r.parse(
+    retryVar,
+    wholeMs(minRetry, maxRetry),
+    undefined as number | undefined,
+    `a whole number of milliseconds from ${minRetry} (TTL/30: a shorter pause, or 0, would campaign in a hot loop against the store) to ${maxRetry}`,
+  )
+  const pacing = leasePacing(intervalMs, { ttlMs, retryMs })
+  if (pacing.ttlMs > MAX_TIMER_MS) {
+    r.issues.push({
+      variable: ttlVar,
+      expected: `set: the schedule's pace gives a TTL over ${MAX_TIMER_MS} ms`,
+    })
+  }
+  return pacing
+}
+
+/** Every `LEASECRON_*` the worker does not read is refused: a typo must not leave a default in place. */
+function refuseUnknownVariables(r: EnvReader, nets: readonly NetDefinition[], knownNet: Set<string>): void {
+  const known = new Set<string>([...GLOBAL_VARIABLES.map(([name]) => name), ...OTHER_GLOBAL_NAMES])
+  const prefixes = nets.map((n) => `${netEnvPrefix(n.name)}*`).join(', ')
+  for (const name of Object.keys(r.env)) {
+    if (!name.startsWith('LEASECRON_') || TOOL_PREFIXES.some((p) => name.startsWith(p))) continue
+    if (known.has(name) || knownNet.has(name)) continue
+    const near = nearestName(name, [...known, ...knownNet])
+    r.issues.push({
+      variable: name,
+      expected: name.startsWith('LEASECRON_NET_')
+        ? `a known per-net variable (${prefixes} followed by ENABLED, SCHEDULE, TTL_MS, RETRY_MS or the net's options); this one is unknown${near ? ` — did you mean ${near}?` : ''}`
+        : `a known variable (${[...known].filter((n) => n.startsWith('LEASECRON_')).join(', ')}); this one is unknown${near ? ` — did you mean ${near}?` : ''}`,
+    })
+  }
+}
+
+/** The known name closest to a typo by edit distance, for the hint; undefined when none is close. */
+function nearestName(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of known) {
+    // A name that extends a known one (LEASECRON_FORGE_KIND) most likely meant that one.
+    const distance = editDistance(name, candidate) - (name.startsWith(candidate) ? 0.5 : 0)
+    if (!best || distance < best.distance) best = { name: candidate, distance }
+  }
+  return best && best.distance <= Math.max(3, Math.floor(name.length / 4)) ? best.name : undefined
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), two rows at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
       )
     }
+    previous = current
   }
+  return previous[b.length]!
+}
 
-  const workerId = parse(
-    'LEASECRON_WORKER_ID',
-    z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z0-9._-]{1,200}$/),
-    undefined as string | undefined,
-    'a host-like name of 1–200 characters [A-Za-z0-9._-]',
-  )
-  const port = parse(
-    'PORT',
-    z
-      .string()
-      .trim()
-      .regex(/^\d{1,5}$/)
-      .transform(Number)
-      .refine((n) => n <= 65535),
-    8080,
-    'a TCP port from 0 to 65535',
-  )
-  const logLevel = parse(
-    'LOG_LEVEL',
-    z.enum(LOG_LEVELS),
-    'info' as LogLevel,
-    `one of ${LOG_LEVELS.join(', ')}`,
-  )
-  const shutdownTimeoutMs = parse(
-    'LEASECRON_SHUTDOWN_TIMEOUT_MS',
-    wholeMs(0, MAX_TIMER_MS),
-    25_000,
-    `a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`,
-  )
-  const publicUrl = parse(
-    'PUBLIC_URL',
-    z
-      .string()
-      .trim()
-      .url()
-      .refine((u) => /^https?:\/\//.test(u))
-      .transform((u) => u.replace(/\/+$/, '')),
-    undefined as string | undefined,
-    'an http(s) URL',
-  )
-
-  let forge: ForgeChoice = { kind: 'sandbox', reason: 'no GitHub App variables are set' }
-  const forgeChoice = value('LEASECRON_FORGE')?.trim()
-  if (forgeChoice !== undefined && forgeChoice !== 'sandbox' && forgeChoice !== 'github') {
-    problem('LEASECRON_FORGE', '`sandbox` or `github`')
-  } else if (forgeChoice === 'sandbox') {
-    forge = { kind: 'sandbox', reason: 'LEASECRON_FORGE=sandbox' }
-  } else if (forgeChoice === 'github' || hasGitHubAppEnv(env) || env.NODE_ENV === 'production') {
-    const parsed = parseForgeEnv(env)
-    if (parsed.ok) forge = { kind: 'github', config: parsed.config }
-    else {
-      if (env.NODE_ENV === 'production' && !hasGitHubAppEnv(env)) {
-        issues.push({
-          variable: 'GITHUB_APP_ID',
-          expected:
-            'the GitHub App variables (NODE_ENV=production never falls back to the sandbox; set LEASECRON_FORGE=sandbox to use it on purpose)',
-        })
-      } else issues.push(...parsed.errors)
-    }
-  }
-
-  const netConfigs: NetConfig[] = []
-  const known = new Set<string>()
-  for (const net of nets) {
-    const prefix = netEnvPrefix(net.name)
-    const variable = (suffix: string) => {
-      known.add(prefix + suffix)
-      return prefix + suffix
-    }
-    const enabled = parse(
-      variable('ENABLED'),
-      z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
-      true,
-      '`true` or `false`',
-    )
-    const scheduleVar = variable('SCHEDULE')
-    let schedule = net.schedule
-    let intervalMs = 60_000
-    const check = checkSchedule(value(scheduleVar) ?? net.schedule)
-    if (check.ok) {
-      schedule = (value(scheduleVar) ?? net.schedule).trim()
-      intervalMs = check.intervalMs
-    } else if (env[scheduleVar] !== undefined) problem(scheduleVar, check.expected)
-    else throw new Error(`net "${net.name}": its default schedule is invalid: ${check.expected}`)
-    const ttlMs = parse(
-      variable('TTL_MS'),
-      wholeMs(3, MAX_TIMER_MS),
-      undefined as number | undefined,
-      `a whole number of milliseconds from 3 to ${MAX_TIMER_MS} (timers cannot wait longer)`,
-    )
-    const maxRetry = Math.floor(MAX_TIMER_MS / 1.2)
-    const retryMs = parse(
-      variable('RETRY_MS'),
-      wholeMs(1, maxRetry),
-      undefined as number | undefined,
-      `a whole number of milliseconds from 1 to ${maxRetry}`,
-    )
-    const options: Record<string, unknown> = {}
-    for (const [suffix, option] of Object.entries(net.options)) {
-      const name = variable(suffix)
-      const result = option.schema.safeParse(env[name])
-      if (result.success) options[suffix] = result.data
-      else if (option.secret) issues.push({ variable: name, expected: option.expected })
-      else problem(name, option.expected)
-    }
-    const pacing = leasePacing(intervalMs, { ttlMs, retryMs })
-    if (pacing.ttlMs > MAX_TIMER_MS) {
-      issues.push({
-        variable: variable('TTL_MS'),
-        expected: `set: the schedule's pace gives a TTL over ${MAX_TIMER_MS} ms`,
-      })
-    }
-    netConfigs.push({ net, enabled, schedule, intervalMs, pacing, options })
-  }
-  for (const name of Object.keys(env)) {
-    if (name.startsWith('LEASECRON_NET_') && !known.has(name)) {
-      const nets_ = nets.map((n) => netEnvPrefix(n.name)).join('*, ')
-      issues.push({
-        variable: name,
-        expected: `a known per-net variable (${nets_}* followed by ENABLED, SCHEDULE, TTL_MS, RETRY_MS or the net's options); this one is unknown`,
-      })
-    }
-  }
+/** The nets' leases are registered, each used once, and no net is declared twice. */
+function checkRegistry(r: EnvReader, nets: readonly NetDefinition[], leases: readonly LeaseDefinition[]) {
   try {
     checkLeaseUse(
       leases,
@@ -295,20 +440,31 @@ export function loadConfig(
       names.add(n.name)
     }
   } catch (error) {
-    issues.push({
+    r.issues.push({
       variable: 'worker.config.ts',
       expected: error instanceof Error ? error.message : String(error),
     })
   }
-
-  if (issues.length > 0) return { ok: false, issues }
-  return {
-    ok: true,
-    config: { mongo, workerId, port, logLevel, shutdownTimeoutMs, forge, publicUrl, nets: netConfigs },
-  }
 }
 
-/** The configuration with secrets replaced, for `leasecron config` and the start-up log. */
+/** Milliseconds as a user writes a duration: the largest unit that divides it (`60m` → `1h`, `90s`). */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`
+  }
+  return `${ms}ms`
+}
+
+/**
+ * The configuration with secrets replaced, for `leasecron config` and the start-up log. Durations of
+ * the nets' options are written with their unit (`60m`, `192h`), as the variables take them, so the
+ * output can be pasted back.
+ */
 export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
   return {
     mongo: config.mongo
@@ -318,16 +474,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     port: config.port,
     logLevel: config.logLevel,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
-    forge:
-      config.forge.kind === 'github'
-        ? {
-            kind: 'github',
-            appId: config.forge.config.appId,
-            installationId: config.forge.config.installationId,
-            apiUrl: config.forge.config.apiUrl,
-            privateKey: '[redacted]',
-          }
-        : config.forge,
+    forge: redactedForge(config.forge),
     publicUrl: config.publicUrl ?? '(unset)',
     nets: config.nets.map((n) => ({
       name: n.net.name,
@@ -336,8 +483,34 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       schedule: n.schedule,
       ...n.pacing,
       options: Object.fromEntries(
-        Object.entries(n.options).map(([k, v]) => [k, n.net.options[k]?.secret ? '[redacted]' : v]),
+        Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),
       ),
     })),
   }
+}
+
+function redactedForge(forge: ForgeChoice): Record<string, unknown> {
+  if (forge.kind === 'github')
+    return {
+      kind: 'github',
+      appId: forge.config.appId,
+      installationId: forge.config.installationId,
+      apiUrl: forge.config.apiUrl,
+      privateKey: '[redacted]',
+    }
+  if (forge.kind === 'unchecked')
+    return {
+      kind: 'unchecked',
+      note: 'this command uses no forge; `run` and `once` would refuse these',
+      issues: forge.issues,
+    }
+  return forge
+}
+
+/** An option's value as its variable takes it: redacted when secret, a duration with its unit. */
+function optionText(option: NetDefinition['options'][string] | undefined, value: unknown): unknown {
+  if (option?.secret) return '[redacted]'
+  if (option && typeof value === 'number' && parseDuration(option.defaultText) !== undefined)
+    return formatDuration(value)
+  return value
 }

@@ -7,6 +7,7 @@
  */
 import { Writable } from 'node:stream'
 import pino, { type DestinationStream, type Logger } from 'pino'
+import type { NetLogger } from '../nets/net.js'
 
 export type { Logger }
 
@@ -50,19 +51,46 @@ export function scrubSecrets(text: string): string {
 function scrubValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value)
   if (depth > 4 || value === null || typeof value !== 'object') return value
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code
-    return {
-      type: value.name,
-      message: scrubSecrets(value.message),
-      ...(code === undefined ? {} : { code }),
-      ...(value.cause === undefined ? {} : { cause: scrubValue(value.cause, depth + 1) }),
-    }
-  }
+  if (value instanceof Error) return serializeError(value)
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1))
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) out[k] = scrubValue(v, depth + 1)
   return out
+}
+
+/** The fields of a Node system error or an HTTP error that say what failed where. */
+const ERROR_FIELDS = ['code', 'errno', 'syscall', 'hostname', 'address', 'port', 'status'] as const
+
+/**
+ * An error as a log field: `type`, `message`, the fields that say what failed where (`code`, `syscall`,
+ * `hostname`, `address`, `port`, `status`), the `cause` chain and an AggregateError's `errors`, every
+ * string scrubbed of secrets. The top error keeps the first lines of its stack (a bug needs it); causes
+ * do not. Anything that is not an Error is kept as a scrubbed value.
+ */
+export function serializeError(error: unknown, depth = 0): unknown {
+  if (!(error instanceof Error)) return scrubValue(error, 4)
+  const fields = error as Error & Partial<Record<(typeof ERROR_FIELDS)[number], unknown>>
+  const out: Record<string, unknown> = { type: error.name, message: scrubSecrets(error.message) }
+  for (const key of ERROR_FIELDS) {
+    const v = fields[key]
+    if (typeof v === 'string' || typeof v === 'number') out[key] = typeof v === 'string' ? scrubSecrets(v) : v
+  }
+  if (depth < 5 && error.cause !== undefined) out.cause = serializeError(error.cause, depth + 1)
+  if (depth < 5 && error instanceof AggregateError)
+    out.errors = error.errors.slice(0, 5).map((e: unknown) => serializeError(e, depth + 1))
+  if (depth === 0 && typeof error.stack === 'string')
+    out.stack = scrubSecrets(error.stack.split('\n').slice(0, 8).join('\n'))
+  return out
+}
+
+/** The NetLogger view of a pino logger: the four levels, fields then message. */
+export function netLogger(log: Logger): NetLogger {
+  return {
+    debug: (fields, message) => log.debug(fields, message),
+    info: (fields, message) => log.info(fields, message),
+    warn: (fields, message) => log.warn(fields, message),
+    error: (fields, message) => log.error(fields, message),
+  }
 }
 
 export interface LoggerOptions {
@@ -85,6 +113,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: options.base ?? null,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Errors are already serialized (and scrubbed) by the logMethod hook; this catches any that were not.
+      serializers: { err: (value: unknown) => serializeError(value) },
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {
@@ -99,7 +129,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** Formats pino's JSON lines as `HH:MM:SS.mmm LEVEL message key=value …` for a person at a terminal. */
 function humanStream(out: NodeJS.WritableStream): DestinationStream {
-  return new Writable({
+  const stream: DestinationStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) {
         if (!line) continue
@@ -117,5 +147,6 @@ function humanStream(out: NodeJS.WritableStream): DestinationStream {
       }
       done()
     },
-  }) as unknown as DestinationStream
+  })
+  return stream
 }

@@ -1,9 +1,11 @@
 /**
  * The worker's MongoDB connection: connected in the background with capped exponential backoff, so a
  * Mongo that is down, unreachable or refusing credentials at start-up never crash-loops the worker. While
- * it cannot answer, lease calls fail, nobody is elected and /readyz says so.
+ * it cannot answer, lease calls fail, nobody is elected and /readyz says so. Whether the store is up is
+ * followed from the driver's own heartbeats and topology events, not only when someone asks.
  */
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
+import { waitFor } from '../lease/wait.js'
 import { scrubSecrets } from './logger.js'
 import type { Logger } from './logger.js'
 
@@ -19,14 +21,26 @@ export interface MongoConnection {
 
 const AUTH_FAILED = 18
 
+export interface MongoConnectionOptions {
+  /** Called on each heartbeat and topology change with whether a server answers (the store-up gauge). */
+  onStoreUp?: (up: boolean) => void
+}
+
 /** Opens the client and keeps trying to connect until it succeeds or `signal` aborts. */
-export function connectMongo(uri: string, dbName: string, log: Logger, signal: AbortSignal): MongoConnection {
+export function connectMongo(
+  uri: string,
+  dbName: string,
+  log: Logger,
+  signal: AbortSignal,
+  options: MongoConnectionOptions = {},
+): MongoConnection {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     appName: 'leasecron',
   })
   const db = client.db(dbName)
+  if (options.onStoreUp) followStoreUp(client, options.onStoreUp)
   let resolveConnected: () => void = () => {}
   const connected = new Promise<void>((resolve) => {
     resolveConnected = resolve
@@ -51,24 +65,14 @@ export function connectMongo(uri: string, dbName: string, log: Logger, signal: A
               component: 'mongo',
               failures,
               retryInMs: delay,
-              err: scrubSecrets(error instanceof Error ? error.message : String(error)),
+              cause: describeMongoError(error),
             },
             auth
               ? 'MongoDB refused authentication: check the credentials in MONGO_URI; retrying'
               : 'cannot connect to MongoDB; nobody is elected until it answers; retrying',
           )
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay)
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer)
-              resolve()
-            },
-            { once: true },
-          )
-        })
+        await waitFor(delay, signal)
         delay = Math.min(delay * 2, 30_000)
       }
     }
@@ -94,4 +98,62 @@ export function connectMongo(uri: string, dbName: string, log: Logger, signal: A
     },
     close: () => client.close(),
   }
+}
+
+/**
+ * Reports the store up or down from the driver's heartbeats (each server check) and topology changes
+ * (a server found or lost), so the gauge is right without anyone requesting /readyz.
+ */
+function followStoreUp(client: MongoClient, onStoreUp: (up: boolean) => void): void {
+  client.on('serverHeartbeatSucceeded', () => onStoreUp(true))
+  client.on('serverHeartbeatFailed', () => onStoreUp(false))
+  client.on('topologyDescriptionChanged', (event) => onStoreUp(event.newDescription.hasDataBearingServers))
+  client.on('topologyClosed', () => onStoreUp(false))
+}
+
+/**
+ * Why Mongo did not answer, in words an operator acts on: "connection refused at 127.0.0.1:9", "host
+ * mongo.example not found", or the driver's message (scrubbed) when nothing more precise is known. Reads
+ * the cause chain and a server-selection error's per-server errors.
+ */
+export function describeMongoError(error: unknown): string {
+  const found = findSystemError(error, 0)
+  if (found) {
+    const where = found.address ?? found.hostname
+    const at = where === undefined ? '' : ` at ${where}${found.port === undefined ? '' : `:${found.port}`}`
+    if (found.code === 'ECONNREFUSED') return `connection refused${at}`
+    if (found.code === 'ENOTFOUND' || found.code === 'EAI_AGAIN')
+      return `host ${found.hostname ?? where} not found (DNS ${found.code})`
+    if (found.code === 'ETIMEDOUT') return `connection timed out${at}`
+    return `${found.code}${at}`
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return scrubSecrets(message)
+}
+
+interface SystemErrorFields {
+  code: string
+  address?: string
+  hostname?: string
+  port?: number
+}
+
+function findSystemError(error: unknown, depth: number): SystemErrorFields | undefined {
+  if (depth > 6 || !(error instanceof Error)) return undefined
+  const e = error as Error &
+    Partial<SystemErrorFields> & { reason?: { servers?: Map<string, { error?: unknown }> } }
+  if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
+    const hostPort = /(\S+):(\d+)$/.exec(e.message)
+    return {
+      code: e.code,
+      ...(e.address === undefined ? {} : { address: e.address }),
+      ...(e.hostname === undefined ? {} : { hostname: e.hostname }),
+      ...(e.port === undefined ? (hostPort ? { port: Number(hostPort[2]) } : {}) : { port: e.port }),
+    }
+  }
+  for (const server of e.reason?.servers?.values() ?? []) {
+    const inner = findSystemError(server.error, depth + 1)
+    if (inner) return inner
+  }
+  return findSystemError(e.cause, depth + 1)
 }

@@ -1,6 +1,8 @@
 /**
- * Cron schedules: node-cron's detailed validation (so an error names the field that is wrong) and the
- * schedule's interval, from which a lease's pacing follows.
+ * Cron schedules: node-cron's detailed validation (so an error names the field that is wrong and its
+ * range), the schedule's interval, from which a lease's pacing follows, and the next firing time.
+ *
+ * Not the scheduler (worker/scheduler.ts runs the ticks); this file only reads expressions.
  */
 import cron from 'node-cron'
 
@@ -8,25 +10,60 @@ export type ScheduleCheck = { ok: true; intervalMs: number } | { ok: false; expe
 
 const EXPECTED = 'a cron expression of 5 or 6 fields (node-cron syntax, e.g. "*/5 * * * *")'
 
+/** Each field's name as a person says it and its range, in node-cron's order (seconds optional). */
+const FIELDS: Record<string, { name: string; range: string }> = {
+  second: { name: 'second', range: '0–59' },
+  minute: { name: 'minute', range: '0–59' },
+  hour: { name: 'hour', range: '0–23' },
+  dayOfMonth: { name: 'day of month', range: '1–31' },
+  month: { name: 'month', range: '1–12 or jan–dec' },
+  dayOfWeek: { name: 'day of week', range: '0–7 or sun–sat (0 and 7 are Sunday)' },
+}
+
+/** `minute: 61 is out of range 0–59` — the field, the value a person wrote and what the field takes. */
+function describeFieldError(error: { field: string; value?: unknown; message: string }): string {
+  const field = FIELDS[error.field]
+  if (!field) return error.message
+  const value = String(error.value ?? '')
+  const outOfRange = /^\d+$/.test(value)
+  return outOfRange
+    ? `${field.name}: ${value} is out of range ${field.range}`
+    : `${field.name}: ${JSON.stringify(value)} is not a valid value (range ${field.range}; *, lists a,b, ranges a-b and steps */n allowed)`
+}
+
 /** Validates `expression` and returns its shortest gap between two of its next 50 firings. */
 export function checkSchedule(expression: string): ScheduleCheck {
   const text = expression.trim()
   if (text === '') return { ok: false, expected: `${EXPECTED}; got an empty value` }
   const detail = cron.validateDetailed(text)
   if (!detail.valid) {
-    const why = detail.errors
-      .map((e) => (e.field === 'expression' ? e.message : `field ${e.field}: ${e.message}`))
-      .join('; ')
-    return { ok: false, expected: `${EXPECTED}; ${why}` }
+    return { ok: false, expected: `${EXPECTED}; ${detail.errors.map(describeFieldError).join('; ')}` }
   }
-  const task = cron.createTask(text, () => {})
+  const runs = nextFireTimes(text, 50).map((d) => d.getTime())
+  let intervalMs = Number.POSITIVE_INFINITY
+  for (let i = 1; i < runs.length; i++) intervalMs = Math.min(intervalMs, runs[i]! - runs[i - 1]!)
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0)
+    return { ok: false, expected: `${EXPECTED}; it never fires twice` }
+  return { ok: true, intervalMs }
+}
+
+/**
+ * The first time a valid `expression` fires strictly after `after` (the wall clock by default), for the
+ * log line a net writes when elected. node-cron counts from the current wall time, so for an `after` in
+ * the past this is the first firing after now. Throws when the expression is not valid (check it first).
+ */
+export function nextFireTime(expression: string, after: Date = new Date()): Date {
+  for (let count = 8; count <= 4096; count *= 8) {
+    const found = nextFireTimes(expression, count).find((d) => d.getTime() > after.getTime())
+    if (found) return found
+  }
+  throw new Error(`schedule ${JSON.stringify(expression)}: no firing found after ${after.toISOString()}`)
+}
+
+function nextFireTimes(expression: string, count: number): Date[] {
+  const task = cron.createTask(expression.trim(), () => {})
   try {
-    const runs = task.getNextRuns(50).map((d) => d.getTime())
-    let intervalMs = Number.POSITIVE_INFINITY
-    for (let i = 1; i < runs.length; i++) intervalMs = Math.min(intervalMs, runs[i]! - runs[i - 1]!)
-    if (!Number.isFinite(intervalMs) || intervalMs <= 0)
-      return { ok: false, expected: `${EXPECTED}; it never fires twice` }
-    return { ok: true, intervalMs }
+    return task.getNextRuns(count)
   } finally {
     void task.destroy()
   }

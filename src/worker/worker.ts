@@ -8,11 +8,12 @@
  */
 import { LEASES, type LeaseDefinition } from '../leases.js'
 import { type Clock, systemClock } from '../lease/clock.js'
+import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
-import type { NetDefinition, NetLogger } from '../nets/net.js'
+import type { NetDefinition } from '../nets/net.js'
 import {
   type SandboxForge,
   type SandboxForgeOptions,
@@ -20,9 +21,9 @@ import {
   startSandboxForge,
 } from '../sandbox/sandbox-forge.js'
 import { DEMO_SANDBOX_DATA } from './demo.js'
-import { ConfigError, loadConfig, redactedConfig, type WorkerConfig } from './config.js'
+import { ConfigError, type NetConfig, loadConfig, redactedConfig, type WorkerConfig } from './config.js'
 import { type HealthServer, startHealthServer } from './http.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { connectMongo, type MongoConnection } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
@@ -67,196 +68,217 @@ export interface Worker {
 
 /**
  * Builds a worker from the environment. Throws ConfigError (exitCode 78) listing every invalid variable
- * before anything starts.
+ * before anything starts. The composition root: each step below is a named function.
  */
 export function createWorker(options: WorkerOptions): Worker {
-  const env = options.env ?? process.env
-  const leases = options.leases ?? LEASES
-  const loaded = loadConfig(env, options.nets, leases)
+  const loaded = loadConfig(options.env ?? process.env, options.nets, options.leases ?? LEASES)
   if (!loaded.ok) throw new ConfigError(loaded.issues)
   const config = loaded.config
   const logger = options.logger ?? createLogger({ level: config.logLevel })
   const owner = ownerId(config.workerId)
-  const clock = options.clock ?? systemClock
-  const metrics = createWorkerMetrics()
-  const stopping = new AbortController()
-  let http: HealthServer | undefined
-  let mongo: MongoConnection | undefined
-  let sandbox: SandboxForge | undefined
-  let forge: Forge | undefined
-  let campaigns: Promise<void>[] = []
-  let store: LeaseStore | undefined
-  /** The terms being served, by lease: what a forced shutdown releases. */
-  const held = new Map<string, LeaseTerm>()
+  const w: WorkerState = {
+    config,
+    options,
+    owner,
+    log: logger.child({ owner }),
+    clock: options.clock ?? systemClock,
+    metrics: createWorkerMetrics(),
+    stopping: new AbortController(),
+    campaigns: [],
+    held: new Map(),
+  }
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
-
-  const log = logger.child({ owner })
-
-  const ready = async () => {
-    if (!mongo) return { ready: !stopping.signal.aborted, detail: { store: 'memory' } }
-    const up = await mongo.ping()
-    metrics.storeUp.set(up ? 1 : 0)
-    return { ready: up && !stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
-  }
-
   const start = async () => {
-    log.info({ config: redactedConfig(config) }, 'leasecron starting')
-    http = await startHealthServer({ port: config.port, registry: metrics.registry, ready })
-    log.info({ port: http.port }, 'serving /healthz /readyz /metrics')
-
-    if (config.mongo) {
-      mongo = connectMongo(config.mongo.uri, config.mongo.db, log, stopping.signal)
-      store = new MongoStore(mongo.db)
-    } else {
-      store = new MemoryStore()
-      metrics.storeUp.set(1)
-      log.warn(
-        {},
-        'single-process mode: no MONGO_URI, leases live in this process; a second replica would elect itself too',
-      )
-    }
-
-    if (config.forge.kind === 'sandbox') {
-      sandbox = await startSandboxForge(options.sandbox ?? { generate: { ...DEMO_SANDBOX_DATA } })
-      log.warn({ url: sandbox.url, reason: config.forge.reason }, 'using the local sandbox forge, not GitHub')
-    }
-    forge = createForge({
-      config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
-      logger: log.child({ component: 'forge' }),
-      registry: metrics.registry,
-    })
-
+    w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
+    w.http = await serveHttp(w)
+    w.store = openStore(w)
+    w.forge = await openForge(w)
     const resources = new Map<string, unknown>()
-    const enabled = config.nets.filter((n) => n.enabled)
-    for (const n of config.nets) if (!n.enabled) log.info({ net: n.net.name }, 'net disabled')
-    const setups = enabled.map(async (n) => {
-      const netLog = log.child({ net: n.net.name })
-      let delay = 500
-      for (;;) {
-        try {
-          if (mongo) await waitOrAbort(mongo.connected, stopping.signal)
-          if (stopping.signal.aborted) return false
-          resources.set(
-            n.net.name,
-            await n.net.setup({
-              options: n.options as never,
-              db: mongo?.db,
-              log: netLog as unknown as NetLogger,
-              publicUrl: config.publicUrl,
-              now: () => clock.now(),
-            }),
-          )
-          return true
-        } catch (error) {
-          netLog.warn({ err: error, retryInMs: delay }, 'net setup failed; retrying')
-          await sleep(delay, stopping.signal)
-          delay = Math.min(delay * 2, 30_000)
-        }
-      }
-    })
-    campaigns = enabled.map(async (n, i) => {
-      if (!(await setups[i])) return
-      log.info(
-        {
-          net: n.net.name,
-          lease: n.net.lease,
-          schedule: n.schedule,
-          ttlMs: n.pacing.ttlMs,
-          retryMs: n.pacing.retryMs,
-        },
-        options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
-      )
-      await runNetCampaign({
-        store: store!,
-        owner,
-        net: n,
-        resources: resources.get(n.net.name),
-        forge: forge!.octokit,
-        log,
-        metrics,
-        clock,
-        signal: stopping.signal,
-        unelected: options.unelected ?? false,
-        held,
-      })
-    })
-    if (sandbox && options.onSandbox) {
-      const sb = sandbox
-      void Promise.all(setups).then(async () => {
-        try {
-          await options.onSandbox?.(sb, resources)
-        } catch (error) {
-          log.warn({ err: error }, 'sandbox demo seed failed')
-        }
-      })
-    }
+    const setups = setUpNets(w, resources)
+    w.campaigns = startCampaigns(w, setups, resources)
+    seedSandbox(w, setups, resources)
   }
-
-  const stop = async () => {
-    stopping.abort(new Error('worker stopping'))
-    await started?.catch(() => undefined)
-    const all = Promise.allSettled(campaigns).then(() => true)
-    const timedOut = await Promise.race([all, sleepResolve(config.shutdownTimeoutMs, false)])
-    if (!timedOut) {
-      log.warn(
-        { timeoutMs: config.shutdownTimeoutMs },
-        'passes still running at the shutdown timeout; releasing their leases and stopping anyway',
-      )
-      // The process is about to exit, so its passes end with it; releasing now spares a successor the TTL.
-      await Promise.allSettled(
-        [...held.values()].map((term) => store?.release(term, { signal: AbortSignal.timeout(5_000) })),
-      )
-    }
-    await forge?.close()
-    await sandbox?.close()
-    await http?.close()
-    await mongo?.close().catch(() => undefined)
-    log.info({}, 'leasecron stopped')
-  }
-
   return {
     config,
     owner,
     logger,
-    metrics,
+    metrics: w.metrics,
     get port() {
-      return http?.port
+      return w.http?.port
     },
     start() {
       started ??= start()
       return started
     },
     stop() {
-      stopped ??= stop()
+      stopped ??= (async () => {
+        w.stopping.abort(new Error('worker stopping'))
+        await started?.catch(() => undefined)
+        await stopWorker(w)
+      })()
       return stopped
     },
   }
 }
 
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    signal.addEventListener('abort', () => resolve(), { once: true })
-    promise.then(resolve)
+/** What the steps share: the configuration and the parts opened so far. */
+interface WorkerState {
+  readonly config: WorkerConfig
+  readonly options: WorkerOptions
+  readonly owner: string
+  readonly log: Logger
+  readonly clock: Clock
+  readonly metrics: WorkerMetrics
+  readonly stopping: AbortController
+  http?: HealthServer
+  mongo?: MongoConnection
+  store?: LeaseStore
+  sandbox?: SandboxForge
+  forge?: Forge
+  campaigns: Promise<void>[]
+  /** The terms being served, by lease: what a forced shutdown releases. */
+  readonly held: Map<string, LeaseTerm>
+}
+
+/** /healthz, /readyz (the store answers) and /metrics. */
+async function serveHttp(w: WorkerState): Promise<HealthServer> {
+  const ready = async () => {
+    if (!w.mongo) return { ready: !w.stopping.signal.aborted, detail: { store: 'memory' } }
+    const up = await w.mongo.ping()
+    w.metrics.storeUp.set(up ? 1 : 0)
+    return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
+  }
+  const http = await startHealthServer({ port: w.config.port, registry: w.metrics.registry, ready })
+  w.log.info({ port: http.port }, 'serving /healthz /readyz /metrics')
+  return http
+}
+
+/**
+ * The lease store: Mongo (connected in the background; `leasecron_store_up` follows the driver's own
+ * heartbeats) or, without MONGO_URI, the in-memory store with a warning.
+ */
+function openStore(w: WorkerState): LeaseStore {
+  if (w.config.mongo) {
+    w.mongo = connectMongo(w.config.mongo.uri, w.config.mongo.db, w.log, w.stopping.signal, {
+      onStoreUp: (up) => w.metrics.storeUp.set(up ? 1 : 0),
+    })
+    return new MongoStore(w.mongo.db)
+  }
+  w.metrics.storeUp.set(1)
+  w.log.warn(
+    {},
+    'single-process mode: no MONGO_URI, leases live in this process; a second replica would elect itself too',
+  )
+  return new MemoryStore()
+}
+
+/** The GitHub App's forge, or a sandbox forge started in this process when none is configured. */
+async function openForge(w: WorkerState): Promise<Forge> {
+  const choice = w.config.forge
+  if (choice.kind === 'unchecked') throw new Error('worker: the forge configuration was not checked')
+  if (choice.kind === 'sandbox') {
+    w.sandbox = await startSandboxForge(w.options.sandbox ?? { generate: { ...DEMO_SANDBOX_DATA } })
+    w.log.warn({ url: w.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
+  }
+  return createForge({
+    config: choice.kind === 'github' ? choice.config : sandboxForgeConfig(w.sandbox!),
+    logger: w.log.child({ component: 'forge' }),
+    registry: w.metrics.registry,
+    signal: w.stopping.signal,
   })
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
+/**
+ * Each enabled net's process-wide setup, retried with capped backoff until it succeeds or the worker
+ * stops. Resolves per net to whether it is set up.
+ */
+function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boolean>[] {
+  for (const n of w.config.nets) if (!n.enabled) w.log.info({ net: n.net.name }, 'net disabled')
+  return enabledNets(w).map(async (n) => {
+    const log = netLogger(w.log.child({ net: n.net.name }))
+    const { signal } = w.stopping
+    for (let delay = 500; ; delay = Math.min(delay * 2, 30_000)) {
+      if (w.mongo && !(await settledOrAborted(w.mongo.connected, signal))) return false
+      if (signal.aborted) return false
+      try {
+        const context = { options: n.options, db: w.mongo?.db, log, publicUrl: w.config.publicUrl }
+        resources.set(n.net.name, await n.net.setup({ ...context, now: () => w.clock.now() }))
+        return true
+      } catch (error) {
+        log.warn({ err: error, retryInMs: delay }, 'net setup failed; retrying')
+        if (!(await waitFor(delay, signal, w.clock))) return false
+      }
+    }
+  })
+}
+
+/** One lease campaign per enabled net, once its setup is done. */
+function startCampaigns(
+  w: WorkerState,
+  setups: Promise<boolean>[],
+  resources: Map<string, unknown>,
+): Promise<void>[] {
+  return enabledNets(w).map(async (n, i) => {
+    if (!(await setups[i])) return
+    const { ttlMs, retryMs } = n.pacing
+    w.log.info(
+      { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
+      w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
     )
+    await runNetCampaign({
+      store: w.store!,
+      owner: w.owner,
+      net: n,
+      resources: resources.get(n.net.name),
+      forge: w.forge!.octokit,
+      log: w.log,
+      metrics: w.metrics,
+      clock: w.clock,
+      signal: w.stopping.signal,
+      unelected: w.options.unelected ?? false,
+      held: w.held,
+    })
   })
 }
 
-function sleepResolve<T>(ms: number, value: T): Promise<T> {
-  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref())
+/** npm start's demo data, once the sandbox is up and the nets are set up. */
+function seedSandbox(w: WorkerState, setups: Promise<boolean>[], resources: Map<string, unknown>): void {
+  const { sandbox } = w
+  const seed = w.options.onSandbox
+  if (!sandbox || !seed) return
+  void Promise.all(setups).then(async () => {
+    try {
+      await seed(sandbox, resources)
+    } catch (error) {
+      w.log.warn({ err: error }, 'sandbox demo seed failed')
+    }
+  })
+}
+
+/**
+ * Waits for the campaigns up to the shutdown timeout (releasing the leases itself when passes overrun
+ * it), then closes the forge (flushing its meter), the sandbox, HTTP and Mongo.
+ */
+async function stopWorker(w: WorkerState): Promise<void> {
+  const { shutdownTimeoutMs } = w.config
+  if (!(await settledWithin(Promise.allSettled(w.campaigns), shutdownTimeoutMs, w.clock))) {
+    w.log.warn(
+      { timeoutMs: shutdownTimeoutMs },
+      'passes still running at the shutdown timeout; releasing their leases and stopping anyway',
+    )
+    // The process is about to exit, so its passes end with it; releasing now spares a successor the TTL.
+    await Promise.allSettled(
+      [...w.held.values()].map((term) => w.store?.release(term, { signal: AbortSignal.timeout(5_000) })),
+    )
+  }
+  await w.forge?.close()
+  await w.sandbox?.close()
+  await w.http?.close()
+  await w.mongo?.close().catch(() => undefined)
+  w.log.info({}, 'leasecron stopped')
+}
+
+function enabledNets(w: WorkerState): NetConfig[] {
+  return w.config.nets.filter((n) => n.enabled)
 }

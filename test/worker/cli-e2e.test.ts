@@ -1,6 +1,8 @@
 /**
  * The CLI's one-shot commands on the built worker: `once`, `status`, `config`, `--help`.
  */
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -49,7 +51,9 @@ describe('leasecron once', () => {
     const db = `cli_${Date.now().toString(36)}`
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
-    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toMatchObject({
+      owner: 'someone-else-0123456789ab',
+    })
     const { code, lines, text } = await cli(['once', 'e2e-tick'], {
       ...githubEnv(),
       MONGO_URI: mongo.url,
@@ -78,7 +82,12 @@ describe('leasecron status and config', () => {
     await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
     const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
     expect(code).toBe(0)
-    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+expires in (59|60)\.\d s/)
+    expect(text).toMatch(/^LEASE\s+OWNER\s+FENCE\s+EXPIRES$/m)
+    const left = /e2e-tick\s+holder-abcdef012345\s+fence \d+\s+expires in (\d+\.\d) s/.exec(text)
+    expect(left, 'the lease was not listed with its owner and time to expiry').not.toBeNull()
+    // Generous: a loaded machine takes seconds to start the process.
+    expect(Number(left![1])).toBeGreaterThan(30)
+    expect(Number(left![1])).toBeLessThanOrEqual(60)
   }, 30_000)
 
   it('prints the effective configuration without the private key', async () => {
@@ -108,4 +117,75 @@ describe('leasecron status and config', () => {
       expect(text).toContain(`Usage: leasecron ${command}`)
     }
   }, 60_000)
+})
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+describe('what a user tries first', () => {
+  it('prints the package version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    const { code, text } = await cli(['--version'], {})
+    expect(code).toBe(0)
+    expect(text).toBe(`leasecron ${version}`)
+  }, 30_000)
+
+  it('answers `help once` and `once --help` with the usage and the nets it can run', async () => {
+    for (const args of [
+      ['help', 'once'],
+      ['once', '--help'],
+    ]) {
+      const { code, text } = await cli(args, {})
+      expect(code).toBe(0)
+      expect(text).toContain('Usage: leasecron once <net>')
+      expect(text, `${args.join(' ')} did not list the nets`).toMatch(
+        /Nets:\n\s+e2e-tick\s+\* \* \* \* \* \*\s+end-to-end test net/,
+      )
+    }
+  }, 60_000)
+
+  it('refuses extra arguments with usage exit 64', async () => {
+    for (const args of [
+      ['status', 'extra'],
+      ['once', 'e2e-tick', 'again'],
+      ['config', '--port', '1'],
+    ]) {
+      const { code, text } = await cli(args, {})
+      expect(code, `${args.join(' ')} was accepted`).toBe(64)
+      expect(text).toMatch(/leasecron: .*(unexpected argument|belong to the sandbox command)/)
+    }
+  }, 60_000)
+
+  it('runs `status` and `config` in production without demanding the App variables', async () => {
+    const status = await cli(['status'], { NODE_ENV: 'production' })
+    expect(status.code, status.text).toBe(0)
+    const config = await cli(['config'], { NODE_ENV: 'production' })
+    expect(config.code, config.text).toBe(0)
+    expect(JSON.parse(config.text).forge.kind).toBe('unchecked')
+  }, 60_000)
+
+  it('names the cause when `status` cannot reach Mongo', async () => {
+    const port = await closedPort()
+    const { code, text } = await cli(['status'], {
+      MONGO_URI: `mongodb://127.0.0.1:${port}/?serverSelectionTimeoutMS=1000`,
+    })
+    expect(code).toBe(1)
+    expect(text).toContain(`the lease store did not answer: connection refused at 127.0.0.1:${port}`)
+  }, 30_000)
+
+  it('says `once` elects itself on the in-memory store and uses the sandbox when nothing is configured', async () => {
+    const { code, lines } = await cli(['once', 'e2e-tick'], {})
+    expect(code).toBe(0)
+    const messages = lines.map((l) => l.msg)
+    expect(messages.some((m) => /^single-process mode: .*elects itself/.test(m))).toBe(true)
+    expect(messages).toContain('using the local sandbox forge, not GitHub')
+    expect(lines.filter((l) => l.event === 'pass-end')).toHaveLength(1)
+  }, 30_000)
 })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
+import { formatDuration, redactedConfig } from '../../src/worker/config.js'
+import { checkSchedule, nextFireTime } from '../../src/worker/schedule.js'
 import { recordingNet, TEST_LEASES } from './test-nets.js'
 
 const { net } = recordingNet()
@@ -100,9 +102,11 @@ describe('configuration from the environment', () => {
     expect(load({ PORT: '', LOG_LEVEL: ' ', LEASECRON_NET_TICK_NET_SCHEDULE: '' }).ok).toBe(true)
   })
 
-  it('names the cron field that is wrong', () => {
+  it('names the cron field that is wrong and its range', () => {
     const [issue] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '61 * * * *' })
-    expect(issue!.expected).toMatch(/field minute/)
+    expect(issue!.expected).toMatch(/minute: 61 is out of range 0–59/)
+    const [hour] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '0 25 * * *' })
+    expect(hour!.expected).toMatch(/hour: 25 is out of range 0–23/)
     const [seven] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '* * * * * * *' })
     expect(seven!.expected).toMatch(/5 or 6 fields but got 7/)
   })
@@ -149,6 +153,119 @@ describe('configuration from the environment', () => {
     expect(issues({ NODE_ENV: 'production' }).map((i) => i.variable)).toContain('GITHUB_APP_ID')
     const explicit = load({ NODE_ENV: 'production', LEASECRON_FORGE: 'sandbox' })
     expect(explicit.ok && explicit.config.forge.kind).toBe('sandbox')
+  })
+})
+
+describe('typos and misplaced variables', () => {
+  it.each([
+    ['LEASECRON_SHUTDOWN_TIMEOUT', '5000', 'LEASECRON_SHUTDOWN_TIMEOUT_MS'],
+    ['LEASECRON_FORGE_KIND', 'github', 'LEASECRON_FORGE'],
+    ['LEASECRON_WORKERID', 'pod-a', 'LEASECRON_WORKER_ID'],
+  ])(
+    'refuses the unknown %s instead of running on defaults, naming the likely variable',
+    (name, value, meant) => {
+      const found = issues({ [name]: value }).find((i) => i.variable === name)
+      expect(found, `${name} was silently ignored`).toBeDefined()
+      expect(found!.expected).toContain(`did you mean ${meant}?`)
+    },
+  )
+
+  it('knows the variables other parts of the worker read, and ignores the test and bench tools’ own', () => {
+    expect(
+      load({
+        LEASECRON_RUN_HISTORY: '14d',
+        LEASECRON_FORGE_CACHE_MB: '64',
+        LEASECRON_STATUS_PAGE: 'true',
+        LEASECRON_NET_TICK_NET_CATCH_UP: 'true',
+        LEASECRON_TEST_SKIP_MEMORY_SERVER: '1',
+        LEASECRON_BENCH_QUICK: '1',
+      }).ok,
+    ).toBe(true)
+  })
+
+  it('points MONGO_URL (the tests’ variable) at MONGO_URI instead of silently running on memory', () => {
+    const [issue] = issues({ MONGO_URL: 'mongodb://user:pw-secret@127.0.0.1:27017' })
+    expect(issue).toMatchObject({ variable: 'MONGO_URL' })
+    expect(issue!.expected).toMatch(/reads MONGO_URI/)
+    expect(JSON.stringify(issue), 'the URL with its password was echoed').not.toContain('pw-secret')
+    expect(load({ MONGO_URL: 'mongodb://127.0.0.1', MONGO_URI: 'mongodb://127.0.0.1' }).ok).toBe(true)
+  })
+
+  it('does not fall back to the sandbox when only GITHUB_API_URL is set', () => {
+    const found = issues({ GITHUB_API_URL: 'https://ghe.example/api/v3' })
+    expect(found.map((i) => i.variable).sort()).toEqual([
+      'GITHUB_APP_ID',
+      'GITHUB_APP_PRIVATE_KEY',
+      'GITHUB_INSTALLATION_ID',
+    ])
+    expect(found[0]!.expected).toMatch(/GITHUB_API_URL is set/)
+  })
+
+  it('names every missing App variable in production', () => {
+    const found = issues({ NODE_ENV: 'production' })
+    expect(found.map((i) => i.variable).sort()).toEqual([
+      'GITHUB_APP_ID',
+      'GITHUB_APP_PRIVATE_KEY',
+      'GITHUB_INSTALLATION_ID',
+    ])
+    for (const issue of found) expect(issue.expected).toMatch(/NODE_ENV=production/)
+  })
+
+  it('does not demand the App variables from a command that uses no forge, but keeps their problems', () => {
+    const result = loadConfig({ NODE_ENV: 'production' }, [net], TEST_LEASES, { needsForge: false })
+    expect(result.ok, 'status/config refused for want of a GitHub App').toBe(true)
+    if (!result.ok) return
+    expect(result.config.forge.kind).toBe('unchecked')
+    expect(JSON.stringify(redactedConfig(result.config))).toMatch(/GITHUB_APP_ID/)
+  })
+
+  it('refuses a retry of 0 or below TTL/30, saying it would campaign in a hot loop', () => {
+    for (const value of ['0', '10']) {
+      const found = issues({ LEASECRON_NET_TICK_NET_TTL_MS: '3000', LEASECRON_NET_TICK_NET_RETRY_MS: value })
+      expect(found[0], `RETRY_MS=${value} was accepted`).toMatchObject({
+        variable: 'LEASECRON_NET_TICK_NET_RETRY_MS',
+      })
+      expect(found[0]!.expected).toMatch(/from 100 .*hot loop/)
+    }
+    expect(load({ LEASECRON_NET_TICK_NET_TTL_MS: '3000', LEASECRON_NET_TICK_NET_RETRY_MS: '100' }).ok).toBe(
+      true,
+    )
+  })
+})
+
+describe('durations as a user writes them', () => {
+  it('prints whole units so the value can be pasted back into its variable', () => {
+    expect([3_600_000, 5_400_000, 90_000, 60_000, 1_500, 86_400_000].map(formatDuration)).toEqual([
+      '1h',
+      '90m',
+      '90s',
+      '1m',
+      '1500ms',
+      '1d',
+    ])
+  })
+
+  it('shows the nets’ duration options with a unit in the printed configuration', () => {
+    const result = load({ LEASECRON_NET_TICK_NET_WINDOW: '90m' })
+    if (!result.ok) throw new Error('rejected')
+    const shown = redactedConfig(result.config) as { nets: { options: Record<string, unknown> }[] }
+    expect(shown.nets[0]!.options).toEqual({ DEPTH: 3, WINDOW: '90m' })
+    expect(load({ LEASECRON_NET_TICK_NET_WINDOW: String(shown.nets[0]!.options.WINDOW) }).ok).toBe(true)
+  })
+})
+
+describe('schedules', () => {
+  it('gives the next firing after an instant', () => {
+    const after = new Date(Date.now() + 1_000)
+    const next = nextFireTime('*/5 * * * *', after)
+    expect(next.getTime()).toBeGreaterThan(after.getTime())
+    expect(next.getTime() - after.getTime()).toBeLessThanOrEqual(5 * 60_000)
+    expect(next.getUTCMinutes() % 5).toBe(0)
+    expect(next.getUTCSeconds()).toBe(0)
+  })
+
+  it('measures the shortest interval of a valid schedule', () => {
+    expect(checkSchedule('*/5 * * * *')).toEqual({ ok: true, intervalMs: 300_000 })
   })
 })
 

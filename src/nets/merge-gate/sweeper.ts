@@ -249,10 +249,14 @@ export class Sweeper {
             )
           }
         } catch (error) {
+          // Cut short by a stop or a lost term: not a failure, and the next pass offers the run again.
+          if (context.signal?.aborted) {
+            report.stopped = 'aborted'
+            return
+          }
           report.failed++
           const status = statusOf((error as { cause?: unknown }).cause)
           if (status === 429 || status === 403) report.stopped = 'rate-limited'
-          if (context.signal?.aborted) report.stopped = 'aborted'
           context.log.warn(
             {
               runId: run.id,

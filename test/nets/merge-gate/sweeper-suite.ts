@@ -274,6 +274,22 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
       expect(offerer.offered.at(-1)).toBe('hot-00009')
     })
 
+    it('does not count or log an offer cut short by the abort as a failure', async () => {
+      const controller = new AbortController()
+      const offerer = recordingOfferer((id) => {
+        if (id !== 'hot-00009') return 'healthy'
+        controller.abort(new Error('worker stopping'))
+        const aborted = new Error('forge request aborted: the pass or the worker is stopping')
+        aborted.name = 'AbortError'
+        return aborted
+      })
+      const sweeper = new Sweeper({ store, reconciler: offerer, options: { ...OPTIONS, concurrency: 1 } })
+      const capture = captureNetLog()
+      const report = await sweeper.pass({ forge, now, log: capture.log, signal: controller.signal })
+      expect(report).toMatchObject({ stopped: 'aborted', failed: 0 })
+      expect(capture.matching('warn', 'an offer failed'), 'a stop was logged as a failed offer').toEqual([])
+    })
+
     it('refuses options that would sweep nothing', () => {
       const make = (options: Partial<SweepOptions>) => () =>
         new Sweeper({ store, reconciler: recordingOfferer(), options: { ...OPTIONS, ...options } })

@@ -1,0 +1,145 @@
+/**
+ * `leasecron sandbox`: one seeded sandbox forge that several workers share, for trying the scaled shape
+ * on one machine. It prints the URL, the App id, the installation id and a key file (and writes an env
+ * file to source), so workers started with those variables all talk to the same forge: a status one
+ * holder posts is seen by the next, and the replicas' meter lines add up. With MONGO_URI set it also
+ * seeds the merge-gate sweeper's gating runs into that database, matching the sandbox's pull requests.
+ *
+ * Not a GitHub replacement: the sandbox binds loopback only and has no real security.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { MongoClient } from 'mongodb'
+import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
+import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
+import { type SandboxForge, startSandboxForge } from '../sandbox/sandbox-forge.js'
+import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
+import type { WorkerConfig } from './config.js'
+import { DEMO_SANDBOX_DATA } from './demo.js'
+import { describeMongoError } from './mongo-connection.js'
+
+export const SANDBOX_HELP = `Usage: leasecron sandbox [--port N] [--env-out FILE]
+
+Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
+their pull requests and issues) and prints what workers need to share it:
+  GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
+It also writes them to an env file (--env-out, else one beside the key); load it with
+  set -a; . FILE; set +a
+With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
+Runs until SIGINT or SIGTERM, then removes the key file (and the env file it chose) and exits 0.`
+
+export interface SandboxCommandOptions {
+  port?: string | undefined
+  envFile?: string | undefined
+}
+
+interface Io {
+  out: (line: string) => void
+  err: (line: string) => void
+}
+
+/** Runs the sandbox until a signal; resolves to the exit code (0, or 64 for a bad --port, 1 if it cannot start). */
+export async function runSandbox(
+  config: WorkerConfig,
+  options: SandboxCommandOptions,
+  io: Io,
+): Promise<number> {
+  const port = options.port === undefined ? 0 : Number(options.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.err(
+      `leasecron sandbox: --port expected a TCP port from 0 to 65535, got ${JSON.stringify(options.port)}`,
+    )
+    return 64
+  }
+  const fixture = generateSandboxFixture({ ...DEMO_SANDBOX_DATA })
+  const plan = planDemoGatingRuns(fixture, {
+    now: new Date(),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  })
+  let sandbox: SandboxForge
+  try {
+    sandbox = await startSandboxForge({ port, fixture: plan.fixture })
+  } catch (error) {
+    io.err(`leasecron sandbox: cannot start: ${(error as Error).message}`)
+    return 1
+  }
+  const files = writeSandboxFiles(sandbox, options.envFile)
+  printSandbox(sandbox, files, io)
+  io.out(await seedGatingRuns(config, plan, io))
+  io.out('Stop it with Ctrl-C (SIGINT) or SIGTERM.')
+  await untilSignal()
+  await sandbox.close()
+  rmSync(files.dir, { recursive: true, force: true })
+  if (options.envFile === undefined) rmSync(files.envFile, { force: true })
+  io.out('sandbox stopped')
+  return 0
+}
+
+interface SandboxFiles {
+  dir: string
+  keyFile: string
+  envFile: string
+  variables: [string, string][]
+}
+
+/** The key file (mode 0600) and the env file holding the four variables. */
+function writeSandboxFiles(sandbox: SandboxForge, envFile: string | undefined): SandboxFiles {
+  const dir = mkdtempSync(join(tmpdir(), 'leasecron-sandbox-'))
+  const keyFile = join(dir, 'app-key.pem')
+  writeFileSync(keyFile, sandbox.privateKey, { mode: 0o600 })
+  chmodSync(keyFile, 0o600)
+  const variables: [string, string][] = [
+    ['GITHUB_API_URL', sandbox.url],
+    ['GITHUB_APP_ID', String(sandbox.appId)],
+    ['GITHUB_INSTALLATION_ID', String(sandbox.installationId)],
+    ['GITHUB_APP_PRIVATE_KEY_FILE', keyFile],
+  ]
+  const target = envFile === undefined ? join(dir, 'sandbox.env') : resolve(envFile)
+  writeFileSync(target, `${variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 })
+  return { dir, keyFile, envFile: target, variables }
+}
+
+function printSandbox(sandbox: SandboxForge, files: SandboxFiles, io: Io): void {
+  io.out(`sandbox forge listening at ${sandbox.url}`)
+  io.out(`  App id ${sandbox.appId}, installation id ${sandbox.installationId}, key file ${files.keyFile}`)
+  io.out(`  seeded with ${DEMO_SANDBOX_DATA.repos} repositories, their pull requests and issues`)
+  io.out('Start each worker with these variables (they are in the env file too):')
+  for (const [name, value] of files.variables) io.out(`  ${name}=${value}`)
+  io.out(`env file: ${files.envFile}   (load it with: set -a; . ${files.envFile}; set +a)`)
+}
+
+/** Seeds the gating runs that match the sandbox into MONGO_URI's database; says what it did. */
+async function seedGatingRuns(
+  config: WorkerConfig,
+  plan: ReturnType<typeof planDemoGatingRuns>,
+  io: Io,
+): Promise<string> {
+  if (!config.mongo) return 'gating runs: not seeded (set MONGO_URI to seed them into the workers’ database)'
+  const client = new MongoClient(config.mongo.uri, { serverSelectionTimeoutMS: 5_000 })
+  try {
+    const store = new MongoGateRunStore(client.db(config.mongo.db))
+    await store.ensureIndexes()
+    const count = await seedDemoGatingRuns(store, plan)
+    return `gating runs: ${count} seeded in database ${config.mongo.db} (${Object.entries(plan.kinds)
+      .map(([kind, ids]) => `${ids.length} ${kind}`)
+      .join(', ')})`
+  } catch (error) {
+    io.err(`leasecron sandbox: could not seed gating runs: ${describeMongoError(error)}`)
+    return 'gating runs: not seeded (see the error above); the sandbox runs anyway'
+  } finally {
+    await client.close().catch(() => undefined)
+  }
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolveSignal) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      resolveSignal()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+}

@@ -1,0 +1,200 @@
+/**
+ * The README's "Try the scaled shape on one machine", step by step with real processes: FerretDB built
+ * by tools/ferretdb/build.sh, one `leasecron sandbox` (seeding gating runs into that Mongo), three
+ * workers pointed at it through the env file, `status`, a SIGKILL of the holder and the hand-over. The
+ * README block is read too, so its commands cannot drift from what this test runs.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { MongoClient } from 'mongodb'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
+import { MAIN, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const TTL = 6000
+const RETRY = 1000
+// Process start-up on a loaded 2-core machine and the status polling (each `status` is a new process).
+const TOLERANCE = 10_000
+
+const cleanup: (() => Promise<unknown> | unknown)[] = []
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined)
+})
+beforeAll(() => {
+  const buildError = inject('buildError')
+  if (buildError) throw new Error(`dist/ could not be built: ${buildError}`)
+})
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+/** Step 1: the FerretDB binary build.sh prints, listening on a free loopback port. */
+async function startFerretDb(): Promise<string> {
+  const { stdout } = await promisify(execFile)('bash', [join(ROOT, 'tools/ferretdb/build.sh')], {
+    maxBuffer: 1 << 20,
+  })
+  const binary = stdout.trim().split('\n').pop()!
+  const dir = await mkdtemp(join(tmpdir(), 'leasecron-demo-ferretdb-'))
+  const port = await freePort()
+  const { spawn } = await import('node:child_process')
+  const child = spawn(binary, ['--listen-addr', `127.0.0.1:${port}`, '--sqlite-dir', dir], {
+    stdio: 'ignore',
+  })
+  cleanup.push(() => rm(dir, { recursive: true, force: true }))
+  cleanup.push(() => child.kill('SIGKILL'))
+  const uri = `mongodb://127.0.0.1:${port}/`
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_000 })
+  for (let i = 0; ; i++) {
+    try {
+      await client.db('admin').command({ ping: 1 })
+      await client.close()
+      return uri
+    } catch (error) {
+      if (i > 60) throw new Error(`FerretDB did not answer on ${uri}: ${(error as Error).message}`)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
+function parseEnvFile(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  )
+}
+
+/** Step 4: `leasecron status`; the owner of `lease`, when one holds it unexpired. */
+async function holderOf(env: Record<string, string>, lease: string): Promise<string | undefined> {
+  const status = spawnNodeProcess(MAIN, ['status'], env, { label: 'status' })
+  const { code } = await status.exited
+  expect(code, status.text.join('\n')).toBe(0)
+  expect(status.text[0], 'status printed no header row').toMatch(/^LEASE\s+OWNER\s+FENCE\s+EXPIRES$/)
+  const line = status.text.find((l) => l.startsWith(`${lease} `) && l.includes('expires in'))
+  return line?.split(/\s+/)[1]
+}
+
+describe('the scaled shape on one machine', () => {
+  it('shares one sandbox between three workers on one Mongo and hands over after the holder is killed', async () => {
+    const mongoUri = await startFerretDb()
+    const dir = await mkdtemp(join(tmpdir(), 'leasecron-demo-'))
+    cleanup.push(() => rm(dir, { recursive: true, force: true }))
+    const base = {
+      MONGO_URI: mongoUri,
+      MONGO_DB: 'leasecron_demo',
+      LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS: String(TTL),
+      LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS: String(RETRY),
+    }
+
+    // Step 2: one sandbox, its variables in an env file, gating runs seeded into the workers' database.
+    const envFile = join(dir, 'sandbox.env')
+    const sandbox: NodeProcess = spawnNodeProcess(MAIN, ['sandbox', '--env-out', envFile], base, {
+      label: 'sandbox',
+    })
+    cleanup.push(() => sandbox.stop('SIGTERM', 5_000))
+    const started = Date.now()
+    while (!sandbox.text.some((l) => l.startsWith('Stop it with'))) {
+      if (Date.now() - started > 30_000 || !sandbox.alive())
+        throw new Error(`the sandbox did not start:\n${sandbox.text.join('\n')}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(sandbox.text.join('\n')).toMatch(/gating runs: [1-9]\d* seeded in database leasecron_demo/)
+    const shared = parseEnvFile(await readFile(envFile, 'utf8'))
+    expect(Object.keys(shared).sort()).toEqual([
+      'GITHUB_API_URL',
+      'GITHUB_APP_ID',
+      'GITHUB_APP_PRIVATE_KEY_FILE',
+      'GITHUB_INSTALLATION_ID',
+    ])
+
+    // Step 3: three workers pointed at it.
+    const env = { ...base, ...shared }
+    const workers = new Map<string, WorkerProcess>()
+    for (const i of [1, 2, 3]) {
+      const w = startWorkerProcess(['run'], { ...env, PORT: '0', LEASECRON_WORKER_ID: `worker-${i}` })
+      cleanup.push(() => w.stop('SIGKILL'))
+      workers.set(`worker-${i}`, w)
+    }
+    const all = [...workers.values()]
+    const elected = await Promise.race(
+      all.map((w) =>
+        w.waitFor((l) => l.msg === 'elected' && l.lease === 'merge-gate-sweeper', 60_000, 'an election'),
+      ),
+    )
+    // The holder's first pass finds the seeded runs on the shared sandbox: the forge is shared.
+    await Promise.race(
+      all.map((w) =>
+        w.waitFor(
+          (l) => l.net === 'merge-gate-sweeper' && typeof l.offered === 'number' && l.offered > 0,
+          90_000,
+          'a sweep that offered the seeded gating runs',
+        ),
+      ),
+    )
+    for (const w of all)
+      expect(w.lines.some((l) => l.msg === 'using the local sandbox forge, not GitHub')).toBe(false)
+
+    // leasecron_store_up follows the driver's heartbeats: 1 without anyone asking /readyz.
+    const serving = await all[0]!.waitFor((l) => l.msg.startsWith('serving'), 10_000, 'the HTTP server')
+    const metrics = await (await fetch(`http://127.0.0.1:${Number(serving.port)}/metrics`)).text()
+    expect(metrics, 'the store gauge waited for a /readyz request').toMatch(/^leasecron_store_up 1$/m)
+
+    // Step 4: status names the holder.
+    const holder = await holderOf(env, 'merge-gate-sweeper')
+    expect(holder, 'status did not list the sweeper’s holder').toBe(String(elected.owner))
+    const holderId = holder!.replace(/-[0-9a-f]{12}$/, '')
+    const victim = workers.get(holderId)!
+    expect(victim, `no worker named ${holderId}`).toBeDefined()
+
+    // Step 5: kill it without a goodbye; another worker holds the lease within TTL + retry.
+    const killedAt = Date.now()
+    victim.child.kill('SIGKILL')
+    await victim.exited
+    let successor: string | undefined
+    while (Date.now() - killedAt < TTL + RETRY * 1.2 + TOLERANCE + 20_000) {
+      successor = await holderOf(env, 'merge-gate-sweeper')
+      if (successor && successor !== holder) break
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+    const handOverMs = Date.now() - killedAt
+    expect(successor, 'nobody took the lease over after the holder was killed').toBeDefined()
+    expect(successor).not.toBe(holder)
+    expect(handOverMs, 'the hand-over took longer than TTL + retry').toBeLessThan(
+      TTL + RETRY * 1.2 + TOLERANCE,
+    )
+    console.log(`scaled demo: hand-over after SIGKILL seen by status in ${handOverMs} ms (TTL ${TTL} ms)`)
+  }, 240_000)
+
+  it('is what the README block says, command for command', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const start = readme.indexOf('## Try the scaled shape on one machine')
+    expect(start, 'the README lost its scaled-shape section').toBeGreaterThan(0)
+    const block = readme.slice(start, readme.indexOf('\n## ', start + 5))
+    for (const command of [
+      'ferretdb=$(tools/ferretdb/build.sh)',
+      '"$ferretdb" --listen-addr 127.0.0.1:27017 --sqlite-dir "$(mktemp -d)"',
+      'export MONGO_URI=mongodb://127.0.0.1:27017/ MONGO_DB=leasecron_demo',
+      `export LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS=${TTL} LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS=${RETRY}`,
+      'npx leasecron sandbox --env-out sandbox.env &',
+      'set -a; . ./sandbox.env; set +a',
+      'PORT=808$i LEASECRON_WORKER_ID=worker-$i node dist/src/worker/main.js run',
+      'npx leasecron status',
+      'kill -9 "$(cat worker-2.pid)"',
+    ]) {
+      expect(block, `the README no longer runs: ${command}`).toContain(command)
+    }
+  })
+})
