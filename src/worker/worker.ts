@@ -25,8 +25,10 @@ import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { connectMongo, type MongoConnection } from './mongo-connection.js'
+import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
+import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -125,6 +127,7 @@ export function createWorker(options: WorkerOptions): Worker {
       registry: metrics.registry,
     })
 
+    const ledger = openRunLedger(mongo?.db, mongo?.connected, log)
     const resources = new Map<string, unknown>()
     const enabled = config.nets.filter((n) => n.enabled)
     for (const n of config.nets) if (!n.enabled) log.info({ net: n.net.name }, 'net disabled')
@@ -167,6 +170,10 @@ export function createWorker(options: WorkerOptions): Worker {
       )
       await runNetCampaign({
         store: store!,
+        // Unelected (bench) replicas each keep their own ledger: they model the world before ADR-117.
+        ledger: options.unelected ? new MemoryRunLedger() : ledger,
+        runHistory: config.runHistory,
+        meter: forge!.meter,
         owner,
         net: n,
         resources: resources.get(n.net.name),
