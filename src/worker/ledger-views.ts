@@ -26,7 +26,7 @@ export function statusLines(
     return [
       r.name.padEnd(28),
       holder.padEnd(40),
-      `fence ${fence ?? '-'}`.padEnd(12),
+      `fence ${r.fence}`.padEnd(12),
       expiry.padEnd(22),
       last ? `last run ${runSummary(last)}` : 'no run recorded',
     ].join(' ')
