@@ -110,7 +110,7 @@ describe('the scheduler', () => {
   it('records each pass in the ledger with its owner, fence and outcome, and the error of a failed one', async () => {
     const { net, passes } = recordingNet({ fail: (n) => n === 2 })
     const c = campaign(net)
-    await vi.advanceTimersByTimeAsync(1_900)
+    await vi.advanceTimersByTimeAsync(1_500)
     c.stop()
     await vi.advanceTimersByTimeAsync(1000)
     await c.done
@@ -196,7 +196,10 @@ describe('the scheduler', () => {
     await vi.advanceTimersByTimeAsync(100)
     await c.done
     expect(passes[0]?.aborted, 'the pass in flight was not told the term ended').toBe(true)
-    expect(await c.store.list(), 'the lease stayed held after a clean stop').toEqual([])
+    expect(
+      (await c.store.list()).filter((l) => l.owner !== undefined),
+      'the lease stayed held after a clean stop',
+    ).toEqual([])
   })
 
   it('logs a failing pass and keeps the term and its schedule', async () => {
