@@ -33,8 +33,8 @@ export interface OnceResult {
   slot: string
   outcome: OnceOutcome
   owner: string
-  /** The term's fence, when a term began. */
-  fence?: number
+  /** The term's fence; null when no term began (`held`, or the store failed). */
+  fence: number | null
   /** Who holds the lease, for `held` (when the store said). */
   holder?: string
   /** Why, for `failed`. */
@@ -80,13 +80,13 @@ export function parseSlotOption(
 
 /** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
 export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
-  const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner }
+  const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
   const campaign = new AbortController()
   const stop = () => campaign.abort(spec.signal.reason)
   spec.signal.addEventListener('abort', stop, { once: true })
   if (spec.signal.aborted) stop()
   const attempt = firstAttemptOnly(spec.store, campaign)
-  let fence: number | undefined
+  let fence: number | null = null
   let result: SlotPassResult | undefined
   try {
     await run(
@@ -109,7 +109,7 @@ export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   } finally {
     spec.signal.removeEventListener('abort', stop)
   }
-  const withFence = fence === undefined ? base : { ...base, fence }
+  const withFence = { ...base, fence }
   if (attempt.refused()) return { ...base, outcome: 'held', ...(await holderOf(spec)) }
   if (attempt.error() !== undefined) return { ...base, outcome: 'failed', error: message(attempt.error()) }
   return { ...withFence, ...describeResult(result, spec.signal) }
@@ -207,7 +207,7 @@ function message(error: unknown): string {
 
 /** One readable line of a result (`once` without --json). */
 export function describeOnce(result: OnceResult): string {
-  const fence = result.fence === undefined ? '' : ` (fence ${result.fence})`
+  const fence = result.fence === null ? '' : ` (fence ${result.fence})`
   switch (result.outcome) {
     case 'ran':
       return `${result.net}: ran slot ${result.slot} as ${result.owner}${fence}`
