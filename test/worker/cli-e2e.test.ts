@@ -49,7 +49,9 @@ describe('leasecron once', () => {
     const db = `cli_${Date.now().toString(36)}`
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
-    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toMatchObject({
+      owner: 'someone-else-0123456789ab',
+    })
     const { code, lines, text } = await cli(['once', 'e2e-tick'], {
       ...githubEnv(),
       MONGO_URI: mongo.url,
@@ -78,7 +80,7 @@ describe('leasecron status and config', () => {
     await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
     const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
     expect(code).toBe(0)
-    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+expires in (59|60)\.\d s/)
+    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+fence 1\s+expires in (59|60)\.\d s/)
   }, 30_000)
 
   it('prints the effective configuration without the private key', async () => {
