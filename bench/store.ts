@@ -14,15 +14,16 @@
  * calls every workload once in a rotating order, so load from elsewhere on the machine falls on all alike.
  * The bare update's document lives in the store's own collection, which holds a fixed number of other
  * leases (as a deployment with a few jobs would) and keeps that size throughout: leases a workload creates
- * are released again, untimed. `now` stamps are fixed whole milliseconds advancing by a step per iteration,
+ * are released again and their documents deleted, untimed (a released lease keeps its document and fence). `now` stamps are fixed whole milliseconds advancing by a step per iteration,
  * so each call takes the path a healthy deployment takes:
- * - acquire: alternately a fresh lease (the upsert inserts) and its holder re-acquiring it (the upsert matches);
- * - renew: the holder renewing its lease (the update matches and moves the expiry forward);
+ * - acquire: alternately a fresh lease (the `findOneAndUpdate` upsert inserts) and its holder re-acquiring it
+ *   (the upsert matches and starts a new term: new token, fence + 1);
+ * - renew: the holder renewing its term (the update matches `{_id, owner, token}` and moves the expiry forward);
  * - release: the holder releasing a lease it acquired just before (only the release is timed);
  * - bare update: `updateOne({_id}, {$set: {owner, expiresAt, renewedAt}})` on an existing lease-shaped
  *   document, with the store's write concern (`majority`).
- * Reported apart, not held to the goal: release of an absent lease and of one another owner holds (a delete
- * that matches nothing, then a read: two round trips by design); an acquire refused because another owner
+ * Reported apart, not held to the goal: release of an absent lease and of one another owner holds (an update
+ * that matches nothing, then a read to name the holder: two round trips by design); an acquire refused because another owner
  * holds the lease (the duplicate-key answer); `ping`, one round trip that touches no data; renew's exact
  * update sent through the driver without the store; and the three goal operations at other collection sizes.
  */
@@ -32,11 +33,11 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Db, MongoClient } from 'mongodb'
+import { type Collection, type Db, MongoClient } from 'mongodb'
 import { MemoryStore } from '../src/lease/memory-store.js'
 import { type LeaseDocument, MongoStore } from '../src/lease/mongo-store.js'
 import { type LeaseGrant, LeaseLostError, type LeaseStore } from '../src/lease/store.js'
-import { startTestMongo } from '../test/support/mongo-server.js'
+import { startTestMongo, type TestMongoServer } from '../test/support/mongo-server.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 const resultPath = join(repoRoot, 'bench', 'results', 'store.json')
@@ -260,6 +261,69 @@ function summarize(s: Samples): Stats {
   return result
 }
 
+/** The yardstick: a bare `updateOne` on an existing lease-shaped document, with the store's write concern. */
+function bareUpdateWorkload(leases: Collection<LeaseDocument>): Workload {
+  const bareId = 'bench-bare-update'
+  return {
+    label: 'bare updateOne',
+    setup: async () => {
+      await leases.insertOne({
+        _id: bareId,
+        owner: OWNER,
+        token: 'bare',
+        fence: 1,
+        expiresAt: at(0),
+        renewedAt: at(0),
+      })
+    },
+    call: async (k) => {
+      const now = at(k)
+      const result = await leases.updateOne(
+        { _id: bareId },
+        { $set: { owner: OWNER, expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
+      )
+      expect(result.matchedCount === 1, 'bare update matched nothing')
+      return undefined
+    },
+  }
+}
+
+/** Reported apart: a `ping`, and renew's exact update sent through the driver without the store. */
+function driverWorkloads(db: Db, leases: Collection<LeaseDocument>): Workload[] {
+  const renewShapeId = 'bench-driver-renew'
+  return [
+    {
+      label: 'ping',
+      call: async () => {
+        await db.command({ ping: 1 })
+        return undefined
+      },
+    },
+    {
+      label: "driver updateOne with renew's filter {_id, owner, token} and $max",
+      setup: async () => {
+        await leases.insertOne({
+          _id: renewShapeId,
+          owner: OWNER,
+          token: 'driver',
+          fence: 1,
+          expiresAt: at(0),
+          renewedAt: at(0),
+        })
+      },
+      call: async (k) => {
+        const now = at(k)
+        const result = await leases.updateOne(
+          { _id: renewShapeId, owner: OWNER, token: 'driver' },
+          { $max: { expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
+        )
+        expect(result.matchedCount === 1, "driver update with renew's filter matched nothing")
+        return undefined
+      },
+    },
+  ]
+}
+
 /**
  * One Mongo collection as the bench uses it: `background` other leases, a MongoStore on it, the bare
  * update's document in it, and the workloads. `extras` adds the labelled non-goal workloads.
@@ -284,73 +348,16 @@ async function mongoWorkloads(
     )
   }
   const store = new MongoStore(db, { collection })
-  const bareId = 'bench-bare-update'
-  const bareUpdate: Workload = {
-    label: 'bare updateOne',
-    setup: async () => {
-      await leases.insertOne({
-        _id: bareId,
-        owner: OWNER,
-        token: 'bare',
-        fence: 1,
-        expiresAt: at(0),
-        renewedAt: at(0),
-      })
-    },
-    call: async (k) => {
-      const now = at(k)
-      const result = await leases.updateOne(
-        { _id: bareId },
-        { $set: { owner: OWNER, expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
-      )
-      expect(result.matchedCount === 1, 'bare update matched nothing')
-      return undefined
-    },
-  }
   const forget: Forget = async (name) => {
     await leases.deleteOne({ _id: name })
   }
   const workloads = [
-    bareUpdate,
+    bareUpdateWorkload(leases),
     acquireWorkload(store, forget),
     renewWorkload(store),
     releaseWorkload(store, forget),
   ]
-  if (extras) {
-    const renewShapeId = 'bench-driver-renew'
-    workloads.push(
-      {
-        label: 'ping',
-        call: async () => {
-          await db.command({ ping: 1 })
-          return undefined
-        },
-      },
-      {
-        label: "driver updateOne with renew's filter {_id, owner, token} and $max",
-        setup: async () => {
-          await leases.insertOne({
-            _id: renewShapeId,
-            owner: OWNER,
-            token: 'driver',
-            fence: 1,
-            expiresAt: at(0),
-            renewedAt: at(0),
-          })
-        },
-        call: async (k) => {
-          const now = at(k)
-          const result = await leases.updateOne(
-            { _id: renewShapeId, owner: OWNER, token: 'driver' },
-            { $max: { expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
-          )
-          expect(result.matchedCount === 1, "driver update with renew's filter matched nothing")
-          return undefined
-        },
-      },
-      ...otherPathWorkloads(store),
-    )
-  }
+  if (extras) workloads.push(...driverWorkloads(db, leases), ...otherPathWorkloads(store))
   return { workloads, documents: () => leases.countDocuments() }
 }
 
@@ -425,6 +432,205 @@ function table(rows: string[][]): string {
   return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n')
 }
 
+/** Every measurement of one bench run: the main collection, commands per call, MemoryStore, the sweep. */
+async function measureAll(url: string, db: Db) {
+  const started = performance.now()
+  console.log(
+    `bench: ${ITERATIONS} sequential calls per operation after ${WARMUP} warm-up calls, ` +
+      `interleaved, ${BACKGROUND_LEASES} other leases in the collection`,
+  )
+  const main = await mongoWorkloads(db, 'leases', BACKGROUND_LEASES, true)
+  const mongo = await measure(main.workloads, ITERATIONS, WARMUP)
+  const documents = await main.documents()
+  const commands = await commandsPerCall(url, db.databaseName, 'leases')
+  const memory = new MemoryStore()
+  for (let i = 0; i < BACKGROUND_LEASES; i++)
+    await memory.acquire(`job-${i}`, `replica-${i % 3}`, at(0), LONG_TTL_MS)
+  const memoryResults = await measure(
+    [
+      acquireWorkload(memory, keep),
+      renewWorkload(memory),
+      releaseWorkload(memory, keep),
+      ...otherPathWorkloads(memory),
+    ],
+    ITERATIONS,
+    WARMUP,
+  )
+  const sweep = await sweepSizes(db)
+  const durationS = sig((performance.now() - started) / 1000)
+  return { mongo, documents, commands, memory, memoryResults, sweep, durationS }
+}
+
+type Measured = Awaited<ReturnType<typeof measureAll>>
+
+/** The goal operations at other collection sizes, fewer iterations each. */
+async function sweepSizes(db: Db): Promise<Record<string, number>[]> {
+  console.log(`bench: collection-size sweep, ${SWEEP_ITERATIONS} calls per operation at each size`)
+  const sweep = []
+  for (const background of SWEEP_BACKGROUND_LEASES) {
+    const set = await mongoWorkloads(db, `sweep_${background}`, background, false)
+    const results = await measure(set.workloads, SWEEP_ITERATIONS, SWEEP_WARMUP)
+    const bareP50 = results.get('bare updateOne')!.p50Ms
+    const entry: Record<string, number> = { documents: await set.documents(), bareUpdateP50Ms: bareP50 }
+    for (const op of ['acquire', 'renew', 'release']) {
+      const p50 = results.get(op)!.p50Ms
+      entry[`${op}P50Ms`] = p50
+      entry[`${op}P50OverBareUpdate`] = sig(p50 / bareP50)
+    }
+    sweep.push(entry)
+  }
+  return sweep
+}
+
+const DRIVER_RENEW_LABEL = "driver updateOne with renew's filter {_id, owner, token} and $max"
+
+/** The goal figures: each store operation's p50 over the bare update's, and the paths reported apart. */
+function mongoFigures(m: Measured) {
+  const bare = m.mongo.get('bare updateOne')!
+  const overBare = (s: Stats) => sig(s.p50Ms / bare.p50Ms)
+  const mongoStore = Object.fromEntries(
+    ['acquire', 'renew', 'release'].map((op) => {
+      const s = m.mongo.get(op)!
+      const p50Ratio = overBare(s)
+      const roundTrips = Math.max(
+        ...Object.entries(m.commands)
+          .filter(([label]) => label === op || label.startsWith(`${op}: `))
+          .map(([, n]) => n),
+      )
+      return [op, { ...s, roundTrips, p50Ratio, withinGoal: p50Ratio <= GOAL_P50_RATIO }]
+    }),
+  )
+  const otherPaths = Object.fromEntries(
+    otherPathWorkloads(m.memory).map(({ label }) => {
+      const s = m.mongo.get(label)!
+      return [label, { ...s, roundTrips: m.commands[label]!, p50OverBareUpdate: overBare(s) }]
+    }),
+  )
+  const ping = m.mongo.get('ping')!
+  const driverRenew = m.mongo.get(DRIVER_RENEW_LABEL)!
+  const goalMet = Object.values(mongoStore).every((op) => op.withinGoal)
+  return { bare, overBare, mongoStore, otherPaths, ping, driverRenew, goalMet }
+}
+
+type Figures = ReturnType<typeof mongoFigures>
+
+function benchInputs(documents: number) {
+  return {
+    iterationsPerOperation: ITERATIONS,
+    warmupPerOperation: WARMUP,
+    order: 'interleaved: each iteration calls every workload once, in an order rotating per iteration',
+    concurrency: 1,
+    ttlMs: TTL_MS,
+    t0: new Date(T0_MS).toISOString(),
+    nowStepMs: NOW_STEP_MS,
+    writeConcern: 'majority',
+    backgroundLeases: BACKGROUND_LEASES,
+    collectionDocuments: documents,
+    acquire:
+      'alternately a fresh lease (findOneAndUpdate upsert inserts) and its holder re-acquiring it one step ' +
+      'later (a new term: token and fence + 1)',
+    renew: 'the holder renews its term, now advancing by nowStepMs each call',
+    release:
+      'the holder releases a term it acquired just before (the document stays, freed); only the release is timed',
+    bareUpdate:
+      'updateOne({_id}, {$set: {owner, expiresAt, renewedAt}}) on an existing lease-shaped document ' +
+      'in the same collection, w: majority',
+    latency: 'wall time of one awaited call (performance.now); percentiles by nearest rank',
+    opsPerSec: 'calls ÷ summed time of the timed calls (one outstanding at a time)',
+    roundTrips: 'commands the call sent, counted per path by driver command monitoring on a separate client',
+    sweep: { backgroundLeases: SWEEP_BACKGROUND_LEASES, iterations: SWEEP_ITERATIONS, warmup: SWEEP_WARMUP },
+  }
+}
+
+function machineInfo(server: TestMongoServer, loadAtStart: number[]) {
+  const cpuList = cpus()
+  return {
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+    cores: cpuList.length,
+    availableParallelism: availableParallelism(),
+    memoryGiB: sig(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch} ${kernelRelease()}`,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: loadavg().map(sig),
+    node: process.version,
+    server: { kind: server.kind, version: server.version, description: server.description },
+  }
+}
+
+function resultDocument(
+  command: string,
+  server: TestMongoServer,
+  loadAtStart: number[],
+  m: Measured,
+  f: Figures,
+) {
+  return {
+    benchmark: 'leasecron lease store: acquire / renew / release',
+    generatedAt: new Date().toISOString(),
+    command,
+    commit: gitCommit(),
+    durationS: m.durationS,
+    inputs: benchInputs(m.documents),
+    machine: machineInfo(server, loadAtStart),
+    goal: {
+      description:
+        `every MongoStore call is one round trip: p50 ≤ ${GOAL_P50_RATIO} × bare updateOne p50 ` +
+        '(mongo.mongoStore.*.p50Ratio)',
+      maxP50Ratio: GOAL_P50_RATIO,
+      met: f.goalMet,
+    },
+    mongo: {
+      commandsPerCall: m.commands,
+      bareUpdate: f.bare,
+      mongoStore: f.mongoStore,
+      otherPaths: f.otherPaths,
+      diagnostics: {
+        ping: { ...f.ping, p50OverBareUpdate: f.overBare(f.ping) },
+        [DRIVER_RENEW_LABEL]: { ...f.driverRenew, p50OverBareUpdate: f.overBare(f.driverRenew) },
+      },
+      collectionSizeSweep: m.sweep,
+    },
+    memoryStore: Object.fromEntries(m.memoryResults),
+  }
+}
+
+function printTables(kind: string, m: Measured, f: Figures): void {
+  const rows: string[][] = [['store', 'operation', 'n', 'ops/s', 'p50 ms', 'p99 ms', 'p50 ÷ bare']]
+  const row = (store: string, op: string, s: Stats, r?: number) =>
+    rows.push([
+      store,
+      op,
+      String(s.n),
+      String(Math.round(s.opsPerSec)),
+      String(s.p50Ms),
+      String(s.p99Ms),
+      r === undefined ? '' : `${r.toFixed(2)}×`,
+    ])
+  row(kind, 'bare updateOne {_id} $set (w:majority)', f.bare, 1)
+  for (const [op, s] of Object.entries(f.mongoStore)) {
+    row('MongoStore', `${op}${s.withinGoal ? '' : '  (over goal)'}`, s, s.p50Ratio)
+    for (const [path, p] of Object.entries(s.paths ?? {}))
+      row('MongoStore', `  ${op}: ${path}`, p, f.overBare(p))
+  }
+  for (const [op, s] of Object.entries(f.otherPaths)) {
+    const trips = `${s.roundTrips} round trip${s.roundTrips > 1 ? 's' : ''}`
+    row('MongoStore', `${op} [${trips}]`, s, s.p50OverBareUpdate)
+  }
+  row(kind, 'ping', f.ping, f.overBare(f.ping))
+  row(kind, DRIVER_RENEW_LABEL, f.driverRenew, f.overBare(f.driverRenew))
+  for (const [op, s] of m.memoryResults) row('MemoryStore', op, s)
+  console.log(`\n${table(rows)}\n`)
+  const sweepRows = [['documents', 'bare p50 ms', 'acquire ÷ bare', 'renew ÷ bare', 'release ÷ bare']]
+  for (const e of m.sweep) {
+    sweepRows.push([
+      String(e.documents),
+      String(e.bareUpdateP50Ms),
+      ...['acquire', 'renew', 'release'].map((op) => `${e[`${op}P50OverBareUpdate`]!.toFixed(2)}×`),
+    ])
+  }
+  console.log(`collection-size sweep (p50):\n${table(sweepRows)}\n`)
+}
+
 async function main(): Promise<void> {
   const command =
     process.env.npm_lifecycle_event === 'bench:store'
@@ -437,183 +643,15 @@ async function main(): Promise<void> {
   const dbName = `bench_store_${randomBytes(4).toString('hex')}`
   try {
     await client.connect()
-    const db = client.db(dbName)
-    const started = performance.now()
-
-    console.log(
-      `bench: ${ITERATIONS} sequential calls per operation after ${WARMUP} warm-up calls, ` +
-        `interleaved, ${BACKGROUND_LEASES} other leases in the collection`,
-    )
-    const main = await mongoWorkloads(db, 'leases', BACKGROUND_LEASES, true)
-    const mongo = await measure(main.workloads, ITERATIONS, WARMUP)
-    const documents = await main.documents()
-    const commands = await commandsPerCall(server.url, dbName, 'leases')
-
-    const memory = new MemoryStore()
-    for (let i = 0; i < BACKGROUND_LEASES; i++)
-      await memory.acquire(`job-${i}`, `replica-${i % 3}`, at(0), LONG_TTL_MS)
-    const memoryResults = await measure(
-      [
-        acquireWorkload(memory, keep),
-        renewWorkload(memory),
-        releaseWorkload(memory, keep),
-        ...otherPathWorkloads(memory),
-      ],
-      ITERATIONS,
-      WARMUP,
-    )
-
-    console.log(`bench: collection-size sweep, ${SWEEP_ITERATIONS} calls per operation at each size`)
-    const sweep = []
-    for (const background of SWEEP_BACKGROUND_LEASES) {
-      const set = await mongoWorkloads(db, `sweep_${background}`, background, false)
-      const results = await measure(set.workloads, SWEEP_ITERATIONS, SWEEP_WARMUP)
-      const bareP50 = results.get('bare updateOne')!.p50Ms
-      const entry: Record<string, number> = { documents: await set.documents(), bareUpdateP50Ms: bareP50 }
-      for (const op of ['acquire', 'renew', 'release']) {
-        const p50 = results.get(op)!.p50Ms
-        entry[`${op}P50Ms`] = p50
-        entry[`${op}P50OverBareUpdate`] = sig(p50 / bareP50)
-      }
-      sweep.push(entry)
-    }
-    const durationS = sig((performance.now() - started) / 1000)
-
-    const bare = mongo.get('bare updateOne')!
-    const overBare = (s: Stats) => sig(s.p50Ms / bare.p50Ms)
-    const mongoStore = Object.fromEntries(
-      ['acquire', 'renew', 'release'].map((op) => {
-        const s = mongo.get(op)!
-        const p50Ratio = overBare(s)
-        const roundTrips = Math.max(
-          ...Object.entries(commands)
-            .filter(([label]) => label === op || label.startsWith(`${op}: `))
-            .map(([, n]) => n),
-        )
-        return [op, { ...s, roundTrips, p50Ratio, withinGoal: p50Ratio <= GOAL_P50_RATIO }]
-      }),
-    )
-    const otherPaths = Object.fromEntries(
-      otherPathWorkloads(memory).map(({ label }) => {
-        const s = mongo.get(label)!
-        return [label, { ...s, roundTrips: commands[label]!, p50OverBareUpdate: overBare(s) }]
-      }),
-    )
-    const ping = mongo.get('ping')!
-    const driverRenewLabel = "driver updateOne with renew's filter {_id, owner, token} and $max"
-    const driverRenew = mongo.get(driverRenewLabel)!
-    const goalMet = Object.values(mongoStore).every((op) => op.withinGoal)
-    const cpuList = cpus()
-
-    const result = {
-      benchmark: 'leasecron lease store: acquire / renew / release',
-      generatedAt: new Date().toISOString(),
-      command,
-      commit: gitCommit(),
-      durationS,
-      inputs: {
-        iterationsPerOperation: ITERATIONS,
-        warmupPerOperation: WARMUP,
-        order: 'interleaved: each iteration calls every workload once, in an order rotating per iteration',
-        concurrency: 1,
-        ttlMs: TTL_MS,
-        t0: new Date(T0_MS).toISOString(),
-        nowStepMs: NOW_STEP_MS,
-        writeConcern: 'majority',
-        backgroundLeases: BACKGROUND_LEASES,
-        collectionDocuments: documents,
-        acquire: 'alternately a fresh lease (upsert inserts) and its holder re-acquiring it one step later',
-        renew: 'the holder renews one lease, now advancing by nowStepMs each call',
-        release: 'the holder releases a lease it acquired just before; only the release is timed',
-        bareUpdate:
-          'updateOne({_id}, {$set: {owner, expiresAt, renewedAt}}) on an existing lease-shaped document ' +
-          'in the same collection, w: majority',
-        latency: 'wall time of one awaited call (performance.now); percentiles by nearest rank',
-        opsPerSec: 'calls ÷ summed time of the timed calls (one outstanding at a time)',
-        roundTrips:
-          'commands the call sent, counted per path by driver command monitoring on a separate client',
-        sweep: {
-          backgroundLeases: SWEEP_BACKGROUND_LEASES,
-          iterations: SWEEP_ITERATIONS,
-          warmup: SWEEP_WARMUP,
-        },
-      },
-      machine: {
-        cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
-        cores: cpuList.length,
-        availableParallelism: availableParallelism(),
-        memoryGiB: sig(totalmem() / 2 ** 30),
-        platform: `${process.platform} ${process.arch} ${kernelRelease()}`,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: loadavg().map(sig),
-        node: process.version,
-        server: { kind: server.kind, version: server.version, description: server.description },
-      },
-      goal: {
-        description:
-          `every MongoStore call is one round trip: p50 ≤ ${GOAL_P50_RATIO} × bare updateOne p50 ` +
-          '(mongo.mongoStore.*.p50Ratio)',
-        maxP50Ratio: GOAL_P50_RATIO,
-        met: goalMet,
-      },
-      mongo: {
-        commandsPerCall: commands,
-        bareUpdate: bare,
-        mongoStore,
-        otherPaths,
-        diagnostics: {
-          ping: { ...ping, p50OverBareUpdate: overBare(ping) },
-          [driverRenewLabel]: { ...driverRenew, p50OverBareUpdate: overBare(driverRenew) },
-        },
-        collectionSizeSweep: sweep,
-      },
-      memoryStore: Object.fromEntries(memoryResults),
-    }
-
+    const measured = await measureAll(server.url, client.db(dbName))
+    const figures = mongoFigures(measured)
+    const result = resultDocument(command, server, loadAtStart, measured, figures)
     await mkdir(dirname(resultPath), { recursive: true })
     await writeFile(resultPath, `${JSON.stringify(result, null, 2)}\n`)
-
-    const rows: string[][] = [['store', 'operation', 'n', 'ops/s', 'p50 ms', 'p99 ms', 'p50 ÷ bare']]
-    const row = (store: string, op: string, s: Stats, r?: number) =>
-      rows.push([
-        store,
-        op,
-        String(s.n),
-        String(Math.round(s.opsPerSec)),
-        String(s.p50Ms),
-        String(s.p99Ms),
-        r === undefined ? '' : `${r.toFixed(2)}×`,
-      ])
-    row(server.kind, 'bare updateOne {_id} $set (w:majority)', bare, 1)
-    for (const [op, s] of Object.entries(mongoStore)) {
-      row('MongoStore', `${op}${s.withinGoal ? '' : '  (over goal)'}`, s, s.p50Ratio)
-      for (const [path, p] of Object.entries(s.paths ?? {}))
-        row('MongoStore', `  ${op}: ${path}`, p, overBare(p))
-    }
-    for (const [op, s] of Object.entries(otherPaths)) {
-      row(
-        'MongoStore',
-        `${op} [${s.roundTrips} round trip${s.roundTrips > 1 ? 's' : ''}]`,
-        s,
-        s.p50OverBareUpdate,
-      )
-    }
-    row(server.kind, 'ping', ping, overBare(ping))
-    row(server.kind, driverRenewLabel, driverRenew, overBare(driverRenew))
-    for (const [op, s] of memoryResults) row('MemoryStore', op, s)
-    console.log(`\n${table(rows)}\n`)
-    const sweepRows = [['documents', 'bare p50 ms', 'acquire ÷ bare', 'renew ÷ bare', 'release ÷ bare']]
-    for (const e of sweep) {
-      sweepRows.push([
-        String(e.documents),
-        String(e.bareUpdateP50Ms),
-        ...['acquire', 'renew', 'release'].map((op) => `${e[`${op}P50OverBareUpdate`]!.toFixed(2)}×`),
-      ])
-    }
-    console.log(`collection-size sweep (p50):\n${table(sweepRows)}\n`)
+    printTables(server.kind, measured, figures)
     console.log(
-      `bench: goal (MongoStore p50 ≤ ${GOAL_P50_RATIO}× bare update) ${goalMet ? 'MET' : 'NOT MET'}; ` +
-        `${durationS} s; wrote ${resultPath}`,
+      `bench: goal (MongoStore p50 ≤ ${GOAL_P50_RATIO}× bare update) ${figures.goalMet ? 'MET' : 'NOT MET'}; ` +
+        `${measured.durationS} s; wrote ${resultPath}`,
     )
   } finally {
     await client

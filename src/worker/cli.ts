@@ -1,20 +1,15 @@
 /**
- * The command line: `leasecron [run] | once <net> | status | config | sandbox | help`, each with
- * `--help`, and `--version`.
+ * The command line: `leasecron [run] | once <net> | status | history <net> | config | sandbox | help`,
+ * each with `--help`, and `--version`.
  *
- * Exit codes: 0 done (also `once` when another owner holds the lease), 1 failure, 78 invalid
- * configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown.
+ * Exit codes: 0 done (also `once` when its slot already ran or another owner holds the lease), 1 failure,
+ * 78 invalid configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown (or
+ * a `once` pass aborted by a signal).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { withLane } from '../forge/lane.js'
-import { createForge } from '../forge/github-app.js'
 import { LEASES } from '../leases.js'
-import { MemoryStore } from '../lease/memory-store.js'
-import { MongoStore } from '../lease/mongo-store.js'
-import type { LeaseStore } from '../lease/store.js'
-import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import {
   ConfigError,
   GLOBAL_VARIABLES,
@@ -23,17 +18,17 @@ import {
   redactedConfig,
   type WorkerConfig,
 } from './config.js'
-import { DEMO_SANDBOX_DATA, prepareDemo } from './demo.js'
-import { createLogger, netLogger } from './logger.js'
-import { connectMongo, describeMongoError } from './mongo-connection.js'
+import { prepareDemo } from './demo.js'
+import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
 import { type WorkerFileConfig, loadWorkerFile } from './load-config-file.js'
-import { ownerId } from './owner-id.js'
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js'
 import { createWorker } from './worker.js'
 
 export type { WorkerFileConfig } from './load-config-file.js'
 
-export const EXIT = { ok: 0, failure: 1, usage: 64, config: 78, interrupted: 130 } as const
+import { EXIT } from './exit-codes.js'
+
+export { EXIT }
 
 const HELP: Record<string, string> = {
   main: `leasecron — periodic idempotent nets on cron schedules, one elected replica per net
@@ -42,8 +37,9 @@ Usage: leasecron [command] [--config FILE] [--help] [--version]
 
 Commands:
   run            run the worker (default)
-  once <net>     acquire the net's lease, run one pass, release, exit (serverless)
-  status         list the leases in the configured store: name, owner, expires in
+  once <net>     one term, one pass for one schedule slot, release, exit (serverless, cron jobs)
+  status         list the leases: holder, fence, expires in, and each net's last run
+  history <net>  list a net's last runs from the run ledger
   config         print the effective configuration (secrets redacted) or its errors
   sandbox        start one seeded sandbox forge for several workers to share (a demo)
   help [command] this text, or a command's
@@ -59,13 +55,24 @@ Configuration comes from the environment; see the README's configuration table.`
 
 Runs the worker: campaigns for each enabled net's lease and runs its passes while elected.
 SIGTERM/SIGINT stop it cleanly (leases released, forge meter flushed); a second signal exits at once (130).`,
-  once: `Usage: leasecron once <net> [--config FILE]
+  once: `Usage: leasecron once <net> [--slot <ISO instant>|auto] [--json] [--config FILE]
 
-Acquires the net's lease, runs one pass, releases it and exits 0. When another owner holds the lease it
-says who and exits 0 without running. Exits 1 when the pass or the store fails, 78 on invalid configuration.`,
+Campaigns once for the net's lease; elected, it claims one schedule slot in the run ledger, runs one pass
+for it, records the outcome and releases the lease. Many triggers of one slot run it once.
+  --slot   an ISO 8601 instant with a zone (e.g. 2026-09-30T15:05:00Z), normalized to the schedule's most
+           recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
+  --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
+Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
+failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not an instant;
+130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
   status: `Usage: leasecron status [--config FILE]
 
-Lists each lease in the configured store (MONGO_URI): name, owner, and how long until it expires.`,
+Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
+last run of its net (slot, owner, outcome, duration).`,
+  history: `Usage: leasecron history <net> [--limit N] [--json] [--config FILE]
+
+Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
+fence, started, duration, outcome, forge requests spent. --json prints one JSON array.`,
   config: `Usage: leasecron config [--config FILE]
 
 Prints the effective configuration as JSON with secrets redacted, or every invalid variable (exit 78).
@@ -77,7 +84,15 @@ Prints the overview, or the help of one command.`,
 }
 
 /** How many positional arguments each command takes after its name. */
-const ARITY: Record<string, number> = { run: 0, once: 1, status: 0, config: 0, sandbox: 0, help: 1 }
+const ARITY: Record<string, number> = {
+  run: 0,
+  once: 1,
+  status: 0,
+  history: 1,
+  config: 0,
+  sandbox: 0,
+  help: 1,
+}
 
 interface Io {
   out: (line: string) => void
@@ -117,15 +132,25 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   const config = loaded.config
   if (command === 'config') return printConfig(config, file, io)
   if (command === 'sandbox') return runSandbox(config, { port: values.port, envFile: values['env-out'] }, io)
-  if (command === 'status') return status(config.mongo, io)
-  if (command === 'once') return once(rest[0], config, io)
+  if (command === 'status') return statusCommand(config, io)
+  if (command === 'history') return historyCommand(rest[0], values, config, io)
+  if (command === 'once') return onceCommand(rest[0], values, config, io)
   return runWorker(file, config, io)
 }
 
 interface CommandLine {
   command: string
   rest: string[]
-  values: { help?: boolean; version?: boolean; config?: string; port?: string; 'env-out'?: string }
+  values: {
+    help?: boolean
+    version?: boolean
+    config?: string
+    port?: string
+    'env-out'?: string
+    slot?: string
+    json?: boolean
+    limit?: string
+  }
 }
 
 /** The command, its arguments and options; an exit code (64) when they are not usable. */
@@ -147,9 +172,27 @@ function parseCommandLine(argv: string[], io: Io): CommandLine | number {
         .join(' ')}`,
     )
   }
-  if (command !== 'sandbox' && (parsed.values.port !== undefined || parsed.values['env-out'] !== undefined))
-    return usage(io, `${command}: --port and --env-out belong to the sandbox command`)
+  const misplaced = misplacedOption(command, parsed.values)
+  if (misplaced) return usage(io, misplaced)
   return { command, rest, values: parsed.values }
+}
+
+/** Options that only some commands take (the rest are everyone's). */
+const OPTION_COMMANDS: Record<string, readonly string[]> = {
+  port: ['sandbox'],
+  'env-out': ['sandbox'],
+  slot: ['once'],
+  limit: ['history'],
+  json: ['once', 'history', 'status'],
+}
+
+/** Names an option given to a command that does not take it. */
+function misplacedOption(command: string, values: Record<string, unknown>): string | undefined {
+  for (const [option, commands] of Object.entries(OPTION_COMMANDS)) {
+    if (values[option] !== undefined && !commands.includes(command))
+      return `${command}: --${option} belongs to the ${commands.join(' and ')} command${commands.length > 1 ? 's' : ''}`
+  }
+  return undefined
 }
 
 const OPTIONS = {
@@ -158,6 +201,9 @@ const OPTIONS = {
   config: { type: 'string' },
   port: { type: 'string' },
   'env-out': { type: 'string' },
+  slot: { type: 'string' },
+  json: { type: 'boolean' },
+  limit: { type: 'string' },
 } as const
 
 function usage(io: Io, problem: string): number {
@@ -199,120 +245,6 @@ function printConfig(config: WorkerConfig, file: WorkerFileConfig, io: Io): numb
     ),
   )
   return EXIT.ok
-}
-
-async function status(mongo: { uri: string; db: string } | undefined, io: Io): Promise<number> {
-  if (!mongo) {
-    io.out('no MONGO_URI: leases live inside each worker process (single-process mode); nothing to list')
-    return EXIT.ok
-  }
-  const stop = new AbortController()
-  const connection = connectMongo(mongo.uri, mongo.db, createLogger({ level: 'silent' }), stop.signal)
-  try {
-    // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
-    await connection.client.connect()
-    const records = await new MongoStore(connection.db).list({ signal: AbortSignal.timeout(10_000) })
-    const now = Date.now()
-    if (records.length === 0) io.out('no leases held')
-    else io.out(`${'LEASE'.padEnd(28)} ${'OWNER'.padEnd(40)} ${'FENCE'.padEnd(12)} EXPIRES`)
-    for (const r of records) {
-      const left = r.expiresAt === undefined ? undefined : r.expiresAt.getTime() - now
-      const state =
-        left === undefined
-          ? 'free (released)'
-          : left > 0
-            ? `expires in ${(left / 1000).toFixed(1)} s`
-            : `expired ${(-left / 1000).toFixed(1)} s ago`
-      io.out(
-        `${r.name.padEnd(28)} ${(r.owner ?? '-').padEnd(40)} fence ${String(r.fence).padEnd(6)} ${state}`,
-      )
-    }
-    return EXIT.ok
-  } catch (error) {
-    io.err(`leasecron status: the lease store did not answer: ${describeMongoError(error)}`)
-    return EXIT.failure
-  } finally {
-    stop.abort()
-    await connection.close().catch(() => undefined)
-  }
-}
-
-async function once(netName: string | undefined, config: WorkerConfig, io: Io): Promise<number> {
-  const net = config.nets.find((n) => n.net.name === netName)
-  if (!net) {
-    io.err(
-      `leasecron once: expected one of ${config.nets.map((n) => n.net.name).join(', ')}; got ${netName ?? 'nothing'}`,
-    )
-    return EXIT.usage
-  }
-  const logger = createLogger({ level: config.logLevel })
-  const owner = ownerId(config.workerId)
-  const log = logger.child({ owner, net: net.net.name, lease: net.net.lease })
-  const stop = new AbortController()
-  const connection = config.mongo
-    ? connectMongo(config.mongo.uri, config.mongo.db, log, stop.signal)
-    : undefined
-  const store: LeaseStore = connection ? new MongoStore(connection.db) : new MemoryStore()
-  if (!connection)
-    log.warn({}, 'single-process mode: no MONGO_URI, so this process elects itself (in-memory store)')
-  const sandbox =
-    config.forge.kind === 'github'
-      ? undefined
-      : await startSandboxForge({ generate: { ...DEMO_SANDBOX_DATA } })
-  if (sandbox && config.forge.kind === 'sandbox')
-    log.warn({ url: sandbox.url, reason: config.forge.reason }, 'using the local sandbox forge, not GitHub')
-  const forge = createForge({
-    config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
-    logger: log.child({ component: 'forge' }),
-  })
-  try {
-    const bound = () => ({ signal: AbortSignal.timeout(Math.max(1_000, net.pacing.ttlMs / 3)) })
-    const grant = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
-    if (!grant) {
-      const holder = (await store.list(bound())).find((r) => r.name === net.net.lease)
-      io.out(`lease "${net.net.lease}" is held by ${holder?.owner ?? 'another owner'}; nothing to do`)
-      return EXIT.ok
-    }
-    try {
-      if (connection) await connection.connected
-      const resources = await net.net.setup({
-        options: net.options,
-        db: connection?.db,
-        log: netLogger(log),
-        publicUrl: config.publicUrl,
-        now: () => new Date(),
-      })
-      const pass = net.net.term(resources, {
-        options: net.options,
-        log: netLogger(log),
-      })
-      const startedAt = new Date()
-      await withLane(net.net.name, () =>
-        pass({
-          signal: stop.signal,
-          log: netLogger(log),
-          forge: forge.octokit,
-          pass: 1,
-          startedAt,
-          now: () => new Date(),
-        }),
-      )
-      log.info({}, 'one pass done')
-      return EXIT.ok
-    } finally {
-      await store
-        .release(grant, { signal: AbortSignal.timeout(5_000) })
-        .catch((error: unknown) => log.warn({ err: error }, 'could not release'))
-    }
-  } catch (error) {
-    log.error({ err: error }, 'once failed')
-    return EXIT.failure
-  } finally {
-    stop.abort()
-    await forge.close()
-    await sandbox?.close()
-    await connection?.close().catch(() => undefined)
-  }
 }
 
 async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): Promise<number> {

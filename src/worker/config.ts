@@ -49,6 +49,8 @@ export interface NetConfig {
   schedule: string
   intervalMs: number
   pacing: LeasePacing
+  /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
+  catchUp: 'latest' | 'none'
   options: Record<string, unknown>
 }
 
@@ -75,6 +77,8 @@ export interface WorkerConfig {
   shutdownTimeoutMs: number
   forge: ForgeChoice
   publicUrl: string | undefined
+  /** Runs kept per net in the run ledger; the holder prunes older ones. */
+  runHistory: number
   nets: NetConfig[]
 }
 
@@ -101,15 +105,18 @@ export const GLOBAL_VARIABLES = [
   ],
   ['PUBLIC_URL', '(unset)', 'where runs can be read; target URL of synthetic statuses'],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
+  [
+    'LEASECRON_RUN_HISTORY',
+    '1000',
+    'runs kept per net in the run ledger (net_runs); the holder prunes older ones',
+  ],
 ] as const
 
 /**
  * `LEASECRON_*` names other parts of the worker read (the run ledger's history, the forge cache, the
  * status page): known here so they are not refused as typos; their values are parsed where they are used.
  */
-const OTHER_GLOBAL_NAMES = ['LEASECRON_RUN_HISTORY', 'LEASECRON_FORGE_CACHE_MB', 'LEASECRON_STATUS_PAGE']
-/** Per-net suffixes read elsewhere (the ledger's catch-up), known for the same reason. */
-const OTHER_NET_SUFFIXES = ['CATCH_UP']
+const OTHER_GLOBAL_NAMES = ['LEASECRON_FORGE_CACHE_MB', 'LEASECRON_STATUS_PAGE']
 /** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
 const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
 
@@ -184,12 +191,28 @@ export function loadConfig(
   const mongo = readStore(reader)
   const process_ = readProcess(reader)
   const forge = readForge(reader, options.needsForge ?? true)
+  const runHistory = readRunHistory(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
   checkRegistry(reader, nets, leases)
   if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
-  return { ok: true, config: { mongo, ...process_, forge, nets: netConfigs } }
+  return { ok: true, config: { mongo, ...process_, forge, runHistory, nets: netConfigs } }
+}
+
+/** LEASECRON_RUN_HISTORY: how many runs per net the run ledger keeps (the holder prunes the rest). */
+function readRunHistory(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_RUN_HISTORY',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,9}$/)
+      .transform(Number)
+      .refine((n) => n >= 1),
+    1000,
+    'a whole number of runs from 1 to 999999999',
+  )
 }
 
 /** MONGO_URI and MONGO_DB; MONGO_URL alone (the tests' name) is refused with a hint. */
@@ -318,7 +341,6 @@ function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfi
     known.add(prefix + suffix)
     return prefix + suffix
   }
-  for (const suffix of OTHER_NET_SUFFIXES) variable(suffix)
   const enabled = r.parse(
     variable('ENABLED'),
     z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
@@ -327,6 +349,7 @@ function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfi
   )
   const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
+  const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
     const name = variable(suffix)
@@ -335,7 +358,7 @@ function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfi
     else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
     else r.problem(name, option.expected)
   }
-  return { net, enabled, schedule, intervalMs, pacing, options }
+  return { net, enabled, schedule, intervalMs, pacing, catchUp, options }
 }
 
 function readSchedule(
@@ -476,11 +499,13 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     forge: redactedForge(config.forge),
     publicUrl: config.publicUrl ?? '(unset)',
+    runHistory: config.runHistory,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,
       enabled: n.enabled,
       schedule: n.schedule,
+      catchUp: n.catchUp,
       ...n.pacing,
       options: Object.fromEntries(
         Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),

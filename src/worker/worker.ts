@@ -26,8 +26,11 @@ import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { connectMongo, type MongoConnection } from './mongo-connection.js'
+import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
+import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
+import type { RunLedger } from '../runs/run-ledger.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -93,6 +96,7 @@ export function createWorker(options: WorkerOptions): Worker {
     w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
     w.store = openStore(w)
+    w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log)
     w.forge = await openForge(w)
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
@@ -134,6 +138,8 @@ interface WorkerState {
   http?: HealthServer
   mongo?: MongoConnection
   store?: LeaseStore
+  /** The run ledger: one pass per slot (net_runs with Mongo, in memory otherwise). */
+  ledger?: RunLedger
   sandbox?: SandboxForge
   forge?: Forge
   campaigns: Promise<void>[]
@@ -228,6 +234,10 @@ function startCampaigns(
     )
     await runNetCampaign({
       store: w.store!,
+      // Unelected (bench) replicas each keep their own ledger: they model the world before ADR-117.
+      ledger: w.options.unelected ? new MemoryRunLedger() : w.ledger!,
+      runHistory: w.config.runHistory,
+      meter: w.forge!.meter,
       owner: w.owner,
       net: n,
       resources: resources.get(n.net.name),

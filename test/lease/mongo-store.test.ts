@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { MongoClient } from 'mongodb'
 import { MongoStore } from '../../src/index.js'
-import { useTestDatabase } from '../support/mongo.js'
+import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
@@ -49,6 +50,43 @@ describe('MongoStore on the run’s real server', () => {
         renewedAt: t0,
       },
     ])
+  })
+
+  it('bounds every call on the server: maxTimeMS, and wtimeoutMS on the majority write concern', async () => {
+    if (mongo instanceof Error) throw mongo
+    const client = new MongoClient(mongoServer().url, { monitorCommands: true })
+    const sent: Array<Record<string, unknown>> = []
+    client.on('commandStarted', (event) => {
+      if (event.commandName !== 'hello' && event.commandName !== 'ping') sent.push(event.command)
+    })
+    try {
+      const store = new MongoStore(client.db(mongo.db.databaseName), {
+        collection: `leases_${++collections}`,
+      })
+      const t0 = new Date('2026-09-30T15:00:00.000Z')
+      const grant = await store.acquire('net-a', 'alpha', t0, 3000)
+      if (!grant) throw new Error('the acquire of an absent lease was refused')
+      await store.renew(grant, t0, 3000)
+      await store.release(grant)
+      await store.release(grant)
+      expect(sent.length, 'the calls sent no command').toBeGreaterThanOrEqual(4)
+      for (const command of sent) {
+        const name = Object.keys(command)[0]
+        expect(
+          command.maxTimeMS,
+          `${name} is not bounded on the server: an abandoned call could land later`,
+        ).toBeGreaterThan(0)
+        if (name !== 'find') {
+          expect(command.writeConcern, `${name} can wait forever for a majority`).toMatchObject({
+            w: 'majority',
+            wtimeout: expect.any(Number),
+          })
+        }
+      }
+      expect(sent[0]?.maxTimeMS, 'acquire is not bounded by ttl/3').toBe(1000)
+    } finally {
+      await client.close()
+    }
   })
 
   it('refuses a call timeout that is not a whole number of ms', () => {
