@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { MongoClient } from 'mongodb'
 import { MongoStore } from '../../src/index.js'
+import { storeConformance } from '../../src/testing.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
-import { storeConformance } from './store-conformance.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
 let collections = 0
