@@ -49,7 +49,11 @@ export function cachingInterceptor(options: ForgeCacheOptions): Dispatcher.Dispa
   return (dispatch) => (opts, handler) => {
     const method = (opts.method ?? 'GET').toUpperCase()
     const headers = headerRecord(opts.headers)
-    if (method !== 'GET' || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
+    if (
+      method !== 'GET' ||
+      headers['if-none-match'] !== undefined ||
+      headers['if-modified-since'] !== undefined
+    ) {
       return dispatch(opts, handler)
     }
     const key = forgeCacheKey({
