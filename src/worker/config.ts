@@ -60,6 +60,8 @@ export interface WorkerConfig {
   shutdownTimeoutMs: number
   forge: ForgeChoice
   publicUrl: string | undefined
+  /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
+  forgeCacheMb: number
   nets: NetConfig[]
 }
 
@@ -85,6 +87,11 @@ export const GLOBAL_VARIABLES = [
     '`sandbox` forces the local sandbox forge; `github` requires the App variables',
   ],
   ['PUBLIC_URL', '(unset)', 'where runs can be read; target URL of synthetic statuses'],
+  [
+    'LEASECRON_FORGE_CACHE_MB',
+    '64',
+    'MiB of forge answers kept to revalidate GETs (free 304s); in Mongo too when MONGO_URI is set; 0 turns it off',
+  ],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
 ] as const
 
@@ -202,6 +209,18 @@ export function loadConfig(
     'an http(s) URL',
   )
 
+  const forgeCacheMb = parse(
+    'LEASECRON_FORGE_CACHE_MB',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/)
+      .transform(Number)
+      .refine((n) => n <= 65_536),
+    64,
+    'a whole number of MiB from 0 (off) to 65536',
+  )
+
   let forge: ForgeChoice = { kind: 'sandbox', reason: 'no GitHub App variables are set' }
   const forgeChoice = value('LEASECRON_FORGE')?.trim()
   if (forgeChoice !== undefined && forgeChoice !== 'sandbox' && forgeChoice !== 'github') {
@@ -304,7 +323,17 @@ export function loadConfig(
   if (issues.length > 0) return { ok: false, issues }
   return {
     ok: true,
-    config: { mongo, workerId, port, logLevel, shutdownTimeoutMs, forge, publicUrl, nets: netConfigs },
+    config: {
+      mongo,
+      workerId,
+      port,
+      logLevel,
+      shutdownTimeoutMs,
+      forge,
+      publicUrl,
+      forgeCacheMb,
+      nets: netConfigs,
+    },
   }
 }
 
@@ -329,6 +358,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
           }
         : config.forge,
     publicUrl: config.publicUrl ?? '(unset)',
+    forgeCacheMb: config.forgeCacheMb,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,

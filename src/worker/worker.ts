@@ -12,6 +12,7 @@ import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
 import type { NetDefinition, NetLogger } from '../nets/net.js'
 import {
   type SandboxForge,
@@ -123,6 +124,7 @@ export function createWorker(options: WorkerOptions): Worker {
       config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
       logger: log.child({ component: 'forge' }),
       registry: metrics.registry,
+      cache: forgeCacheSettings(config.forgeCacheMb, mongo?.db, log),
     })
 
     const resources = new Map<string, unknown>()
