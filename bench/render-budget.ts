@@ -32,6 +32,24 @@ export async function renderBudget(
     join(docsDir, 'bench-budget.svg'),
     barChart('Rate-limit points per hour, by churn and mode', 'points / hour (sandbox ground truth)', bars),
   )
+  const rows = runRows(budget)
+  const ratios = ratioRows(budget)
+  return [
+    '## 6. budget: conditional requests',
+    '',
+    `Both nets over the seeded sandbox (${JSON.stringify(budget.inputs.sandbox)}, ${budget.inputs.gatingRuns} gating runs), ${budget.inputs.passes} passes driven directly per mode, a seeded churn before each pass after the first. Per hour scales the sweeper to a pass a minute and the board sync to one every five. Points, 304s and requests are the sandbox’s ground truth. \`pointsRatio\` = points with conditional requests ÷ points without, over the whole run (the first, cold pass included). The \`once\` modes are a fresh forge per pass in one process (new token, empty memory tier), not child processes. “stable etags” runs the sandbox with \`etagPerToken: false\` (GitHub does not document whether an etag survives a token rotation; the sandbox’s default assumes it does not, and then only answers with a last-modified — single pulls and issues — revalidate for a new token).`,
+    '',
+    mdTable(ratios),
+    '',
+    mdTable(rows),
+    '',
+    '![rate-limit points per hour](bench-budget.svg)',
+    '',
+  ]
+}
+
+/** One row per mode and churn. */
+function runRows(budget: Json): string[][] {
   const rows = [
     ['churn', 'mode', 'requests/h', '304s/h', 'points/h', 'statuses posted', 'cards written', 'ms/pass'],
   ]
@@ -47,6 +65,11 @@ export async function renderBudget(
       String(r.meanPassMs),
     ])
   }
+  return rows
+}
+
+/** One row per churn: the ratios, whether the work matched, and what the Mongo tier cost and saved. */
+function ratioRows(budget: Json): string[][] {
   const ratios = [
     [
       'churn',
@@ -71,16 +94,5 @@ export async function renderBudget(
       String(s.mongoPointsSavedPerPass),
     ])
   }
-  return [
-    '## 6. budget: conditional requests',
-    '',
-    `Both nets over the seeded sandbox (${JSON.stringify(budget.inputs.sandbox)}, ${budget.inputs.gatingRuns} gating runs), ${budget.inputs.passes} passes driven directly per mode, a seeded churn before each pass after the first. Per hour scales the sweeper to a pass a minute and the board sync to one every five. Points, 304s and requests are the sandbox’s ground truth. \`pointsRatio\` = points with conditional requests ÷ points without, over the whole run (the first, cold pass included). The \`once\` modes are a fresh forge per pass in one process (new token, empty memory tier), not child processes. “stable etags” runs the sandbox with \`etagPerToken: false\` (GitHub does not document whether an etag survives a token rotation; the sandbox’s default assumes it does not, and then only answers with a last-modified — single pulls and issues — revalidate for a new token).`,
-    '',
-    mdTable(ratios),
-    '',
-    mdTable(rows),
-    '',
-    '![rate-limit points per hour](bench-budget.svg)',
-    '',
-  ]
+  return ratios
 }
