@@ -5,7 +5,8 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
-type Json = Record<string, any> // biome-ignore lint/suspicious/noExplicitAny: parsed result JSON
+// biome-ignore lint/suspicious/noExplicitAny: the results are JSON written by the budget scenario
+type Json = Record<string, any>
 
 type Chart = (
   title: string,
