@@ -5,7 +5,37 @@
  *
  * Not the meter's clock or roll-over (meter.ts decides when an hour ends) and not cumulative totals.
  */
-import type { ForgeApi, ForgeHourReport, ForgeMeterEntry } from './meter.js'
+
+/** Which GitHub API an attempt went to. */
+export type ForgeApi = 'rest' | 'graphql'
+
+/** One counted key and its counts, as in the hourly line. */
+export interface ForgeMeterEntry {
+  host: string
+  api: ForgeApi
+  lane: string
+  count: number
+  /** Answers 304 Not Modified among `count`. */
+  notModified: number
+  /** Rate-limit points spent among `count`. */
+  points: number
+}
+
+/** The structured twin of the hourly line, for log pipelines. */
+export interface ForgeHourReport {
+  event: 'forge_http_hour'
+  total: number
+  notModified: number
+  points: number
+  /** The instant the hour ends, `2026-09-30T15:00Z`. */
+  hour: string
+  entries: ForgeMeterEntry[]
+  /** Set when counting began after the hour started, `14:20:05Z`. */
+  countedFrom?: string
+  /** Set when the hour was flushed at stop before it ended, `14:50:00Z`. */
+  until?: string
+  stopping?: boolean
+}
 
 export const HOUR_MS = 3_600_000
 const OTHER_HOSTS = '(other hosts)'

@@ -15,13 +15,17 @@
 import { Registry } from 'prom-client'
 import type { ForgeLogger } from './forge-logger.js'
 import { type ForgeMetrics, registerForgeMetrics } from './meter-metrics.js'
-import { type ForgeLaneFigures, HOUR_MS, hourStamp, MeterHour, entryKey } from './meter-hour.js'
+import {
+  type ForgeApi,
+  type ForgeLaneFigures,
+  HOUR_MS,
+  hourStamp,
+  MeterHour,
+  entryKey,
+} from './meter-hour.js'
 import { RateLimitWatch } from './rate-limit-watch.js'
 
-export type { ForgeLaneFigures } from './meter-hour.js'
-
-/** Which GitHub API an attempt went to. */
-export type ForgeApi = 'rest' | 'graphql'
+export type { ForgeApi, ForgeHourReport, ForgeLaneFigures, ForgeMeterEntry } from './meter-hour.js'
 
 /** What became of one attempt: the HTTP status, or `error` when no response arrived. */
 export type ForgeAttemptOutcome = number | 'error'
@@ -34,34 +38,6 @@ export interface ForgeAttempt {
   outcome: ForgeAttemptOutcome
   /** True when it spent a point of the installation's REST budget (the transport decides; false when absent). */
   point?: boolean
-}
-
-/** One counted key and its counts, as in the hourly line. */
-export interface ForgeMeterEntry {
-  host: string
-  api: ForgeApi
-  lane: string
-  count: number
-  /** Answers 304 Not Modified among `count`. */
-  notModified: number
-  /** Rate-limit points spent among `count`. */
-  points: number
-}
-
-/** The structured twin of the hourly line, for log pipelines. */
-export interface ForgeHourReport {
-  event: 'forge_http_hour'
-  total: number
-  notModified: number
-  points: number
-  /** The instant the hour ends, `2026-09-30T15:00Z`. */
-  hour: string
-  entries: ForgeMeterEntry[]
-  /** Set when counting began after the hour started, `14:20:05Z`. */
-  countedFrom?: string
-  /** Set when the hour was flushed at stop before it ended, `14:50:00Z`. */
-  until?: string
-  stopping?: boolean
 }
 
 /** One hour of figures per lane, for the status page. */
