@@ -1,11 +1,21 @@
 /**
  * leasecron's public API. Everything exported is here, spelled out; internals are not exported.
  */
-export type { LeaseCallOptions, LeaseOperation, LeaseRecord, LeaseStore } from './lease/store.js'
+export type {
+  AcquireOptions,
+  LeaseCallOptions,
+  LeaseGrant,
+  LeaseOperation,
+  LeaseRecord,
+  LeaseStore,
+  LeaseTerm,
+} from './lease/store.js'
 export { LeaseLostError, LeaseStoreError } from './lease/store.js'
 export { MemoryStore } from './lease/memory-store.js'
 export { MongoStore, type MongoStoreOptions } from './lease/mongo-store.js'
 export { run, LeaseSpecError, type LeaseLog, type RunSpec, type TermInfo, type TermEnd } from './lease/run.js'
+export type { TermEvent, TermEventType } from './lease/term-event.js'
+export { termEventLog } from './lease/term-event-log.js'
 export { type Clock, systemClock } from './lease/clock.js'
 export {
   defineLease,
@@ -17,6 +27,18 @@ export {
   type LeaseDefinition,
   type LeasePacing,
 } from './leases.js'
+export {
+  runId,
+  type RunClaim,
+  type RunFinish,
+  type RunLedger,
+  type RunLedgerCallOptions,
+  type RunOutcome,
+  type RunRecord,
+} from './runs/run-ledger.js'
+export { RunLedgerError, type RunLedgerErrorCode } from './runs/run-ledger-error.js'
+export { MemoryRunLedger } from './runs/memory-run-ledger.js'
+export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-ledger.js'
 export {
   defineNet,
   type NetDefinition,
@@ -35,7 +57,7 @@ export {
 } from './nets/options.js'
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
-export type { WorkerFileConfig } from './worker/cli.js'
+export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './worker/load-config-file.js'
 export { ownerId } from './worker/owner-id.js'
 export {
   createForge,
@@ -112,3 +134,10 @@ export { MemoryBoardStore } from './nets/board-sync/memory-board-store.js'
 export { MongoBoardStore } from './nets/board-sync/mongo-board-store.js'
 export { cardId, type Card, type BoardColumn } from './nets/board-sync/card.js'
 export { planDemoGatingRuns, seedDemoGatingRuns } from './nets/demo-seed.js'
+export {
+  leaseCoordinator,
+  parseFireKey,
+  LeaseCoordinatorError,
+  type LeaseCoordinator,
+  type LeaseCoordinatorOptions,
+} from './coordinator.js'

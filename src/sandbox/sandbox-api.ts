@@ -8,7 +8,15 @@
  * Not the server (auth, budget, faults, ETags and counting live in `sandbox-forge.ts`).
  */
 import type { RateLimitState } from './sandbox-rate-limit.js'
-import { combinedStatusShape, issueShape, pullShape, repoShape, statusShape } from './sandbox-shapes.js'
+import {
+  APP_PERMISSIONS,
+  appShape,
+  combinedStatusShape,
+  issueShape,
+  pullShape,
+  repoShape,
+  statusShape,
+} from './sandbox-shapes.js'
 import {
   type RepoRecord,
   SandboxNotFoundError,
@@ -73,225 +81,259 @@ export function githubError(
   }
 }
 
-/** Builds the route table; the server matches in order. */
-export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
-  const { store } = deps
-  const routes: SandboxRoute[] = []
-  const add = (
-    method: string,
-    template: string,
-    auth: SandboxRoute['auth'],
-    handle: SandboxRoute['handle'],
-    underRepo = false,
-  ) => {
-    const keys: string[] = []
-    const source = template.replace(/:([a-z_]+)/g, (_, name: string) => {
-      keys.push(name)
-      return '([^/]+)'
-    })
-    routes.push({
-      method,
-      template: `${method} ${template}`,
-      auth,
-      underRepo,
-      regex: new RegExp(`^${source}$`),
-      keys,
-      handle,
-    })
-  }
-  const repoRoute = (method: string, suffix: string, handle: SandboxRoute['handle']) => {
-    add(method, `/repos/:owner/:repo${suffix}`, 'installation', handle, true)
-    add(method, `/repositories/:id${suffix}`, 'installation', handle, true)
-  }
+/** A route as the table writes it; `underRepo` routes are served under both repository prefixes. */
+interface RouteSpec {
+  method: string
+  path: string
+  auth: SandboxRoute['auth']
+  underRepo?: boolean
+  handle(ctx: RouteContext, deps: SandboxApiDeps): RouteResult
+}
 
-  add('GET', '/app', 'app', (ctx) => ({
+/** The routes, matched in order. */
+const ROUTES: RouteSpec[] = [
+  { method: 'GET', path: '/app', auth: 'app', handle: getApp },
+  {
+    method: 'POST',
+    path: '/app/installations/:installation_id/access_tokens',
+    auth: 'app',
+    handle: mintToken,
+  },
+  { method: 'GET', path: '/rate_limit', auth: 'installation', handle: getRateLimit },
+  { method: 'GET', path: '/installation/repositories', auth: 'installation', handle: listInstallationRepos },
+  { method: 'GET', path: '', auth: 'installation', underRepo: true, handle: getRepo },
+  { method: 'GET', path: '/pulls', auth: 'installation', underRepo: true, handle: listPulls },
+  { method: 'GET', path: '/pulls/:number', auth: 'installation', underRepo: true, handle: getPull },
+  {
+    method: 'GET',
+    path: '/commits/:ref/status',
+    auth: 'installation',
+    underRepo: true,
+    handle: getCombinedStatus,
+  },
+  {
+    method: 'GET',
+    path: '/commits/:ref/statuses',
+    auth: 'installation',
+    underRepo: true,
+    handle: listStatuses,
+  },
+  { method: 'POST', path: '/statuses/:sha', auth: 'installation', underRepo: true, handle: createStatus },
+  { method: 'GET', path: '/issues', auth: 'installation', underRepo: true, handle: listIssues },
+  { method: 'GET', path: '/issues/:number', auth: 'installation', underRepo: true, handle: getIssue },
+]
+
+/** Builds the route table (every template the server answers), bound to the sandbox's data. */
+export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
+  return ROUTES.flatMap((spec) => {
+    const paths = spec.underRepo
+      ? [`/repos/:owner/:repo${spec.path}`, `/repositories/:id${spec.path}`]
+      : [spec.path]
+    return paths.map((path) => compileRoute(spec, path, deps))
+  })
+}
+
+function compileRoute(spec: RouteSpec, path: string, deps: SandboxApiDeps): SandboxRoute {
+  const keys: string[] = []
+  const source = path.replace(/:([a-z_]+)/g, (_, name: string) => {
+    keys.push(name)
+    return '([^/]+)'
+  })
+  return {
+    method: spec.method,
+    template: `${spec.method} ${path}`,
+    auth: spec.auth,
+    underRepo: spec.underRepo === true,
+    regex: new RegExp(`^${source}$`),
+    keys,
+    handle: (ctx) => spec.handle(ctx, deps),
+  }
+}
+
+function getApp(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  return { status: 200, body: appShape(deps.appId, ctx.base) }
+}
+
+function mintToken(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const id = Number(ctx.params.installation_id)
+  if (id !== deps.installationId) return githubError(404, 'Not Found')
+  const { token, expiresAt } = deps.mintToken(id)
+  return {
+    status: 201,
+    body: {
+      token,
+      expires_at: new Date(expiresAt).toISOString().replace('.000Z', 'Z'),
+      permissions: APP_PERMISSIONS,
+      repository_selection: 'all',
+    },
+  }
+}
+
+function getRateLimit(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const core = deps.rateLimit(ctx.installationId)
+  const resource = { limit: core.limit, used: core.used, remaining: core.remaining, reset: core.reset }
+  const idle = (limit: number) => ({ limit, used: 0, remaining: limit, reset: core.reset })
+  return {
     status: 200,
     body: {
-      id: deps.appId,
-      slug: 'leasecron-sandbox',
-      name: 'leasecron sandbox',
-      owner: { login: 'sandbox-org', type: 'Organization' },
-      html_url: `${ctx.base}/apps/leasecron-sandbox`,
-      permissions: PERMISSIONS,
-      events: [],
+      resources: { core: resource, search: idle(30), graphql: idle(5000), integration_manifest: idle(5000) },
+      rate: resource,
     },
-  }))
+  }
+}
 
-  add('POST', '/app/installations/:installation_id/access_tokens', 'app', (ctx) => {
-    const id = Number(ctx.params.installation_id)
-    if (id !== deps.installationId) return githubError(404, 'Not Found')
-    const { token, expiresAt } = deps.mintToken(id)
-    return {
-      status: 201,
-      body: {
-        token,
-        expires_at: new Date(expiresAt).toISOString().replace('.000Z', 'Z'),
-        permissions: PERMISSIONS,
-        repository_selection: 'all',
-      },
-    }
-  })
-
-  add('GET', '/rate_limit', 'installation', (ctx) => {
-    const core = deps.rateLimit(ctx.installationId)
-    const resource = { limit: core.limit, used: core.used, remaining: core.remaining, reset: core.reset }
-    const idle = (limit: number) => ({ limit, used: 0, remaining: limit, reset: core.reset })
-    return {
-      status: 200,
-      body: {
-        resources: {
-          core: resource,
-          search: idle(30),
-          graphql: idle(5000),
-          integration_manifest: idle(5000),
-        },
-        rate: resource,
-      },
-    }
-  })
-
-  add('GET', '/installation/repositories', 'installation', (ctx) => {
-    const repos = store.repos()
-    const paged = paginate(repos, ctx)
-    if ('status' in paged) return paged
-    return {
-      status: 200,
-      headers: paged.headers,
-      body: {
-        total_count: repos.length,
-        repository_selection: 'all',
-        repositories: paged.items.map((r) => repoShape(r, ctx.base)),
-      },
-    }
-  })
-
-  repoRoute('GET', '', (ctx) => ({
+function listInstallationRepos(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const repos = deps.store.repos()
+  const paged = paginate(repos, ctx)
+  if ('status' in paged) return paged
+  return {
     status: 200,
-    body: repoShape(ctx.repo, ctx.base),
-    lastModified: ctx.repo.createdAt,
-  }))
+    headers: paged.headers,
+    body: {
+      total_count: repos.length,
+      repository_selection: 'all',
+      repositories: paged.items.map((r) => repoShape(r, ctx.base)),
+    },
+  }
+}
 
-  repoRoute('GET', '/pulls', (ctx) => {
-    const state = ctx.url.searchParams.get('state') ?? 'open'
-    if (!['open', 'closed', 'all'].includes(state)) return validationFailed('state', state)
-    const sort = ctx.url.searchParams.get('sort') ?? 'created'
-    if (!['created', 'updated', 'popularity', 'long-running'].includes(sort))
-      return validationFailed('sort', sort)
-    const direction =
-      ctx.url.searchParams.get('direction') ?? (sort === 'created' || sort === 'updated' ? 'desc' : 'asc')
-    const field = sort === 'updated' ? 'updatedAt' : 'createdAt'
-    const pulls = [...ctx.repo.pulls.values()]
-      .filter((p) => state === 'all' || p.state === state)
-      .sort((a, b) => (a[field] - b[field] || a.number - b.number) * (direction === 'asc' ? 1 : -1))
-    const paged = paginate(pulls, ctx)
-    if ('status' in paged) return paged
-    return {
-      status: 200,
-      headers: paged.headers,
-      body: paged.items.map((p) => pullShape(p, ctx.repo, ctx.base, false)),
-    }
-  })
+function getRepo(ctx: RouteContext): RouteResult {
+  return { status: 200, body: repoShape(ctx.repo, ctx.base), lastModified: ctx.repo.createdAt }
+}
 
-  repoRoute('GET', '/pulls/:number', (ctx) => {
-    const pull = ctx.repo.pulls.get(Number(ctx.params.number))
-    if (pull === undefined) return githubError(404, 'Not Found')
-    return { status: 200, body: pullShape(pull, ctx.repo, ctx.base, true), lastModified: pull.updatedAt }
-  })
+function listPulls(ctx: RouteContext): RouteResult {
+  const state = ctx.url.searchParams.get('state') ?? 'open'
+  if (!['open', 'closed', 'all'].includes(state)) return validationFailed('state', state)
+  const sort = ctx.url.searchParams.get('sort') ?? 'created'
+  if (!['created', 'updated', 'popularity', 'long-running'].includes(sort))
+    return validationFailed('sort', sort)
+  const direction =
+    ctx.url.searchParams.get('direction') ?? (sort === 'created' || sort === 'updated' ? 'desc' : 'asc')
+  const field = sort === 'updated' ? 'updatedAt' : 'createdAt'
+  const pulls = [...ctx.repo.pulls.values()]
+    .filter((p) => state === 'all' || p.state === state)
+    .sort((a, b) => (a[field] - b[field] || a.number - b.number) * (direction === 'asc' ? 1 : -1))
+  const paged = paginate(pulls, ctx)
+  if ('status' in paged) return paged
+  return {
+    status: 200,
+    headers: paged.headers,
+    body: paged.items.map((p) => pullShape(p, ctx.repo, ctx.base, false)),
+  }
+}
 
-  repoRoute('GET', '/commits/:ref/status', (ctx) => {
-    const ref = ctx.params.ref as string
-    const sha = store.resolveRef(ctx.repo, ref)
-    if (sha === undefined) return githubError(422, `No commit found for SHA: ${ref}`)
-    return {
-      status: 200,
-      body: combinedStatusShape(store.combinedStatus(ctx.repo, sha), sha, ctx.repo, ctx.base),
-    }
-  })
+function getPull(ctx: RouteContext): RouteResult {
+  const pull = ctx.repo.pulls.get(Number(ctx.params.number))
+  if (pull === undefined) return githubError(404, 'Not Found')
+  return { status: 200, body: pullShape(pull, ctx.repo, ctx.base, true), lastModified: pull.updatedAt }
+}
 
-  repoRoute('GET', '/commits/:ref/statuses', (ctx) => {
-    const ref = ctx.params.ref as string
-    const sha = store.resolveRef(ctx.repo, ref)
-    if (sha === undefined) return githubError(422, `No commit found for SHA: ${ref}`)
-    const paged = paginate(store.statusesOf(ctx.repo, sha), ctx)
-    if ('status' in paged) return paged
-    return {
-      status: 200,
-      headers: paged.headers,
-      body: paged.items.map((s) => statusShape(s, ctx.repo, ctx.base)),
-    }
-  })
+function getCombinedStatus(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const ref = ctx.params.ref as string
+  const sha = deps.store.resolveRef(ctx.repo, ref)
+  if (sha === undefined) return githubError(422, `No commit found for SHA: ${ref}`)
+  return {
+    status: 200,
+    body: combinedStatusShape(deps.store.combinedStatus(ctx.repo, sha), sha, ctx.repo, ctx.base),
+  }
+}
 
-  repoRoute('POST', '/statuses/:sha', (ctx) => {
-    const body = (ctx.body ?? {}) as Record<string, unknown>
-    const state = body.state
-    if (typeof state !== 'string' || !STATUS_STATES.includes(state as StatusState)) {
-      return validationFailed('state', state, 'Status')
-    }
-    for (const field of ['context', 'description', 'target_url'] as const) {
-      if (body[field] != null && typeof body[field] !== 'string')
-        return validationFailed(field, body[field], 'Status')
-    }
-    if (typeof body.description === 'string' && body.description.length > 140) {
-      return validationFailed('description', '(longer than 140 characters)', 'Status')
-    }
-    try {
-      const status = store.addStatusTo(ctx.repo, ctx.params.sha as string, {
-        state: state as StatusState,
-        context: (body.context as string | undefined) ?? 'default',
-        description: (body.description as string | undefined) ?? null,
-        targetUrl: (body.target_url as string | undefined) ?? null,
-      })
-      return { status: 201, body: statusShape(status, ctx.repo, ctx.base) }
-    } catch (error) {
-      if (error instanceof SandboxNotFoundError) return githubError(422, error.message)
-      throw error
-    }
-  })
+function listStatuses(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const ref = ctx.params.ref as string
+  const sha = deps.store.resolveRef(ctx.repo, ref)
+  if (sha === undefined) return githubError(422, `No commit found for SHA: ${ref}`)
+  const paged = paginate(deps.store.statusesOf(ctx.repo, sha), ctx)
+  if ('status' in paged) return paged
+  return {
+    status: 200,
+    headers: paged.headers,
+    body: paged.items.map((s) => statusShape(s, ctx.repo, ctx.base)),
+  }
+}
 
-  repoRoute('GET', '/issues', (ctx) => {
-    const q = ctx.url.searchParams
-    const state = q.get('state') ?? 'open'
-    if (!['open', 'closed', 'all'].includes(state)) return validationFailed('state', state)
-    const sort = q.get('sort') ?? 'created'
-    if (!['created', 'updated', 'comments'].includes(sort)) return validationFailed('sort', sort)
-    const direction = q.get('direction') ?? 'desc'
-    if (!['asc', 'desc'].includes(direction)) return validationFailed('direction', direction)
-    const sinceText = q.get('since')
-    const since = sinceText === null ? undefined : Date.parse(sinceText)
-    if (since !== undefined && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}T/.test(sinceText as string))) {
-      return validationFailed('since', sinceText)
-    }
-    const labels = (q.get('labels') ?? '')
-      .split(',')
-      .map((l) => l.trim())
-      .filter((l) => l !== '')
-    const field = sort === 'updated' ? 'updatedAt' : 'createdAt'
-    const items = [...ctx.repo.issues.values(), ...ctx.repo.pulls.values()]
-      .filter((i) => state === 'all' || i.state === state)
-      .filter((i) => since === undefined || i.updatedAt >= since)
-      .filter((i) => labels.every((l) => i.labels.includes(l)))
-      .sort((a, b) => (a[field] - b[field] || a.number - b.number) * (direction === 'asc' ? 1 : -1))
-    const paged = paginate(items, ctx)
-    if ('status' in paged) return paged
-    return {
-      status: 200,
-      headers: paged.headers,
-      body: paged.items.map((i) => issueShape(i, ctx.repo, ctx.base)),
-    }
-  })
+function createStatus(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const body = (ctx.body ?? {}) as Record<string, unknown>
+  const invalid = invalidStatusInput(body)
+  if (invalid !== undefined) return invalid
+  try {
+    const status = deps.store.addStatusTo(ctx.repo, ctx.params.sha as string, {
+      state: body.state as StatusState,
+      context: (body.context as string | undefined) ?? 'default',
+      description: (body.description as string | undefined) ?? null,
+      targetUrl: (body.target_url as string | undefined) ?? null,
+    })
+    const shape = statusShape(status, ctx.repo, ctx.base)
+    // GitHub points `Location` at the statuses of the commit (the status's own `url`).
+    return { status: 201, body: shape, headers: { location: shape.url } }
+  } catch (error) {
+    if (error instanceof SandboxNotFoundError) return githubError(422, error.message)
+    throw error
+  }
+}
 
-  repoRoute('GET', '/issues/:number', (ctx) => {
-    const n = Number(ctx.params.number)
-    const item = ctx.repo.issues.get(n) ?? ctx.repo.pulls.get(n)
-    if (item === undefined) return githubError(404, 'Not Found')
-    return { status: 200, body: issueShape(item, ctx.repo, ctx.base), lastModified: item.updatedAt }
-  })
+/** GitHub's 422 for a status body it would refuse, or undefined for a good one. */
+function invalidStatusInput(body: Record<string, unknown>): RouteResult | undefined {
+  const state = body.state
+  if (typeof state !== 'string' || !STATUS_STATES.includes(state as StatusState)) {
+    return validationFailed('state', state, 'Status')
+  }
+  for (const field of ['context', 'description', 'target_url'] as const) {
+    if (body[field] != null && typeof body[field] !== 'string')
+      return validationFailed(field, body[field], 'Status')
+  }
+  if (typeof body.description === 'string' && body.description.length > 140) {
+    return validationFailed('description', '(longer than 140 characters)', 'Status')
+  }
+  return undefined
+}
 
-  return routes
+function listIssues(ctx: RouteContext): RouteResult {
+  const query = issueQuery(ctx.url.searchParams)
+  if ('status' in query) return query
+  const { state, since, labels, field, direction } = query
+  const items = [...ctx.repo.issues.values(), ...ctx.repo.pulls.values()]
+    .filter((i) => state === 'all' || i.state === state)
+    .filter((i) => since === undefined || i.updatedAt >= since)
+    .filter((i) => labels.every((l) => i.labels.includes(l)))
+    .sort((a, b) => (a[field] - b[field] || a.number - b.number) * (direction === 'asc' ? 1 : -1))
+  const paged = paginate(items, ctx)
+  if ('status' in paged) return paged
+  return {
+    status: 200,
+    headers: paged.headers,
+    body: paged.items.map((i) => issueShape(i, ctx.repo, ctx.base)),
+  }
+}
+
+/** The filters of `GET …/issues` (state, sort, direction, since, labels), or GitHub's 422. */
+function issueQuery(q: URLSearchParams) {
+  const state = q.get('state') ?? 'open'
+  if (!['open', 'closed', 'all'].includes(state)) return validationFailed('state', state)
+  const sort = q.get('sort') ?? 'created'
+  if (!['created', 'updated', 'comments'].includes(sort)) return validationFailed('sort', sort)
+  const direction = q.get('direction') ?? 'desc'
+  if (!['asc', 'desc'].includes(direction)) return validationFailed('direction', direction)
+  const sinceText = q.get('since')
+  const since = sinceText === null ? undefined : Date.parse(sinceText)
+  if (since !== undefined && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}T/.test(sinceText as string))) {
+    return validationFailed('since', sinceText)
+  }
+  const labels = (q.get('labels') ?? '')
+    .split(',')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+  const field: 'updatedAt' | 'createdAt' = sort === 'updated' ? 'updatedAt' : 'createdAt'
+  return { state, since, labels, field, direction }
+}
+
+function getIssue(ctx: RouteContext): RouteResult {
+  const n = Number(ctx.params.number)
+  const item = ctx.repo.issues.get(n) ?? ctx.repo.pulls.get(n)
+  if (item === undefined) return githubError(404, 'Not Found')
+  return { status: 200, body: issueShape(item, ctx.repo, ctx.base), lastModified: item.updatedAt }
 }
 
 const STATUS_STATES: StatusState[] = ['error', 'failure', 'pending', 'success']
-const PERMISSIONS = { metadata: 'read', pull_requests: 'read', issues: 'read', statuses: 'write' }
 
 function validationFailed(field: string, value: unknown, resource = 'Search'): RouteResult {
   return githubError(422, 'Validation Failed', {

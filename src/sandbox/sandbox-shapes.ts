@@ -10,23 +10,86 @@ export function githubTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 }
 
-function userShape(login: string, base: string) {
+/** A user (or organization, or bot) as `simple-user`: every `*_url` GitHub sends, pointing at the sandbox. */
+export function userShape(login: string, base: string) {
   const bot = login.endsWith('[bot]')
+  const url = `${base}/users/${encodeURIComponent(login)}`
   return {
     login,
     id: stableId(login),
     node_id: `U_${stableId(login).toString(36)}`,
     avatar_url: `${base}/_avatars/${encodeURIComponent(login)}`,
-    url: `${base}/users/${encodeURIComponent(login)}`,
+    gravatar_id: '',
+    url,
     html_url: `${base}/${encodeURIComponent(login)}`,
+    followers_url: `${url}/followers`,
+    following_url: `${url}/following{/other_user}`,
+    gists_url: `${url}/gists{/gist_id}`,
+    starred_url: `${url}/starred{/owner}{/repo}`,
+    subscriptions_url: `${url}/subscriptions`,
+    organizations_url: `${url}/orgs`,
+    repos_url: `${url}/repos`,
+    events_url: `${url}/events{/privacy}`,
+    received_events_url: `${url}/received_events`,
     type: bot ? 'Bot' : 'User',
+    user_view_type: 'public',
     site_admin: false,
   }
 }
 
-/** A repository as in `GET /repos/{owner}/{repo}` and `GET /installation/repositories`. */
+/** The `*_url` templates of a repository, as GitHub sends them (RFC 6570 placeholders kept). */
+function repoUrls(url: string) {
+  return {
+    forks_url: `${url}/forks`,
+    keys_url: `${url}/keys{/key_id}`,
+    collaborators_url: `${url}/collaborators{/collaborator}`,
+    teams_url: `${url}/teams`,
+    hooks_url: `${url}/hooks`,
+    issue_events_url: `${url}/issues/events{/number}`,
+    events_url: `${url}/events`,
+    assignees_url: `${url}/assignees{/user}`,
+    branches_url: `${url}/branches{/branch}`,
+    tags_url: `${url}/tags`,
+    blobs_url: `${url}/git/blobs{/sha}`,
+    git_tags_url: `${url}/git/tags{/sha}`,
+    git_refs_url: `${url}/git/refs{/sha}`,
+    trees_url: `${url}/git/trees{/sha}`,
+    statuses_url: `${url}/statuses/{sha}`,
+    languages_url: `${url}/languages`,
+    stargazers_url: `${url}/stargazers`,
+    contributors_url: `${url}/contributors`,
+    subscribers_url: `${url}/subscribers`,
+    subscription_url: `${url}/subscription`,
+    commits_url: `${url}/commits{/sha}`,
+    git_commits_url: `${url}/git/commits{/sha}`,
+    comments_url: `${url}/comments{/number}`,
+    issue_comment_url: `${url}/issues/comments{/number}`,
+    contents_url: `${url}/contents/{+path}`,
+    compare_url: `${url}/compare/{base}...{head}`,
+    merges_url: `${url}/merges`,
+    archive_url: `${url}/{archive_format}{/ref}`,
+    downloads_url: `${url}/downloads`,
+    issues_url: `${url}/issues{/number}`,
+    pulls_url: `${url}/pulls{/number}`,
+    milestones_url: `${url}/milestones{/number}`,
+    notifications_url: `${url}/notifications{?since,all,participating}`,
+    labels_url: `${url}/labels{/name}`,
+    releases_url: `${url}/releases{/id}`,
+    deployments_url: `${url}/deployments`,
+  }
+}
+
+/**
+ * A repository as in `GET /repos/{owner}/{repo}` (`full-repository`), also where GitHub embeds the
+ * shorter `repository` / `minimal-repository` (a superset satisfies all three).
+ */
 export function repoShape(repo: RepoRecord, base: string) {
   const full = `${repo.owner}/${repo.name}`
+  const url = `${base}/repos/${full}`
+  const host = new URL(base).host
+  const openIssues = [...repo.issues.values(), ...repo.pulls.values()].filter(
+    (i) => i.state === 'open',
+  ).length
   return {
     id: repo.id,
     node_id: `R_${repo.id.toString(36)}`,
@@ -37,11 +100,40 @@ export function repoShape(repo: RepoRecord, base: string) {
     html_url: `${base}/${full}`,
     description: null,
     fork: false,
-    url: `${base}/repos/${full}`,
+    url,
+    ...repoUrls(url),
+    git_url: `git://${host}/${full}.git`,
+    ssh_url: `git@${host}:${full}.git`,
+    clone_url: `${base}/${full}.git`,
+    svn_url: `${base}/${full}`,
+    mirror_url: null,
+    homepage: null,
+    language: null,
+    size: 0,
+    forks: 0,
+    forks_count: 0,
+    stargazers_count: 0,
+    watchers: 0,
+    watchers_count: 0,
+    open_issues: openIssues,
+    open_issues_count: openIssues,
+    network_count: 0,
+    subscribers_count: 0,
     default_branch: repo.defaultBranch,
     visibility: repo.private ? 'private' : 'public',
+    is_template: false,
+    topics: [],
+    has_issues: true,
+    has_projects: false,
+    has_wiki: false,
+    has_pages: false,
+    has_downloads: false,
+    has_discussions: false,
     archived: false,
     disabled: false,
+    license: null,
+    allow_forking: true,
+    web_commit_signoff_required: false,
     created_at: githubTime(repo.createdAt),
     updated_at: githubTime(repo.createdAt),
     pushed_at: githubTime(repo.createdAt),
@@ -56,7 +148,8 @@ function labelShape(name: string, repo: RepoRecord, base: string) {
     name,
     color: 'ededed',
     default: false,
-    description: null,
+    // Not null: GitHub's description types it a string in pull listings, nullable elsewhere.
+    description: `${name} (sandbox label)`,
   }
 }
 
@@ -67,13 +160,23 @@ function labelShape(name: string, repo: RepoRecord, base: string) {
 export function pullShape(pull: PullRecord, repo: RepoRecord, base: string, detail: boolean) {
   const full = `${repo.owner}/${repo.name}`
   const repoJson = repoShape(repo, base)
+  const url = `${base}/repos/${full}/pulls/${pull.number}`
+  const issueUrl = `${base}/repos/${full}/issues/${pull.number}`
+  const htmlUrl = `${base}/${full}/pull/${pull.number}`
+  const statusesUrl = `${base}/repos/${full}/statuses/${pull.headSha}`
   const shape: Record<string, unknown> = {
-    url: `${base}/repos/${full}/pulls/${pull.number}`,
+    url,
     id: pull.id,
     node_id: `PR_${pull.id.toString(36)}`,
-    html_url: `${base}/${full}/pull/${pull.number}`,
-    issue_url: `${base}/repos/${full}/issues/${pull.number}`,
-    statuses_url: `${base}/repos/${full}/statuses/${pull.headSha}`,
+    html_url: htmlUrl,
+    diff_url: `${htmlUrl}.diff`,
+    patch_url: `${htmlUrl}.patch`,
+    issue_url: issueUrl,
+    commits_url: `${url}/commits`,
+    review_comments_url: `${url}/comments`,
+    review_comment_url: `${base}/repos/${full}/pulls/comments{/number}`,
+    comments_url: `${issueUrl}/comments`,
+    statuses_url: statusesUrl,
     number: pull.number,
     state: pull.state,
     locked: false,
@@ -81,55 +184,73 @@ export function pullShape(pull: PullRecord, repo: RepoRecord, base: string, deta
     user: userShape(pull.user, base),
     body: pull.body,
     labels: pull.labels.map((l) => labelShape(l, repo, base)),
+    milestone: null,
+    active_lock_reason: null,
     created_at: githubTime(pull.createdAt),
     updated_at: githubTime(pull.updatedAt),
     closed_at: pull.closedAt === null ? null : githubTime(pull.closedAt),
     merged_at: pull.mergedAt === null ? null : githubTime(pull.mergedAt),
     merge_commit_sha: pull.merged ? pull.headSha : null,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
     draft: pull.draft,
-    head: {
-      label: `${repo.owner}:${pull.headRef}`,
-      ref: pull.headRef,
-      sha: pull.headSha,
-      user: repoJson.owner,
-      repo: repoJson,
-    },
-    base: {
-      label: `${repo.owner}:${pull.baseRef}`,
-      ref: pull.baseRef,
-      sha: '0'.repeat(40),
-      user: repoJson.owner,
-      repo: repoJson,
+    head: branchShape(repo.owner, pull.headRef, pull.headSha, repoJson),
+    base: branchShape(repo.owner, pull.baseRef, '0'.repeat(40), repoJson),
+    _links: {
+      self: { href: url },
+      html: { href: htmlUrl },
+      issue: { href: issueUrl },
+      comments: { href: `${issueUrl}/comments` },
+      review_comments: { href: `${url}/comments` },
+      review_comment: { href: `${base}/repos/${full}/pulls/comments{/number}` },
+      commits: { href: `${url}/commits` },
+      statuses: { href: statusesUrl },
     },
     author_association: pull.authorAssociation,
     auto_merge: null,
   }
-  if (detail) {
-    Object.assign(shape, {
-      merged: pull.merged,
-      mergeable: pull.state === 'open' ? true : null,
-      mergeable_state: pull.state === 'open' ? 'clean' : 'unknown',
-      merged_by: pull.merged ? userShape('octocat', base) : null,
-      comments: 0,
-      review_comments: 0,
-      commits: 1,
-      additions: 1,
-      deletions: 0,
-      changed_files: 1,
-    })
-  }
+  if (detail) Object.assign(shape, pullDetail(pull, base))
   return shape
+}
+
+function branchShape(owner: string, ref: string, sha: string, repo: ReturnType<typeof repoShape>) {
+  return { label: `${owner}:${ref}`, ref, sha, user: repo.owner, repo }
+}
+
+/** The fields only `GET …/pulls/{n}` returns. */
+function pullDetail(pull: PullRecord, base: string) {
+  return {
+    merged: pull.merged,
+    mergeable: pull.state === 'open' ? true : null,
+    rebaseable: pull.state === 'open' ? true : null,
+    mergeable_state: pull.state === 'open' ? 'clean' : 'unknown',
+    merged_by: pull.merged ? userShape('octocat', base) : null,
+    maintainer_can_modify: false,
+    comments: 0,
+    review_comments: 0,
+    commits: 1,
+    additions: 1,
+    deletions: 0,
+    changed_files: 1,
+  }
 }
 
 /** An issue; a pull request rendered as an issue carries the `pull_request` key, as on GitHub. */
 export function issueShape(issue: IssueRecord | PullRecord, repo: RepoRecord, base: string) {
   const full = `${repo.owner}/${repo.name}`
   const isPull = 'headSha' in issue
+  const url = `${base}/repos/${full}/issues/${issue.number}`
   const shape: Record<string, unknown> = {
     id: issue.id,
     node_id: `I_${issue.id.toString(36)}`,
-    url: `${base}/repos/${full}/issues/${issue.number}`,
+    url,
     repository_url: `${base}/repos/${full}`,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    timeline_url: `${url}/timeline`,
     html_url: `${base}/${full}/${isPull ? 'pull' : 'issues'}/${issue.number}`,
     number: issue.number,
     state: issue.state,
@@ -140,7 +261,9 @@ export function issueShape(issue: IssueRecord | PullRecord, repo: RepoRecord, ba
     labels: issue.labels.map((l) => labelShape(l, repo, base)),
     assignee: null,
     assignees: [],
+    milestone: null,
     locked: false,
+    active_lock_reason: null,
     comments: 0,
     created_at: githubTime(issue.createdAt),
     updated_at: githubTime(issue.updatedAt),
@@ -194,6 +317,30 @@ export function combinedStatusShape(
     repository: repoShape(repo, base),
     commit_url: `${base}/repos/${full}/commits/${sha}`,
     url: `${base}/repos/${full}/commits/${sha}/status`,
+  }
+}
+
+/** The sandbox App's permissions, as `GET /app` and a minted token report them. */
+export const APP_PERMISSIONS = { metadata: 'read', pull_requests: 'read', issues: 'read', statuses: 'write' }
+
+/** `GET /app`: the App (`integration`). Its stamps are fixed so the answer is the same on every run. */
+export function appShape(appId: number, base: string) {
+  const created = githubTime(Date.parse('2026-01-01T00:00:00Z'))
+  return {
+    id: appId,
+    slug: 'leasecron-sandbox',
+    client_id: `Iv1.${appId.toString(16).padStart(16, '0')}`,
+    node_id: `A_${appId.toString(36)}`,
+    owner: { ...userShape('sandbox-org', base), type: 'Organization' },
+    name: 'leasecron sandbox',
+    description: 'The local GitHub stand-in of leasecron',
+    external_url: `${base}/apps/leasecron-sandbox`,
+    html_url: `${base}/apps/leasecron-sandbox`,
+    created_at: created,
+    updated_at: created,
+    permissions: APP_PERMISSIONS,
+    events: [],
+    installations_count: 1,
   }
 }
 

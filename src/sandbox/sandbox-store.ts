@@ -6,7 +6,12 @@
  * Not a renderer (see `sandbox-shapes.ts` for GitHub's JSON) and not persistent.
  */
 import { createSeededRandom, type SeededRandom } from './seeded-random.js'
-import type { SandboxFixture } from './sandbox-fixture.js'
+import type {
+  SandboxFixture,
+  SandboxFixtureIssue,
+  SandboxFixturePull,
+  SandboxFixtureStatus,
+} from './sandbox-fixture.js'
 
 export type StatusState = 'error' | 'failure' | 'pending' | 'success'
 export type AuthorAssociation =
@@ -140,8 +145,6 @@ export class SandboxStore {
   /** Adds every repository of a validated fixture; numbers left out are assigned in order. */
   seed(fixture: SandboxFixture): void {
     const now = this.#clock()
-    const at = (iso: string | null | undefined, fallback: number) =>
-      iso == null ? fallback : Date.parse(iso)
     for (const r of fixture.repos) {
       const repo = this.addRepo(r.owner, r.name, {
         id: r.id,
@@ -157,66 +160,70 @@ export class SandboxStore {
         taken.add(repo.nextNumber)
         return repo.nextNumber++
       }
-      for (const p of r.pulls) {
-        const number = p.number ?? nextFree()
-        const updatedAt = at(p.updatedAt, now)
-        const closedAt = p.state === 'closed' ? at(p.closedAt, updatedAt) : null
-        const headSha = p.headSha ?? this.#random.hex(40)
-        repo.pulls.set(number, {
-          number,
-          id: this.#nextId++,
-          title: p.title,
-          body: p.body,
-          state: p.state,
-          merged: p.state === 'closed' && p.merged,
-          draft: p.draft,
-          headSha,
-          headRef: p.headRef ?? `branch-${number}`,
-          baseRef: p.baseRef,
-          user: p.user,
-          authorAssociation: p.authorAssociation,
-          labels: [...p.labels],
-          createdAt: at(p.createdAt, updatedAt),
-          updatedAt,
-          closedAt,
-          mergedAt: p.state === 'closed' && p.merged ? closedAt : null,
-        })
-        repo.commits.add(headSha)
-      }
-      for (const i of r.issues) {
-        const number = i.number ?? nextFree()
-        const updatedAt = at(i.updatedAt, now)
-        repo.issues.set(number, {
-          number,
-          id: this.#nextId++,
-          title: i.title,
-          body: i.body,
-          state: i.state,
-          stateReason: i.stateReason ?? (i.state === 'closed' ? 'completed' : null),
-          user: i.user,
-          authorAssociation: i.authorAssociation,
-          labels: [...i.labels],
-          createdAt: at(i.createdAt, updatedAt),
-          updatedAt,
-          closedAt: i.state === 'closed' ? at(i.closedAt, updatedAt) : null,
-        })
-      }
-      for (const s of r.statuses) {
-        repo.commits.add(s.sha)
-        repo.statuses.push({
-          id: this.#nextId++,
-          sha: s.sha,
-          state: s.state,
-          context: s.context,
-          description: s.description,
-          targetUrl: s.targetUrl,
-          createdAt: at(s.createdAt, now),
-          creator: 'sandbox-ci[bot]',
-        })
-      }
+      for (const p of r.pulls) this.#seedPull(repo, p, p.number ?? nextFree(), now)
+      for (const i of r.issues) this.#seedIssue(repo, i, i.number ?? nextFree(), now)
+      for (const s of r.statuses) this.#seedStatus(repo, s, now)
       repo.statuses.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
       repo.nextNumber = Math.max(repo.nextNumber, ...[...taken].map((n) => n + 1))
     }
+  }
+
+  #seedPull(repo: RepoRecord, p: SandboxFixturePull, number: number, now: number): void {
+    const updatedAt = at(p.updatedAt, now)
+    const closedAt = p.state === 'closed' ? at(p.closedAt, updatedAt) : null
+    const headSha = p.headSha ?? this.#random.hex(40)
+    repo.pulls.set(number, {
+      number,
+      id: this.#nextId++,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      merged: p.state === 'closed' && p.merged,
+      draft: p.draft,
+      headSha,
+      headRef: p.headRef ?? `branch-${number}`,
+      baseRef: p.baseRef,
+      user: p.user,
+      authorAssociation: p.authorAssociation,
+      labels: [...p.labels],
+      createdAt: at(p.createdAt, updatedAt),
+      updatedAt,
+      closedAt,
+      mergedAt: p.state === 'closed' && p.merged ? closedAt : null,
+    })
+    repo.commits.add(headSha)
+  }
+
+  #seedIssue(repo: RepoRecord, i: SandboxFixtureIssue, number: number, now: number): void {
+    const updatedAt = at(i.updatedAt, now)
+    repo.issues.set(number, {
+      number,
+      id: this.#nextId++,
+      title: i.title,
+      body: i.body,
+      state: i.state,
+      stateReason: i.stateReason ?? (i.state === 'closed' ? 'completed' : null),
+      user: i.user,
+      authorAssociation: i.authorAssociation,
+      labels: [...i.labels],
+      createdAt: at(i.createdAt, updatedAt),
+      updatedAt,
+      closedAt: i.state === 'closed' ? at(i.closedAt, updatedAt) : null,
+    })
+  }
+
+  #seedStatus(repo: RepoRecord, s: SandboxFixtureStatus, now: number): void {
+    repo.commits.add(s.sha)
+    repo.statuses.push({
+      id: this.#nextId++,
+      sha: s.sha,
+      state: s.state,
+      context: s.context,
+      description: s.description,
+      targetUrl: s.targetUrl,
+      createdAt: at(s.createdAt, now),
+      creator: 'sandbox-ci[bot]',
+    })
   }
 
   /** Creates an empty repository (or returns the existing one of that name). */
@@ -442,6 +449,11 @@ export class SandboxStore {
       throw new SandboxNotFoundError(`sandbox: no pull request ${repo.owner}/${repo.name}#${number}`)
     return pull
   }
+}
+
+/** A fixture's ISO time in ms, or `fallback` when it left the time out. */
+function at(iso: string | null | undefined, fallback: number): number {
+  return iso == null ? fallback : Date.parse(iso)
 }
 
 function key(owner: string, name: string): string {

@@ -4,16 +4,14 @@
  * Exit codes: 0 done (also `once` when another owner holds the lease), 1 failure, 78 invalid
  * configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown.
  */
-import { existsSync } from 'node:fs'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { withLane } from '../forge/lane.js'
 import { createForge } from '../forge/github-app.js'
-import { LEASES, type LeaseDefinition } from '../leases.js'
+import { LEASES } from '../leases.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore } from '../lease/store.js'
-import type { NetDefinition, NetLogger } from '../nets/net.js'
+import type { NetLogger } from '../nets/net.js'
 import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import {
   ConfigError,
@@ -27,13 +25,10 @@ import { DEMO_SANDBOX_DATA, prepareDemo } from './demo.js'
 import { createLogger } from './logger.js'
 import { connectMongo } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
+import { type WorkerFileConfig, loadWorkerFile } from './load-config-file.js'
 import { createWorker } from './worker.js'
 
-/** What worker.config.ts exports (default export). */
-export interface WorkerFileConfig {
-  nets: readonly NetDefinition[]
-  leases?: readonly LeaseDefinition[]
-}
+export type { WorkerFileConfig } from './load-config-file.js'
 
 export const EXIT = { ok: 0, failure: 1, usage: 64, config: 78, interrupted: 130 } as const
 
@@ -49,7 +44,8 @@ Commands:
   config         print the effective configuration (secrets redacted) or its errors
 
 Options:
-  --config FILE  a module whose default export is { nets, leases? } (default: worker.config.js)
+  --config FILE  a .ts/.mts/.js/.mjs module whose default export is { nets, leases? }
+                 (default: the built-in nets, the package's own worker.config.js)
   --help         help for a command
 
 Configuration comes from the environment; see the README's configuration table.`,
@@ -73,25 +69,6 @@ interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: NodeJS.ProcessEnv
-}
-
-/** Loads the nets module: `--config FILE`, else worker.config.(js|ts) at the package root. */
-export async function loadWorkerFile(path: string | undefined): Promise<WorkerFileConfig> {
-  const candidates = path
-    ? [pathToFileURL(path).href]
-    : ['../../worker.config.js', '../../worker.config.ts', '../worker.config.js'].map(
-        (p) => new URL(p, import.meta.url).href,
-      )
-  const found = candidates.find((c) => existsSync(fileURLToPath(c)))
-  if (!found)
-    throw new Error(
-      `no worker configuration module found (looked for ${candidates.map((c) => fileURLToPath(c)).join(', ')})`,
-    )
-  const module = (await import(found)) as { default?: WorkerFileConfig }
-  if (!module.default || !Array.isArray(module.default.nets)) {
-    throw new Error(`${fileURLToPath(found)}: its default export must be { nets: NetDefinition[], leases? }`)
-  }
-  return module.default
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`. */
@@ -165,9 +142,15 @@ async function status(mongo: { uri: string; db: string } | undefined, io: Io): P
     const now = Date.now()
     if (records.length === 0) io.out('no leases held')
     for (const r of records) {
-      const left = r.expiresAt.getTime() - now
+      const left = r.expiresAt === undefined ? undefined : r.expiresAt.getTime() - now
+      const state =
+        left === undefined
+          ? 'free (released)'
+          : left > 0
+            ? `expires in ${(left / 1000).toFixed(1)} s`
+            : `expired ${(-left / 1000).toFixed(1)} s ago`
       io.out(
-        `${r.name.padEnd(28)} ${r.owner.padEnd(40)} ${left > 0 ? `expires in ${(left / 1000).toFixed(1)} s` : `expired ${(-left / 1000).toFixed(1)} s ago`}`,
+        `${r.name.padEnd(28)} ${(r.owner ?? '-').padEnd(40)} fence ${String(r.fence).padEnd(6)} ${state}`,
       )
     }
     return EXIT.ok
@@ -206,8 +189,8 @@ async function once(netName: string | undefined, config: WorkerConfig, io: Io): 
   })
   try {
     const bound = () => ({ signal: AbortSignal.timeout(Math.max(1_000, net.pacing.ttlMs / 3)) })
-    const elected = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
-    if (!elected) {
+    const grant = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
+    if (!grant) {
       const holder = (await store.list(bound())).find((r) => r.name === net.net.lease)
       io.out(`lease "${net.net.lease}" is held by ${holder?.owner ?? 'another owner'}; nothing to do`)
       return EXIT.ok
@@ -240,7 +223,7 @@ async function once(netName: string | undefined, config: WorkerConfig, io: Io): 
       return EXIT.ok
     } finally {
       await store
-        .release(net.net.lease, owner, { signal: AbortSignal.timeout(5_000) })
+        .release(grant, { signal: AbortSignal.timeout(5_000) })
         .catch((error: unknown) => log.warn({ err: error }, 'could not release'))
     }
   } catch (error) {

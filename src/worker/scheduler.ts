@@ -12,7 +12,7 @@ import type { ForgeOctokit } from '../forge/github-app.js'
 import { withLane } from '../forge/lane.js'
 import type { Clock } from '../lease/clock.js'
 import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
-import type { LeaseStore } from '../lease/store.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { NetLogger } from '../nets/net.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
@@ -30,6 +30,8 @@ export interface NetCampaignOptions {
   signal: AbortSignal
   /** Bench only: run every pass without a lease, as every replica did before ADR-117. */
   unelected?: boolean
+  /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
+  held?: Map<string, LeaseTerm>
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -39,6 +41,8 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
   const log = options.log.child({ net: net.net.name, lease })
   if (options.unelected) {
     return serveTerm(options, log, options.signal, {
+      fence: 0,
+      token: '',
       stepDownAt: () => Number.POSITIVE_INFINITY,
       live: () => !options.signal.aborted,
     })
@@ -54,7 +58,14 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       clock: options.clock,
       log: leaseLog(log, metrics, lease, owner),
     },
-    (term, info) => serveTerm(options, log, term, info),
+    async (term, info) => {
+      options.held?.set(lease, { name: lease, owner, token: info.token })
+      try {
+        await serveTerm(options, log, term, info)
+      } finally {
+        options.held?.delete(lease)
+      }
+    },
   )
 }
 
