@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { renderBudget } from './render-budget.js'
 import { repoRoot, resultsDir } from './support.js'
 
 const docsDir = join(repoRoot, 'docs')
@@ -542,6 +543,8 @@ export async function renderDocs(): Promise<string> {
       '',
     )
   }
+  const budget = await load('budget')
+  if (budget) md.push(...(await renderBudget(budget, docsDir, barChart, mdTable)))
   const notes = join(repoRoot, 'bench', 'NOTES.md')
   if (existsSync(notes)) md.push((await readFile(notes, 'utf8')).trim(), '')
   const path = join(docsDir, 'benchmarks.md')

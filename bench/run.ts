@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- scenario…]`: the benchmark suite. Builds dist/ (`npm run build`), starts the tests'
  * Mongo (`startTestMongo()`: MONGO_URL, else mongodb-memory-server, else FerretDB), runs the named
- * scenarios — all five by default, in the order replicas, takeover, store-load, footprint, agenda — each
+ * scenarios — all six by default, in the order replicas, takeover, store-load, footprint, agenda, budget — each
  * writing `bench/results/<scenario>.json`, then renders `docs/benchmarks.md` and its SVG charts from
  * every result present. Each run uses fresh databases, dropped at the end.
  *
@@ -16,6 +16,7 @@ import { MongoClient } from 'mongodb'
 import { startTestMongo } from '../test/support/mongo-server.js'
 import { renderDocs } from './render.js'
 import { runAgenda } from './scenarios/agenda.js'
+import { runBudget } from './scenarios/budget.js'
 import { runFootprint } from './scenarios/footprint.js'
 import { runReplicas } from './scenarios/replicas.js'
 import { runStoreLoad } from './scenarios/store-load.js'
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, (context: BenchContext) => Promise<string>> = {
   'store-load': runStoreLoad,
   footprint: runFootprint,
   agenda: runAgenda,
+  budget: runBudget,
 }
 const ALIASES: Record<string, string> = { store: 'store-load', storeload: 'store-load', load: 'store-load' }
 

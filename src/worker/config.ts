@@ -79,6 +79,8 @@ export interface WorkerConfig {
   publicUrl: string | undefined
   /** Runs kept per net in the run ledger; the holder prunes older ones. */
   runHistory: number
+  /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
+  forgeCacheMb: number
   nets: NetConfig[]
 }
 
@@ -104,6 +106,11 @@ export const GLOBAL_VARIABLES = [
     '`sandbox` forces the local sandbox forge; `github` requires the App variables',
   ],
   ['PUBLIC_URL', '(unset)', 'where runs can be read; target URL of synthetic statuses'],
+  [
+    'LEASECRON_FORGE_CACHE_MB',
+    '64',
+    'MiB of forge answers kept to revalidate GETs (free 304s); in Mongo too when MONGO_URI is set; 0 turns it off',
+  ],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
   [
     'LEASECRON_RUN_HISTORY',
@@ -116,7 +123,7 @@ export const GLOBAL_VARIABLES = [
  * `LEASECRON_*` names other parts of the worker read (the run ledger's history, the forge cache, the
  * status page): known here so they are not refused as typos; their values are parsed where they are used.
  */
-const OTHER_GLOBAL_NAMES = ['LEASECRON_FORGE_CACHE_MB', 'LEASECRON_STATUS_PAGE']
+const OTHER_GLOBAL_NAMES = ['LEASECRON_STATUS_PAGE']
 /** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
 const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
 
@@ -192,12 +199,28 @@ export function loadConfig(
   const process_ = readProcess(reader)
   const forge = readForge(reader, options.needsForge ?? true)
   const runHistory = readRunHistory(reader)
+  const forgeCacheMb = readForgeCacheMb(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
   checkRegistry(reader, nets, leases)
   if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
-  return { ok: true, config: { mongo, ...process_, forge, runHistory, nets: netConfigs } }
+  return { ok: true, config: { mongo, ...process_, forge, forgeCacheMb, runHistory, nets: netConfigs } }
+}
+
+/** LEASECRON_FORGE_CACHE_MB: MiB the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
+function readForgeCacheMb(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_FORGE_CACHE_MB',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/)
+      .transform(Number)
+      .refine((n) => n <= 65_536),
+    64,
+    'a whole number of MiB from 0 (off) to 65536',
+  )
 }
 
 /** LEASECRON_RUN_HISTORY: how many runs per net the run ledger keeps (the holder prunes the rest). */
@@ -500,6 +523,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     forge: redactedForge(config.forge),
     publicUrl: config.publicUrl ?? '(unset)',
     runHistory: config.runHistory,
+    forgeCacheMb: config.forgeCacheMb,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,

@@ -14,6 +14,7 @@ import { DEMO_SANDBOX_DATA } from './demo.js'
 import { EXIT } from './exit-codes.js'
 import { historyJson, historyLines, statusLines } from './ledger-views.js'
 import { createLogger, type Logger } from './logger.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
 import { connectMongo, describeMongoError, type MongoConnection } from './mongo-connection.js'
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from './once.js'
 import { openRunLedger } from './open-run-ledger.js'
@@ -123,6 +124,8 @@ async function openOnceWorld(config: WorkerConfig, log: Logger) {
   const forge = createForge({
     config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
     logger: log.child({ component: 'forge' }),
+    // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
+    cache: forgeCacheSettings(config.forgeCacheMb, connection?.db, log),
   })
   const close = async () => {
     stop.abort()

@@ -13,6 +13,7 @@ import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
 import type { NetDefinition } from '../nets/net.js'
 import {
   type SandboxForge,
@@ -192,6 +193,7 @@ async function openForge(w: WorkerState): Promise<Forge> {
     logger: w.log.child({ component: 'forge' }),
     registry: w.metrics.registry,
     signal: w.stopping.signal,
+    cache: forgeCacheSettings(w.config.forgeCacheMb, w.mongo?.db, w.log),
   })
 }
 

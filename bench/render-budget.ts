@@ -1,0 +1,99 @@
+/**
+ * The `budget` section of docs/benchmarks.md (issue 12 §3) and its chart, from bench/results/budget.json:
+ * rate-limit points per hour by mode at each churn, the work done, and the pointsRatio per churn.
+ */
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+// biome-ignore lint/suspicious/noExplicitAny: the results are JSON written by the budget scenario
+type Json = Record<string, any>
+
+type Chart = (
+  title: string,
+  unit: string,
+  bars: Array<{ label: string; value: number; color?: string }>,
+) => string
+
+/** Writes docs/bench-budget.svg and returns the markdown lines of the section. */
+export async function renderBudget(
+  budget: Json,
+  docsDir: string,
+  barChart: Chart,
+  mdTable: (rows: string[][]) => string,
+) {
+  const bars = budget.runs
+    .filter((r: Json) => ['worker-unconditional', 'worker', 'once-memory', 'once-mongo'].includes(r.mode))
+    .map((r: Json) => ({
+      label: `${r.churn * 100}% · ${r.mode}`,
+      value: r.pointsPerHour,
+      color:
+        r.mode === 'worker-unconditional' ? '#9ca3af' : r.mode.startsWith('once') ? '#f59e0b' : '#2563eb',
+    }))
+  await writeFile(
+    join(docsDir, 'bench-budget.svg'),
+    barChart('Rate-limit points per hour, by churn and mode', 'points / hour (sandbox ground truth)', bars),
+  )
+  const rows = runRows(budget)
+  const ratios = ratioRows(budget)
+  return [
+    '## 6. budget: conditional requests',
+    '',
+    `Both nets over the seeded sandbox (${JSON.stringify(budget.inputs.sandbox)}, ${budget.inputs.gatingRuns} gating runs), ${budget.inputs.passes} passes driven directly per mode, a seeded churn before each pass after the first. Per hour scales the sweeper to a pass a minute and the board sync to one every five. Points, 304s and requests are the sandbox’s ground truth. \`pointsRatio\` = points with conditional requests ÷ points without, over the whole run (the first, cold pass included). The \`once\` modes are a fresh forge per pass in one process (new token, empty memory tier), not child processes. “stable etags” runs the sandbox with \`etagPerToken: false\` (GitHub does not document whether an etag survives a token rotation; the sandbox’s default assumes it does not, and then only answers with a last-modified — single pulls and issues — revalidate for a new token).`,
+    '',
+    mdTable(ratios),
+    '',
+    mdTable(rows),
+    '',
+    '![rate-limit points per hour](bench-budget.svg)',
+    '',
+  ]
+}
+
+/** One row per mode and churn. */
+function runRows(budget: Json): string[][] {
+  const rows = [
+    ['churn', 'mode', 'requests/h', '304s/h', 'points/h', 'statuses posted', 'cards written', 'ms/pass'],
+  ]
+  for (const r of budget.runs) {
+    rows.push([
+      `${r.churn * 100} %`,
+      r.mode,
+      String(r.requestsPerHour),
+      String(r.notModifiedPerHour),
+      `**${r.pointsPerHour}**`,
+      String(r.statusesPosted),
+      String(r.cardsWritten),
+      String(r.meanPassMs),
+    ])
+  }
+  return rows
+}
+
+/** One row per churn: the ratios, whether the work matched, and what the Mongo tier cost and saved. */
+function ratioRows(budget: Json): string[][] {
+  const ratios = [
+    [
+      'churn',
+      'pointsRatio (worker)',
+      'once, memory',
+      'once, Mongo',
+      'once, Mongo, stable etags',
+      'same work',
+      'Mongo ms/pass',
+      'points saved/pass',
+    ],
+  ]
+  for (const s of budget.summary) {
+    ratios.push([
+      `${s.churn * 100} %`,
+      `**${s.pointsRatio}**`,
+      String(s.pointsRatioOnceMemory),
+      String(s.pointsRatioOnceMongo),
+      String(s.pointsRatioOnceMongoStableEtag),
+      s.sameWork ? 'yes' : '**no**',
+      String(s.mongoMsPerPass),
+      String(s.mongoPointsSavedPerPass),
+    ])
+  }
+  return ratios
+}
