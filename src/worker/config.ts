@@ -60,6 +60,8 @@ export interface WorkerConfig {
   shutdownTimeoutMs: number
   forge: ForgeChoice
   publicUrl: string | undefined
+  /** Whether `GET /` serves the status page (LEASECRON_STATUS_PAGE); `/status` answers either way. */
+  statusPage: boolean
   nets: NetConfig[]
 }
 
@@ -85,6 +87,7 @@ export const GLOBAL_VARIABLES = [
     '`sandbox` forces the local sandbox forge; `github` requires the App variables',
   ],
   ['PUBLIC_URL', '(unset)', 'where runs can be read; target URL of synthetic statuses'],
+  ['LEASECRON_STATUS_PAGE', 'true', '`false` turns the status page at `/` off (`/status` JSON stays)'],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
 ] as const
 
@@ -202,6 +205,13 @@ export function loadConfig(
     'an http(s) URL',
   )
 
+  const statusPage = parse(
+    'LEASECRON_STATUS_PAGE',
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    true,
+    '`true` or `false`',
+  )
+
   let forge: ForgeChoice = { kind: 'sandbox', reason: 'no GitHub App variables are set' }
   const forgeChoice = value('LEASECRON_FORGE')?.trim()
   if (forgeChoice !== undefined && forgeChoice !== 'sandbox' && forgeChoice !== 'github') {
@@ -304,7 +314,17 @@ export function loadConfig(
   if (issues.length > 0) return { ok: false, issues }
   return {
     ok: true,
-    config: { mongo, workerId, port, logLevel, shutdownTimeoutMs, forge, publicUrl, nets: netConfigs },
+    config: {
+      mongo,
+      workerId,
+      port,
+      logLevel,
+      shutdownTimeoutMs,
+      forge,
+      publicUrl,
+      statusPage,
+      nets: netConfigs,
+    },
   }
 }
 
@@ -329,6 +349,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
           }
         : config.forge,
     publicUrl: config.publicUrl ?? '(unset)',
+    statusPage: config.statusPage,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,

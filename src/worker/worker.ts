@@ -27,6 +27,7 @@ import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { connectMongo, type MongoConnection } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
+import { createWorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -90,6 +91,16 @@ export function createWorker(options: WorkerOptions): Worker {
   let stopped: Promise<void> | undefined
 
   const log = logger.child({ owner })
+  const status = createWorkerStatus({
+    owner,
+    config,
+    registry: metrics.registry,
+    clock,
+    log,
+    store: () => store,
+    mongo: () => mongo,
+    meter: () => forge?.meter,
+  })
 
   const ready = async () => {
     if (!mongo) return { ready: !stopping.signal.aborted, detail: { store: 'memory' } }
@@ -100,8 +111,16 @@ export function createWorker(options: WorkerOptions): Worker {
 
   const start = async () => {
     log.info({ config: redactedConfig(config) }, 'leasecron starting')
-    http = await startHealthServer({ port: config.port, registry: metrics.registry, ready })
-    log.info({ port: http.port }, 'serving /healthz /readyz /metrics')
+    http = await startHealthServer({
+      port: config.port,
+      registry: metrics.registry,
+      ready,
+      status: { snapshot: status.snapshot, page: config.statusPage },
+    })
+    log.info(
+      { port: http.port, statusPage: config.statusPage },
+      `serving /healthz /readyz /metrics /status${config.statusPage ? ' and the status page at /' : ''}`,
+    )
 
     if (config.mongo) {
       mongo = connectMongo(config.mongo.uri, config.mongo.db, log, stopping.signal)
@@ -124,6 +143,7 @@ export function createWorker(options: WorkerOptions): Worker {
       logger: log.child({ component: 'forge' }),
       registry: metrics.registry,
     })
+    status.start()
 
     const resources = new Map<string, unknown>()
     const enabled = config.nets.filter((n) => n.enabled)
@@ -207,6 +227,7 @@ export function createWorker(options: WorkerOptions): Worker {
           .map((n) => store?.release(n.net.lease, owner, { signal: AbortSignal.timeout(5_000) })),
       )
     }
+    await status.stop()
     await forge?.close()
     await sandbox?.close()
     await http?.close()
