@@ -27,6 +27,7 @@ import { DEMO_SANDBOX_DATA, prepareDemo } from './demo.js'
 import { createLogger } from './logger.js'
 import { connectMongo } from './mongo-connection.js'
 import { ownerId } from './owner-id.js'
+import { storeStatusSnapshot } from './status/cli-status.js'
 import { createWorker } from './worker.js'
 
 /** What worker.config.ts exports (default export). */
@@ -46,6 +47,7 @@ Commands:
   run            run the worker (default)
   once <net>     acquire the net's lease, run one pass, release, exit (serverless)
   status         list the leases in the configured store: name, owner, expires in
+                 (--json: the status snapshot a worker serves at GET /status)
   config         print the effective configuration (secrets redacted) or its errors
 
 Options:
@@ -61,9 +63,11 @@ SIGTERM/SIGINT stop it cleanly (leases released, forge meter flushed); a second 
 
 Acquires the net's lease, runs one pass, releases it and exits 0. When another owner holds the lease it
 says who and exits 0 without running. Exits 1 when the pass or the store fails, 78 on invalid configuration.`,
-  status: `Usage: leasecron status [--config FILE]
+  status: `Usage: leasecron status [--json] [--config FILE]
 
-Lists each lease in the configured store (MONGO_URI): name, owner, and how long until it expires.`,
+Lists each lease in the configured store (MONGO_URI): name, owner, and how long until it expires.
+--json prints the status snapshot (the object a worker answers at GET /status; see the README), read
+from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
   config: `Usage: leasecron config [--config FILE]
 
 Prints the effective configuration as JSON with secrets redacted, or every invalid variable (exit 78).`,
@@ -101,7 +105,11 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { help: { type: 'boolean', short: 'h' }, config: { type: 'string' } },
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+      },
     })
   } catch (error) {
     io.err(`leasecron: ${(error as Error).message}\n\n${HELP.main}`)
@@ -145,6 +153,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       )
       return EXIT.ok
     case 'status':
+      if (parsed.values.json) return statusJson(config, io)
       return status(config.mongo, io)
     case 'once':
       return once(rest[0], config, io)
@@ -178,6 +187,12 @@ async function status(mongo: { uri: string; db: string } | undefined, io: Io): P
     stop.abort()
     await connection.close().catch(() => undefined)
   }
+}
+
+async function statusJson(config: WorkerConfig, io: Io): Promise<number> {
+  const snapshot = await storeStatusSnapshot(config, new Date())
+  io.out(JSON.stringify(snapshot, null, 2))
+  return snapshot.store.answering ? EXIT.ok : EXIT.failure
 }
 
 async function once(netName: string | undefined, config: WorkerConfig, io: Io): Promise<number> {
