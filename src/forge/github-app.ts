@@ -13,10 +13,13 @@ import { Octokit } from '@octokit/core'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { Registry } from 'prom-client'
+import type { ForgeCacheOptions } from './forge-cache.js'
+import type { ForgeCacheBounds, ForgeCacheStore } from './forge-cache-store.js'
 import { type ForgeConfig, checkForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
 import { LANE_HEADER, lanePlugin } from './lane.js'
 import { type ForgeMeter, createForgeMeter } from './meter.js'
+import { MemoryForgeCacheStore } from './memory-forge-cache-store.js'
 import { createForgeTransport } from './transport.js'
 
 /** The Octokit class a forge builds: core with throttling, retry and the lane plugin. */
@@ -41,6 +44,16 @@ export interface ForgeOptions {
   /** Where forge_requests_total and the rate-limit gauges register; a private registry when absent. */
   registry?: Registry
   retry?: ForgeRetryOptions
+  /** The revalidating cache; on by default with a 64 MiB memory store (see ForgeCacheSettings). */
+  cache?: ForgeCacheSettings
+}
+
+/** How the forge keeps answers to revalidate GETs. */
+export interface ForgeCacheSettings extends ForgeCacheBounds {
+  /** `false` sends every GET unconditional (benchmarks compare the two); true by default. */
+  enabled?: boolean
+  /** A store shared across processes (MongoForgeCacheStore), behind this process's memory store. */
+  shared?: ForgeCacheStore
 }
 
 /** A running forge. */
@@ -48,6 +61,8 @@ export interface Forge {
   /** Authenticated as the configured installation: `forge.octokit.request('GET /repos/{owner}/{repo}', …)`. */
   octokit: ForgeOctokit
   meter: ForgeMeter
+  /** This process's cache store (sizes for tests and the status page); undefined when disabled. */
+  cache: ForgeCacheStore | undefined
   /** Flushes the meter (the `stopping` note) and closes the transport's Agent; idempotent. */
   close(): Promise<void>
 }
@@ -68,7 +83,8 @@ export function createForge(options: ForgeOptions): Forge {
     ...(options.meterClock === undefined ? {} : { clock: options.meterClock }),
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   })
-  const transport = createForgeTransport({ meter })
+  const cache = cacheOptions(options.cache ?? {}, config.installationId, logger)
+  const transport = createForgeTransport({ meter, ...(cache === undefined ? {} : { cache }) })
   const OctokitClass = buildOctokitClass(config, transport.fetch, logger, options.retry ?? {})
   const app = new App({
     appId: config.appId,
@@ -84,6 +100,7 @@ export function createForge(options: ForgeOptions): Forge {
   return {
     octokit,
     meter,
+    cache: cache?.local,
     close() {
       closing ??= (async () => {
         meter.flush()
@@ -91,6 +108,30 @@ export function createForge(options: ForgeOptions): Forge {
       })()
       return closing
     },
+  }
+}
+
+/** The transport's cache options for the settings, or undefined when the cache is disabled. */
+function cacheOptions(
+  settings: ForgeCacheSettings,
+  installationId: number,
+  logger: ForgeLogger,
+): ForgeCacheOptions | undefined {
+  if (settings.enabled === false) return undefined
+  const bounds = {
+    ...(settings.maxBytes === undefined ? {} : { maxBytes: settings.maxBytes }),
+    ...(settings.maxEntries === undefined ? {} : { maxEntries: settings.maxEntries }),
+  }
+  return {
+    local: new MemoryForgeCacheStore(bounds),
+    ...(settings.shared === undefined ? {} : { shared: settings.shared }),
+    installationId,
+    // A store outage costs points, never a pass: warn and go on uncached.
+    onStoreError: (error, operation) =>
+      logger.warn(
+        { component: 'forge', operation: `cache ${operation}`, err: error },
+        `forge cache: ${operation} failed (${error instanceof Error ? error.message : String(error)}); request sent without it`,
+      ),
   }
 }
 

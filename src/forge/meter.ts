@@ -1,16 +1,24 @@
 /**
  * The forge meter: counts every attempt the transport sends — each retry, each redirect hop, each
  * answer whatever its status, and each attempt that got no answer — by host, API and lane (ADR-117,
- * Decision point 6). Once per UTC hour it writes one log line for the hour that ended, when the first
- * request of a later hour arrives (`forge HTTP: N requests in the hour ending …` — always "requests", so
- * log searches need one pattern), and `flush()` writes the hour being counted when the process stops.
- * It also feeds Prometheus counters and the installation's rate-limit gauges.
+ * Decision point 6), and among them the 304s (free: a revalidated GET) and the points (attempts that
+ * spent a point of the installation's REST rate limit; see rate-limit-points.ts). Once per UTC hour it
+ * writes one log line for the hour that ended, when the first request of a later hour arrives
+ * (`forge HTTP: N requests (M not modified, P points) in the hour ending …` — always "requests", so log
+ * searches need one pattern), and `flush()` writes the hour being counted when the process stops. It
+ * feeds Prometheus counters and the rate-limit gauges, and keeps the last 24 hours per lane for the
+ * status page (`hourly()`, `current()`).
  *
  * Not the transport (it never sees a request, only what the transport reports) and not a rate limiter:
  * it measures, it never delays or refuses.
  */
-import { Counter, Gauge, Registry } from 'prom-client'
+import { Registry } from 'prom-client'
 import type { ForgeLogger } from './forge-logger.js'
+import { type ForgeMetrics, registerForgeMetrics } from './meter-metrics.js'
+import { type ForgeLaneFigures, HOUR_MS, hourStamp, MeterHour, entryKey } from './meter-hour.js'
+import { RateLimitWatch } from './rate-limit-watch.js'
+
+export type { ForgeLaneFigures } from './meter-hour.js'
 
 /** Which GitHub API an attempt went to. */
 export type ForgeApi = 'rest' | 'graphql'
@@ -24,20 +32,28 @@ export interface ForgeAttempt {
   api: ForgeApi
   lane: string
   outcome: ForgeAttemptOutcome
+  /** True when it spent a point of the installation's REST budget (the transport decides; false when absent). */
+  point?: boolean
 }
 
-/** One counted key and its count, as in the hourly line. */
+/** One counted key and its counts, as in the hourly line. */
 export interface ForgeMeterEntry {
   host: string
   api: ForgeApi
   lane: string
   count: number
+  /** Answers 304 Not Modified among `count`. */
+  notModified: number
+  /** Rate-limit points spent among `count`. */
+  points: number
 }
 
 /** The structured twin of the hourly line, for log pipelines. */
 export interface ForgeHourReport {
   event: 'forge_http_hour'
   total: number
+  notModified: number
+  points: number
   /** The instant the hour ends, `2026-09-30T15:00Z`. */
   hour: string
   entries: ForgeMeterEntry[]
@@ -48,9 +64,23 @@ export interface ForgeHourReport {
   stopping?: boolean
 }
 
+/** One hour of figures per lane, for the status page. */
+export interface ForgeMeterHour {
+  /** The instant the hour ends, `2026-09-30T15:00Z`. */
+  hour: string
+  requests: number
+  notModified: number
+  points: number
+  lanes: ForgeLaneFigures[]
+}
+
 /** Cumulative counts since the meter started, by key and status class. */
-export interface ForgeMeterTotal extends ForgeMeterEntry {
+export interface ForgeMeterTotal {
+  host: string
+  api: ForgeApi
+  lane: string
   status: StatusClass
+  count: number
 }
 
 type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error'
@@ -79,174 +109,137 @@ export interface ForgeMeter {
   flush(): void
   /** Every attempt since the meter started, by host, API, lane and status class (tests, status). */
   totals(): ForgeMeterTotal[]
-  /** The registry holding forge_requests_total and the rate-limit gauges. */
+  /**
+   * The hours that ended within the last 24 hours, oldest first, then the hour being counted (if any
+   * attempt was counted in it), each with per-lane requests, 304s and points. Hours without a request
+   * are absent.
+   */
+  hourly(): ForgeMeterHour[]
+  /** The hour being counted now (zeros and no lanes when nothing was counted in it yet). */
+  current(): ForgeMeterHour
+  /** The registry holding the forge counters and the rate-limit gauges. */
   readonly registry: Registry
 }
 
-const HOUR_MS = 3_600_000
-const OTHER_HOSTS = '(other hosts)'
-const LOW_BUDGET_FRACTION = 0.1
-
-interface HourBucket {
-  start: number
-  countedFrom: number
-  total: number
-  counts: Map<string, ForgeMeterEntry>
-  hosts: Set<string>
-}
+const HISTORY_HOURS = 24
 
 /** Creates a meter; counting begins at the clock's now, so a mid-hour start is noted as `counted from`. */
 export function createForgeMeter(options: ForgeMeterOptions): ForgeMeter {
-  const clock = options.clock ?? (() => new Date())
-  const logger = options.logger
-  const maxHosts = options.maxHostsPerHour ?? 64
-  const registry = options.registry ?? new Registry()
-  const metrics = registerMetrics(registry)
-  const startedAt = clock().getTime()
-  const totals = new Map<string, ForgeMeterTotal>()
-  const lowBudget = new Set<string>()
-  let bucket: HourBucket | undefined
-  let flushed = false
+  return new HourlyForgeMeter(options)
+}
 
-  function report(done: HourBucket, now: number | undefined): void {
-    if (done.total === 0) return
-    const entries = [...done.counts.values()].sort(
-      (a, b) => b.count - a.count || entryKey(a).localeCompare(entryKey(b)),
-    )
-    const end = done.start + HOUR_MS
-    const fields: ForgeHourReport = {
-      event: 'forge_http_hour',
-      total: done.total,
-      hour: hourStamp(end),
-      entries,
-    }
-    const notes: string[] = []
-    if (done.countedFrom > done.start) {
-      fields.countedFrom = timeStamp(done.countedFrom)
-      notes.push(`counted from ${fields.countedFrom}`)
-    }
-    if (now !== undefined && now < end) {
-      fields.until = timeStamp(now)
-      fields.stopping = true
-      notes.push(`until ${fields.until}, stopping`)
-    }
-    const list = entries.map((e) => `${entryKey(e)}=${e.count}`).join(', ')
-    const noteText = notes.length > 0 ? ` (${notes.join(', ')})` : ''
-    logger.info(
-      fields as unknown as Record<string, unknown>,
-      `forge HTTP: ${done.total} requests in the hour ending ${fields.hour}${noteText} — ${list}`,
-    )
+/** The meter: the hour being counted, the finished hours of the last day, and cumulative totals. */
+class HourlyForgeMeter implements ForgeMeter {
+  readonly registry: Registry
+  readonly #clock: () => Date
+  readonly #logger: ForgeLogger
+  readonly #maxHosts: number
+  readonly #metrics: ForgeMetrics
+  readonly #watch: RateLimitWatch
+  readonly #startedAt: number
+  readonly #totals = new Map<string, ForgeMeterTotal>()
+  readonly #history: MeterHour[] = []
+  #hour: MeterHour | undefined
+
+  constructor(options: ForgeMeterOptions) {
+    this.#clock = options.clock ?? (() => new Date())
+    this.#logger = options.logger
+    this.#maxHosts = options.maxHostsPerHour ?? 64
+    this.registry = options.registry ?? new Registry()
+    this.#metrics = registerForgeMetrics(this.registry)
+    this.#watch = new RateLimitWatch(this.#metrics, this.#logger)
+    this.#startedAt = this.#clock().getTime()
   }
 
-  return {
-    registry,
-    record(attempt) {
-      const now = clock().getTime()
-      const start = Math.floor(now / HOUR_MS) * HOUR_MS
-      if (bucket !== undefined && bucket.start !== start) {
-        report(bucket, undefined)
-        bucket = undefined
-      }
-      if (bucket === undefined) {
-        bucket = {
-          start,
-          countedFrom: Math.max(start, startedAt),
-          total: 0,
-          counts: new Map(),
-          hosts: new Set(),
-        }
-        flushed = false
-      }
-      let host = attempt.host
-      if (!bucket.hosts.has(host)) {
-        if (bucket.hosts.size >= maxHosts) host = OTHER_HOSTS
-        else bucket.hosts.add(host)
-      }
-      const entry = { host, api: attempt.api, lane: attempt.lane, count: 0 }
-      const key = entryKey(entry)
-      const counted = bucket.counts.get(key) ?? entry
-      counted.count++
-      bucket.counts.set(key, counted)
-      bucket.total++
+  record(attempt: ForgeAttempt): void {
+    const notModified = attempt.outcome === 304
+    const point = attempt.point === true
+    this.#hourAt(this.#clock().getTime()).add({ ...attempt, notModified, point })
+    this.#countTotal(attempt)
+    const { host, api, lane } = attempt
+    this.#metrics.requests.inc({ host, api, lane, status: statusClass(attempt.outcome) })
+    if (notModified) this.#metrics.notModified.inc({ host, api, lane })
+    if (point) this.#metrics.points.inc({ host, lane })
+  }
 
-      const status = statusClass(attempt.outcome)
-      const totalKey = `${entryKey(attempt)} ${status}`
-      const total = totals.get(totalKey) ?? {
-        host: attempt.host,
-        api: attempt.api,
-        lane: attempt.lane,
-        status,
-        count: 0,
-      }
-      total.count++
-      totals.set(totalKey, total)
-      metrics.requests.inc({ host: attempt.host, api: attempt.api, lane: attempt.lane, status })
-    },
-    observeRateLimit(host, headers) {
-      const limit = numberHeader(headers['x-ratelimit-limit'])
-      const remaining = numberHeader(headers['x-ratelimit-remaining'])
-      const reset = numberHeader(headers['x-ratelimit-reset'])
-      if (limit === undefined || remaining === undefined) return
-      const resource = stringHeader(headers['x-ratelimit-resource']) ?? 'core'
-      const labels = { host, resource }
-      metrics.limit.set(labels, limit)
-      metrics.remaining.set(labels, remaining)
-      if (reset !== undefined) metrics.reset.set(labels, reset)
-      const key = `${host} ${resource}`
-      const low = limit > 0 && remaining < limit * LOW_BUDGET_FRACTION
-      if (low && !lowBudget.has(key)) {
-        lowBudget.add(key)
-        logger.warn(
-          { event: 'forge_rate_limit_low', host, resource, remaining, limit, reset },
-          `forge rate limit: ${remaining} of ${limit} ${resource} requests left on ${host}, under 10%`,
-        )
-      } else if (!low && lowBudget.has(key)) {
-        lowBudget.delete(key)
-        logger.info(
-          { event: 'forge_rate_limit_recovered', host, resource, remaining, limit, reset },
-          `forge rate limit: ${remaining} of ${limit} ${resource} requests left on ${host}, recovered`,
-        )
-      }
-    },
-    flush() {
-      if (flushed || bucket === undefined) return
-      flushed = true
-      report(bucket, clock().getTime())
-      bucket = undefined
-    },
-    totals() {
-      return [...totals.values()].map((t) => ({ ...t }))
-    },
+  observeRateLimit(host: string, headers: Record<string, string | string[] | undefined>): void {
+    this.#watch.observe(host, headers)
+  }
+
+  flush(): void {
+    if (this.#hour === undefined) return
+    this.#log(this.#hour, this.#clock().getTime())
+    this.#retire()
+  }
+
+  totals(): ForgeMeterTotal[] {
+    return [...this.#totals.values()].map((t) => ({ ...t }))
+  }
+
+  hourly(): ForgeMeterHour[] {
+    const since = this.#clock().getTime() - HISTORY_HOURS * HOUR_MS
+    const hours = this.#history.filter((h) => h.start + HOUR_MS > since)
+    if (this.#hour !== undefined) hours.push(this.#hour)
+    return hours.map(figuresOf)
+  }
+
+  current(): ForgeMeterHour {
+    const now = this.#clock().getTime()
+    const start = Math.floor(now / HOUR_MS) * HOUR_MS
+    if (this.#hour?.start === start) return figuresOf(this.#hour)
+    return { hour: hourStamp(start + HOUR_MS), requests: 0, notModified: 0, points: 0, lanes: [] }
+  }
+
+  /** The hour `now` falls in, logging and retiring the previous one when `now` opened a later hour. */
+  #hourAt(now: number): MeterHour {
+    const start = Math.floor(now / HOUR_MS) * HOUR_MS
+    if (this.#hour !== undefined && this.#hour.start !== start) {
+      this.#log(this.#hour, undefined)
+      this.#retire()
+    }
+    this.#hour ??= new MeterHour(start, Math.max(start, this.#startedAt), this.#maxHosts)
+    return this.#hour
+  }
+
+  #retire(): void {
+    if (this.#hour === undefined) return
+    // A flushed hour that resumes (a request after flush) is counted afresh; keep the later record.
+    const last = this.#history.at(-1)
+    if (last?.start === this.#hour.start) this.#history.pop()
+    this.#history.push(this.#hour)
+    if (this.#history.length > HISTORY_HOURS) this.#history.shift()
+    this.#hour = undefined
+  }
+
+  #log(hour: MeterHour, stoppedAt: number | undefined): void {
+    const report = hour.report(stoppedAt)
+    if (report === undefined) return
+    this.#logger.info({ ...report.fields }, report.message)
+  }
+
+  #countTotal(attempt: ForgeAttempt): void {
+    const status = statusClass(attempt.outcome)
+    const key = `${entryKey(attempt)} ${status}`
+    const total = this.#totals.get(key) ?? {
+      host: attempt.host,
+      api: attempt.api,
+      lane: attempt.lane,
+      status,
+      count: 0,
+    }
+    total.count++
+    this.#totals.set(key, total)
   }
 }
 
-function registerMetrics(registry: Registry) {
-  // A registry shared by two forges (tests, embedders) keeps one set of metrics instead of throwing.
-  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
-  const requests =
-    existing<Counter<'host' | 'api' | 'lane' | 'status'>>('forge_requests_total') ??
-    new Counter({
-      name: 'forge_requests_total',
-      help: 'Forge HTTP attempts sent by the transport, by host, API, lane and status class',
-      labelNames: ['host', 'api', 'lane', 'status'] as const,
-      registers: [registry],
-    })
-  const gauge = (name: string, help: string) =>
-    existing<Gauge<'host' | 'resource'>>(name) ??
-    new Gauge({ name, help, labelNames: ['host', 'resource'] as const, registers: [registry] })
+function figuresOf(hour: MeterHour): ForgeMeterHour {
   return {
-    requests,
-    limit: gauge('forge_ratelimit_limit', 'Last x-ratelimit-limit seen, per host and resource'),
-    remaining: gauge('forge_ratelimit_remaining', 'Last x-ratelimit-remaining seen, per host and resource'),
-    reset: gauge(
-      'forge_ratelimit_reset_seconds',
-      'Last x-ratelimit-reset seen (epoch seconds), per host and resource',
-    ),
+    hour: hourStamp(hour.start + HOUR_MS),
+    requests: hour.total,
+    notModified: hour.notModified,
+    points: hour.points,
+    lanes: hour.lanes(),
   }
-}
-
-function entryKey(e: { host: string; api: ForgeApi; lane: string }): string {
-  return `${e.host} ${e.api} ${e.lane}`
 }
 
 function statusClass(outcome: ForgeAttemptOutcome): StatusClass {
@@ -255,25 +248,4 @@ function statusClass(outcome: ForgeAttemptOutcome): StatusClass {
   if (outcome < 400) return '3xx'
   if (outcome < 500) return '4xx'
   return '5xx'
-}
-
-/** `2026-09-30T15:00Z`: the hour, minutes always zero, no seconds. */
-function hourStamp(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16)}Z`
-}
-
-/** `14:20:05Z`: the time of day inside the named hour. */
-function timeStamp(ms: number): string {
-  return `${new Date(ms).toISOString().slice(11, 19)}Z`
-}
-
-function stringHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
-}
-
-function numberHeader(value: string | string[] | undefined): number | undefined {
-  const text = stringHeader(value)
-  if (text === undefined || text.trim() === '') return undefined
-  const n = Number(text)
-  return Number.isFinite(n) ? n : undefined
 }

@@ -3,12 +3,20 @@
  * bound to it, so every forge request — Octokit's, its retries, each redirect hop fetch follows, token
  * mints — passes the meter exactly once per attempt.
  *
- * Not a retry layer (Octokit's retry and throttling plugins are the only one) and not a cache. Node's
- * built-in fetch never gets this dispatcher: it bundles its own undici, and mixing the two is unsupported.
+ * With a cache (the default in `createForge`), the revalidating interceptor of forge-cache.ts sits
+ * outside the meter: every GET goes out conditional, and the meter sees — and counts — the 304 on the
+ * wire while the caller receives the kept body as a 200.
+ *
+ * Not a retry layer (Octokit's retry and throttling plugins are the only one) and not the cache itself.
+ * Node's built-in fetch never gets this dispatcher: it bundles its own undici, and mixing the two is
+ * unsupported.
  */
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici'
+import { cachingInterceptor, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
+import { spendsPoint } from './rate-limit-points.js'
+import { stringHeader } from './rate-limit-watch.js'
 
 /** A fetch-compatible function, as Octokit's `request.fetch` expects. */
 export type ForgeFetch = (input: string | URL, init?: Record<string, unknown>) => Promise<Response>
@@ -27,12 +35,19 @@ export interface ForgeTransportOptions {
   meter: ForgeMeter
   /** Passed to the undici Agent (timeouts, connections); never an interceptor list. */
   agent?: Agent.Options
+  /** Revalidate every GET through these stores; absent: no cache (every GET unconditional). */
+  cache?: ForgeCacheOptions
 }
 
 /** Builds the Agent, composes the metering interceptor onto it and binds undici's fetch to the result. */
 export function createForgeTransport(options: ForgeTransportOptions): ForgeTransport {
   const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
-  const dispatcher = agent.compose(meteringInterceptor(options.meter))
+  // compose() wraps in order, so the last interceptor is the outermost: the cache sees the caller's
+  // request first, the meter sees exactly what goes on the wire.
+  const dispatcher =
+    options.cache === undefined
+      ? agent.compose(meteringInterceptor(options.meter))
+      : agent.compose(meteringInterceptor(options.meter), cachingInterceptor(options.cache))
   let closing: Promise<void> | undefined
   return {
     dispatcher,
@@ -83,17 +98,21 @@ export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherCom
     const host = origin?.host ?? 'unknown'
     const pathname = (opts.path ?? '/').split('?')[0] ?? '/'
     const attempt = { host, api: apiOf(pathname), lane: chargedLane(pathname, stamped) }
+    const authorization = headerRecord(headers).authorization
+    const point = (outcome: number, remaining: string | undefined) =>
+      spendsPoint({ ...attempt, method: opts.method, pathname, authorization, outcome, remaining })
     let answered = false
     const metered: Dispatcher.DispatchHandler = {
       onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
       onRequestUpgrade: (controller, statusCode, upgradeHeaders, socket) => {
         answered = true
-        meter.record({ ...attempt, outcome: statusCode })
+        meter.record({ ...attempt, outcome: statusCode, point: point(statusCode, undefined) })
         handler.onRequestUpgrade?.(controller, statusCode, upgradeHeaders, socket)
       },
       onResponseStart: (controller, statusCode, responseHeaders, statusMessage) => {
         answered = true
-        meter.record({ ...attempt, outcome: statusCode })
+        const remaining = stringHeader(responseHeaders['x-ratelimit-remaining'])
+        meter.record({ ...attempt, outcome: statusCode, point: point(statusCode, remaining) })
         meter.observeRateLimit(host, responseHeaders)
         return handler.onResponseStart?.(controller, statusCode, responseHeaders, statusMessage)
       },
