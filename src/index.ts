@@ -18,6 +18,18 @@ export {
   type LeasePacing,
 } from './leases.js'
 export {
+  runId,
+  type RunClaim,
+  type RunFinish,
+  type RunLedger,
+  type RunLedgerCallOptions,
+  type RunOutcome,
+  type RunRecord,
+} from './runs/run-ledger.js'
+export { RunLedgerError, type RunLedgerErrorCode } from './runs/run-ledger-error.js'
+export { MemoryRunLedger } from './runs/memory-run-ledger.js'
+export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-ledger.js'
+export {
   defineNet,
   type NetDefinition,
   type NetLogger,

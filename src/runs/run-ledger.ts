@@ -63,7 +63,14 @@ export interface RunLedger {
    * Records the end of the run claimed by `owner` with `fence`; a record claimed by another owner or
    * fence is left as it is (resolves `false`), so a late finish never overwrites another term's record.
    */
-  finish(net: string, slot: Date, owner: string, fence: number, finish: RunFinish, options?: RunLedgerCallOptions): Promise<boolean>
+  finish(
+    net: string,
+    slot: Date,
+    owner: string,
+    fence: number,
+    finish: RunFinish,
+    options?: RunLedgerCallOptions,
+  ): Promise<boolean>
   /** The record of one slot, if claimed. */
   get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined>
   /** The newest `limit` runs of `net` (newest slot first). */

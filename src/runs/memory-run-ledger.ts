@@ -1,0 +1,106 @@
+/**
+ * MemoryRunLedger: the run ledger in this process's memory, for a worker without MONGO_URI and for tests.
+ *
+ * One process's claims are exclusive (JavaScript runs one call at a time, so the check-and-insert below is
+ * atomic); replicas in other processes share nothing — use MongoRunLedger to make one pass per slot hold
+ * across replicas. Records are kept as copies: changing a returned record changes nothing stored.
+ */
+import {
+  checkClaim,
+  checkCount,
+  checkFinish,
+  checkInstant,
+  checkNet,
+  checkNotAborted,
+  checkTerm,
+} from './run-ledger-checks.js'
+import {
+  type RunClaim,
+  type RunFinish,
+  type RunLedger,
+  type RunLedgerCallOptions,
+  type RunRecord,
+  runId,
+} from './run-ledger.js'
+
+const COMPONENT = 'MemoryRunLedger'
+
+/** A RunLedger held in memory; see the RunLedger contract. */
+export class MemoryRunLedger implements RunLedger {
+  readonly #runs = new Map<string, RunRecord>()
+
+  async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    const clean = checkClaim(COMPONENT, claim)
+    checkNotAborted(
+      { component: COMPONENT, operation: 'claim', net: clean.net, slot: clean.slot },
+      options?.signal,
+    )
+    const id = runId(clean.net, clean.slot)
+    if (this.#runs.has(id)) return false
+    this.#runs.set(id, { id, ...clean })
+    return true
+  }
+
+  async finish(
+    net: string,
+    slot: Date,
+    owner: string,
+    fence: number,
+    finish: RunFinish,
+    options?: RunLedgerCallOptions,
+  ): Promise<boolean> {
+    const name = checkNet(COMPONENT, 'finish', net)
+    const context = { component: COMPONENT, operation: 'finish', net: name }
+    const at = checkInstant(context, 'slot', slot)
+    const term = checkTerm({ ...context, slot: at }, owner, fence)
+    const clean = checkFinish({ ...context, slot: at }, finish)
+    checkNotAborted({ ...context, slot: at }, options?.signal)
+    const record = this.#runs.get(runId(name, at))
+    if (!record || record.owner !== term.owner || record.fence !== term.fence) return false
+    this.#runs.set(record.id, { ...record, ...clean })
+    return true
+  }
+
+  async get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined> {
+    const name = checkNet(COMPONENT, 'get', net)
+    const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)
+    checkNotAborted({ component: COMPONENT, operation: 'get', net: name, slot: at }, options?.signal)
+    const record = this.#runs.get(runId(name, at))
+    return record && copy(record)
+  }
+
+  async history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]> {
+    const name = checkNet(COMPONENT, 'history', net)
+    const context = { component: COMPONENT, operation: 'history', net: name }
+    const count = checkCount(context, 'limit', limit, 1)
+    checkNotAborted(context, options?.signal)
+    return this.#newestFirst(name).slice(0, count).map(copy)
+  }
+
+  async prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number> {
+    const name = checkNet(COMPONENT, 'prune', net)
+    const context = { component: COMPONENT, operation: 'prune', net: name }
+    const kept = checkCount(context, 'keep', keep, 0)
+    checkNotAborted(context, options?.signal)
+    const old = this.#newestFirst(name).slice(kept)
+    for (const record of old) this.#runs.delete(record.id)
+    return old.length
+  }
+
+  #newestFirst(net: string): RunRecord[] {
+    return [...this.#runs.values()]
+      .filter((r) => r.net === net)
+      .sort((a, b) => b.slot.getTime() - a.slot.getTime())
+  }
+}
+
+function copy(record: RunRecord): RunRecord {
+  const out: RunRecord = {
+    ...record,
+    slot: new Date(record.slot),
+    startedAt: new Date(record.startedAt),
+  }
+  if (record.finishedAt) out.finishedAt = new Date(record.finishedAt)
+  if (record.requests) out.requests = { ...record.requests }
+  return out
+}

@@ -1,0 +1,237 @@
+/**
+ * MongoRunLedger: the run ledger in the MongoDB collection `net_runs`, one document per claimed slot.
+ *
+ * Documented schema (absent optionals stored as null):
+ *
+ *   _id         string   "<net>@<slot ISO>" — the unique key that decides a claim
+ *   net         string
+ *   slot        date     the schedule instant the pass serves
+ *   owner       string   the worker that claimed it
+ *   fence       int      the fence of the claiming term
+ *   startedAt   date
+ *   finishedAt  date?    set by the pass's end
+ *   outcome     string?  ok | failed | aborted
+ *   error       string?  a failed pass's error message (first line)
+ *   requests    object?  forge requests spent, by lane
+ *
+ * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
+ * duplicate-key refusal is the answer `false`. Index `history` `{net: 1, slot: -1}` serves history and
+ * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
+ * Writes use write concern `majority`, so a claim survives a primary failover.
+ */
+import { type Collection, type Db, MongoServerError, type WriteConcernSettings } from 'mongodb'
+import {
+  checkClaim,
+  checkCount,
+  checkFinish,
+  checkInstant,
+  checkNet,
+  checkNotAborted,
+  checkTerm,
+} from './run-ledger-checks.js'
+import {
+  type RunClaim,
+  type RunFinish,
+  type RunLedger,
+  type RunLedgerCallOptions,
+  type RunOutcome,
+  type RunRecord,
+  runId,
+} from './run-ledger.js'
+import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
+
+const COMPONENT = 'MongoRunLedger'
+const DUPLICATE_KEY = 11000
+const MAJORITY: WriteConcernSettings = { w: 'majority' }
+
+/** The stored shape of one run. */
+export interface RunDocument {
+  _id: string
+  net: string
+  slot: Date
+  owner: string
+  fence: number
+  startedAt: Date
+  finishedAt: Date | null
+  outcome: RunOutcome | null
+  error: string | null
+  requests: Record<string, number> | null
+}
+
+export interface MongoRunLedgerOptions {
+  /** Collection name; `net_runs` by default. */
+  collection?: string
+}
+
+/** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
+export class MongoRunLedger implements RunLedger {
+  readonly #runs: Collection<RunDocument>
+
+  constructor(db: Db, options: MongoRunLedgerOptions = {}) {
+    if (!db || typeof db.collection !== 'function')
+      throw new TypeError('MongoRunLedger: expected a mongodb Db as its first argument')
+    this.#runs = db.collection<RunDocument>(options.collection ?? 'net_runs', { writeConcern: MAJORITY })
+  }
+
+  /** Creates the `history` index (idempotent); the worker calls it once at start-up. */
+  async ensureIndexes(options?: RunLedgerCallOptions): Promise<void> {
+    await this.#call({ component: COMPONENT, operation: 'ensureIndexes' }, options, () =>
+      this.#runs.createIndex({ net: 1, slot: -1 }, { name: 'history' }),
+    )
+  }
+
+  async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    const c = checkClaim(COMPONENT, claim)
+    const doc: RunDocument = {
+      _id: runId(c.net, c.slot),
+      ...c,
+      finishedAt: null,
+      outcome: null,
+      error: null,
+      requests: null,
+    }
+    return this.#call(
+      { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
+      options,
+      async () => {
+        try {
+          await this.#runs.insertOne(doc)
+          return true
+        } catch (error) {
+          if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
+          throw error
+        }
+      },
+    )
+  }
+
+  async finish(
+    net: string,
+    slot: Date,
+    owner: string,
+    fence: number,
+    finish: RunFinish,
+    options?: RunLedgerCallOptions,
+  ): Promise<boolean> {
+    const name = checkNet(COMPONENT, 'finish', net)
+    const at = checkInstant({ component: COMPONENT, operation: 'finish', net: name }, 'slot', slot)
+    const context = { component: COMPONENT, operation: 'finish', net: name, slot: at }
+    const term = checkTerm(context, owner, fence)
+    const f = checkFinish(context, finish)
+    const set = {
+      finishedAt: f.finishedAt,
+      outcome: f.outcome,
+      error: f.error ?? null,
+      requests: f.requests ?? null,
+    }
+    return this.#call(context, options, async () => {
+      const result = await this.#runs.updateOne(
+        { _id: runId(name, at), owner: term.owner, fence: term.fence },
+        { $set: set },
+      )
+      return result.matchedCount === 1
+    })
+  }
+
+  async get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined> {
+    const name = checkNet(COMPONENT, 'get', net)
+    const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)
+    const doc = await this.#call(
+      { component: COMPONENT, operation: 'get', net: name, slot: at },
+      options,
+      () => this.#runs.findOne({ _id: runId(name, at) }),
+    )
+    return doc === null ? undefined : toRecord(doc)
+  }
+
+  async history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]> {
+    const name = checkNet(COMPONENT, 'history', net)
+    const context = { component: COMPONENT, operation: 'history', net: name }
+    const count = checkCount(context, 'limit', limit, 1)
+    const docs = await this.#call(context, options, () =>
+      this.#runs.find({ net: name }).sort({ slot: -1 }).limit(count).toArray(),
+    )
+    return docs.map(toRecord)
+  }
+
+  /** Two round trips: find the newest slot past `keep`, then delete it and everything older. */
+  async prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number> {
+    const name = checkNet(COMPONENT, 'prune', net)
+    const context = { component: COMPONENT, operation: 'prune', net: name }
+    const kept = checkCount(context, 'keep', keep, 0)
+    return this.#call(context, options, async () => {
+      const [first] = await this.#runs
+        .find({ net: name }, { projection: { slot: 1 } })
+        .sort({ slot: -1 })
+        .skip(kept)
+        .limit(1)
+        .toArray()
+      if (!first) return 0
+      const result = await this.#runs.deleteMany({ net: name, slot: { $lte: first.slot } })
+      return result.deletedCount
+    })
+  }
+
+  /**
+   * Runs driver calls bounded by `signal`: an aborted signal rejects before sending; an abort in flight
+   * rejects at once while the driver call goes on (a claim may still land — the caller ran no pass for it,
+   * and the slot stays claimed: fail-closed). Driver failures become RUN_LEDGER_FAILED with the cause.
+   */
+  async #call<T>(
+    context: RunLedgerErrorContext,
+    options: RunLedgerCallOptions | undefined,
+    op: () => Promise<T>,
+  ): Promise<T> {
+    const signal = options?.signal
+    checkNotAborted(context, signal)
+    const pending = op().catch((error: unknown) => {
+      throw new RunLedgerError('RUN_LEDGER_FAILED', context, `the store did not answer: ${describe(error)}`, {
+        cause: error,
+      })
+    })
+    if (!signal) return pending
+    pending.catch(() => undefined)
+    let onAbort: (() => void) | undefined
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () =>
+        reject(
+          new RunLedgerError(
+            'RUN_LEDGER_ABORTED',
+            context,
+            'the call was aborted before its answer arrived',
+            { cause: signal.reason },
+          ),
+        )
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      return await Promise.race([pending, aborted])
+    } finally {
+      signal.removeEventListener('abort', onAbort!)
+    }
+  }
+}
+
+function toRecord(doc: RunDocument): RunRecord {
+  const record: RunRecord = {
+    id: doc._id,
+    net: doc.net,
+    slot: doc.slot,
+    owner: doc.owner,
+    fence: doc.fence,
+    startedAt: doc.startedAt,
+  }
+  if (doc.finishedAt) record.finishedAt = doc.finishedAt
+  if (doc.outcome) record.outcome = doc.outcome
+  if (doc.error) record.error = doc.error
+  if (doc.requests) record.requests = doc.requests
+  return record
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code
+    return `${error.name}${code === undefined ? '' : ` ${String(code)}`}: ${error.message.split('\n')[0]}`
+  }
+  return String(error)
+}

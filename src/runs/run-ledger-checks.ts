@@ -1,0 +1,97 @@
+/**
+ * Argument checks both ledger twins share, so a bad call fails the same way on either: a RunLedgerError
+ * `RUN_LEDGER_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
+ * to whole milliseconds, the precision MongoDB keeps).
+ */
+import type { RunClaim, RunFinish, RunOutcome } from './run-ledger.js'
+import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
+
+const OUTCOMES: readonly RunOutcome[] = ['ok', 'failed', 'aborted']
+
+function invalid(context: RunLedgerErrorContext, detail: string): never {
+  throw new RunLedgerError('RUN_LEDGER_INVALID', context, detail)
+}
+
+/** A non-empty net name. */
+export function checkNet(component: string, operation: string, net: unknown): string {
+  if (typeof net !== 'string' || net.trim() === '')
+    invalid({ component, operation }, `expected a net name (a non-empty string); got ${JSON.stringify(net)}`)
+  return net
+}
+
+/** A valid Date, truncated to whole milliseconds. */
+export function checkInstant(context: RunLedgerErrorContext, field: string, value: unknown): Date {
+  if (!(value instanceof Date) || !Number.isFinite(value.getTime()))
+    invalid(context, `expected ${field} to be a valid Date; got ${String(value)}`)
+  return new Date(Math.trunc(value.getTime()))
+}
+
+/** A whole number ≥ `min`. */
+export function checkCount(
+  context: RunLedgerErrorContext,
+  field: string,
+  value: unknown,
+  min: number,
+): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+    invalid(context, `expected ${field} to be a whole number ≥ ${min}; got ${String(value)}`)
+  return value
+}
+
+/** The owner and fence of a term. */
+export function checkTerm(
+  context: RunLedgerErrorContext,
+  owner: unknown,
+  fence: unknown,
+): { owner: string; fence: number } {
+  if (typeof owner !== 'string' || owner === '')
+    invalid(context, `expected an owner (a non-empty string); got ${JSON.stringify(owner)}`)
+  return { owner, fence: checkCount(context, 'fence', fence, 0) }
+}
+
+/** A whole claim. */
+export function checkClaim(component: string, claim: RunClaim): RunClaim {
+  const net = checkNet(component, 'claim', claim?.net)
+  const context = { component, operation: 'claim', net }
+  const slot = checkInstant(context, 'slot', claim.slot)
+  const { owner, fence } = checkTerm({ ...context, slot }, claim.owner, claim.fence)
+  return {
+    net,
+    slot,
+    owner,
+    fence,
+    startedAt: checkInstant({ ...context, slot }, 'startedAt', claim.startedAt),
+  }
+}
+
+/** A whole finish. */
+export function checkFinish(context: RunLedgerErrorContext, finish: RunFinish): RunFinish {
+  const finishedAt = checkInstant(context, 'finishedAt', finish?.finishedAt)
+  if (!OUTCOMES.includes(finish.outcome))
+    invalid(
+      context,
+      `expected outcome to be one of ${OUTCOMES.join(', ')}; got ${JSON.stringify(finish.outcome)}`,
+    )
+  const clean: RunFinish = { finishedAt, outcome: finish.outcome }
+  if (finish.error !== undefined) clean.error = String(finish.error).split('\n')[0]!.slice(0, 500)
+  if (finish.requests !== undefined) clean.requests = checkRequests(context, finish.requests)
+  return clean
+}
+
+function checkRequests(
+  context: RunLedgerErrorContext,
+  requests: Record<string, number>,
+): Record<string, number> {
+  const clean: Record<string, number> = {}
+  for (const [lane, count] of Object.entries(requests))
+    clean[lane] = checkCount(context, `requests.${lane}`, count, 0)
+  return clean
+}
+
+/** Rejects before the call when the signal is already aborted. */
+export function checkNotAborted(context: RunLedgerErrorContext, signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new RunLedgerError('RUN_LEDGER_ABORTED', context, 'the call was aborted before it was sent', {
+      cause: signal.reason,
+    })
+}

@@ -1,0 +1,75 @@
+import { MongoClient } from 'mongodb'
+import { describe, expect, it } from 'vitest'
+import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
+import { mongoServer, useTestDatabase } from '../support/mongo.js'
+import { runLedgerConformance } from './run-ledger-conformance.js'
+
+const mongo = await useTestDatabase('run_ledger')
+let collections = 0
+
+runLedgerConformance('MongoRunLedger', async () => {
+  const ledger = new MongoRunLedger(mongo.db, { collection: `net_runs_${++collections}` })
+  await ledger.ensureIndexes()
+  return ledger
+})
+
+describe('MongoRunLedger on the run’s real server', () => {
+  it('stores the documented shape in net_runs, keyed "<net>@<slot ISO>", with the history index', async () => {
+    const ledger = new MongoRunLedger(mongo.db)
+    await ledger.ensureIndexes()
+    await ledger.ensureIndexes()
+    const slot = new Date('2026-09-30T15:00:00.000Z')
+    const startedAt = new Date('2026-09-30T15:00:00.250Z')
+    await ledger.claim({ net: 'board-issue-sync', slot, owner: 'host-a-1', fence: 12, startedAt })
+    expect(await mongo.db.collection('net_runs').find({}).toArray()).toEqual([
+      {
+        _id: 'board-issue-sync@2026-09-30T15:00:00.000Z',
+        net: 'board-issue-sync',
+        slot,
+        owner: 'host-a-1',
+        fence: 12,
+        startedAt,
+        finishedAt: null,
+        outcome: null,
+        error: null,
+        requests: null,
+      },
+    ])
+    const indexes = await mongo.db.collection('net_runs').indexes()
+    expect(indexes.find((i) => i.name === 'history')?.key).toEqual({ net: 1, slot: -1 })
+  })
+
+  it('gives one slot to exactly one of concurrent claims from separate connections', async () => {
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, () => new MongoClient(mongoServer().url).connect()),
+    )
+    try {
+      const ledgers = clients.map(
+        (c) => new MongoRunLedger(c.db(mongo.db.databaseName), { collection: 'net_runs_race' }),
+      )
+      const slot = new Date('2026-09-30T16:00:00.000Z')
+      const answers = await Promise.all(
+        ledgers.flatMap((ledger, i) =>
+          [0, 1, 2].map((j) =>
+            ledger.claim({ net: 'n', slot, owner: `host-${i}-${j}`, fence: i, startedAt: slot }),
+          ),
+        ),
+      )
+      expect(answers.filter((a) => a).length, 'a slot claimed twice would run twice').toBe(1)
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
+    }
+  })
+
+  it('wraps a driver failure in RUN_LEDGER_FAILED naming the operation and net, with the cause', async () => {
+    const ledger = new MongoRunLedger(mongo.client.db('x'.repeat(70)))
+    const error = await ledger.history('board-issue-sync', 5).catch((e: unknown) => e)
+    expect(error).toMatchObject({
+      name: 'RunLedgerError',
+      code: 'RUN_LEDGER_FAILED',
+      operation: 'history',
+      net: 'board-issue-sync',
+    })
+    expect((error as Error).cause).toBeInstanceOf(Error)
+  })
+})

@@ -1,0 +1,165 @@
+/**
+ * The one conformance suite every RunLedger runs: both twins must answer identical calls identically.
+ */
+import { describe, expect, it } from 'vitest'
+import type { RunClaim, RunLedger } from '../../src/runs/run-ledger.js'
+import { RunLedgerError } from '../../src/runs/run-ledger-error.js'
+
+const t0 = new Date('2026-09-30T15:00:00.000Z')
+const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000)
+
+function claimOf(slotMinutes: number, extra: Partial<RunClaim> = {}): RunClaim {
+  return {
+    net: 'merge-gate-sweeper',
+    slot: at(slotMinutes),
+    owner: 'host-a-1',
+    fence: 3,
+    startedAt: at(slotMinutes),
+    ...extra,
+  }
+}
+
+export function runLedgerConformance(label: string, makeLedger: () => Promise<RunLedger>): void {
+  describe(`${label} run-ledger conformance`, () => {
+    describe('claim', () => {
+      it('grants the first claim of a slot and refuses every later one, the same owner included', async () => {
+        const ledger = await makeLedger()
+        expect(await ledger.claim(claimOf(0))).toBe(true)
+        expect(await ledger.claim(claimOf(0))).toBe(false)
+        expect(await ledger.claim(claimOf(0, { owner: 'host-b-2', fence: 4 }))).toBe(false)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          ...claimOf(0),
+        })
+      })
+
+      it('keeps slots of different nets and instants apart', async () => {
+        const ledger = await makeLedger()
+        expect(await ledger.claim(claimOf(0))).toBe(true)
+        expect(await ledger.claim(claimOf(1))).toBe(true)
+        expect(await ledger.claim(claimOf(0, { net: 'board-issue-sync' }))).toBe(true)
+        expect(await ledger.get('board-issue-sync', at(1))).toBeUndefined()
+      })
+
+      it('gives exactly one of twenty concurrent claims of one slot the slot', async () => {
+        const ledger = await makeLedger()
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => ledger.claim(claimOf(7, { owner: `host-${i}`, fence: i }))),
+        )
+        expect(answers.filter((a) => a).length, 'a slot claimed twice would run twice').toBe(1)
+        const winner = answers.indexOf(true)
+        expect(await ledger.get('merge-gate-sweeper', at(7))).toMatchObject({
+          owner: `host-${winner}`,
+          fence: winner,
+        })
+      })
+
+      it('keeps whole milliseconds of the slot', async () => {
+        const ledger = await makeLedger()
+        const slot = new Date('2026-09-30T15:00:00.123Z')
+        expect(await ledger.claim(claimOf(0, { slot }))).toBe(true)
+        expect((await ledger.get('merge-gate-sweeper', slot))?.slot).toEqual(slot)
+      })
+    })
+
+    describe('finish', () => {
+      it('records the outcome, error and requests on the claim of the same owner and fence', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        const finish = {
+          finishedAt: at(1),
+          outcome: 'failed' as const,
+          error: 'boom',
+          requests: { 'merge-gate-sweeper': 4 },
+        }
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, finish)).toBe(true)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          ...claimOf(0),
+          ...finish,
+        })
+      })
+
+      it('leaves another owner’s or another term’s claim as it is', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        const finish = { finishedAt: at(1), outcome: 'ok' as const }
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-b-2', 3, finish)).toBe(false)
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 2, finish)).toBe(false)
+        expect(await ledger.finish('merge-gate-sweeper', at(5), 'host-a-1', 3, finish)).toBe(false)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: expect.any(String),
+          ...claimOf(0),
+        })
+      })
+    })
+
+    describe('history and prune', () => {
+      it('lists the newest runs of a net first, up to the limit', async () => {
+        const ledger = await makeLedger()
+        for (const m of [3, 1, 4, 0, 2]) await ledger.claim(claimOf(m))
+        await ledger.claim(claimOf(9, { net: 'board-issue-sync' }))
+        const slots = (await ledger.history('merge-gate-sweeper', 3)).map((r) => r.slot)
+        expect(slots).toEqual([at(4), at(3), at(2)])
+        expect(await ledger.history('nobody', 10)).toEqual([])
+      })
+
+      it('prunes all but the newest N runs of one net, leaving other nets alone', async () => {
+        const ledger = await makeLedger()
+        for (let m = 0; m < 6; m++) await ledger.claim(claimOf(m))
+        await ledger.claim(claimOf(0, { net: 'board-issue-sync' }))
+        expect(await ledger.prune('merge-gate-sweeper', 2)).toBe(4)
+        expect((await ledger.history('merge-gate-sweeper', 10)).map((r) => r.slot)).toEqual([at(5), at(4)])
+        expect(await ledger.prune('merge-gate-sweeper', 2)).toBe(0)
+        expect(await ledger.history('board-issue-sync', 10)).toHaveLength(1)
+        expect(await ledger.prune('merge-gate-sweeper', 0)).toBe(2)
+        expect(await ledger.history('merge-gate-sweeper', 10)).toEqual([])
+      })
+
+      it('lets a pruned slot be claimed again (retention bounds what the ledger remembers)', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        await ledger.claim(claimOf(1))
+        await ledger.prune('merge-gate-sweeper', 1)
+        expect(await ledger.claim(claimOf(0))).toBe(true)
+      })
+    })
+
+    describe('bad input and aborted calls', () => {
+      it.each([
+        ['an empty net', claimOf(0, { net: '' }), /net name/],
+        ['an invalid slot', claimOf(0, { slot: new Date(Number.NaN) }), /slot to be a valid Date/],
+        ['a negative fence', claimOf(0, { fence: -1 }), /fence to be a whole number/],
+        ['an empty owner', claimOf(0, { owner: '' }), /owner/],
+      ])('refuses a claim with %s, naming what was expected', async (_what, claim, message) => {
+        const ledger = await makeLedger()
+        const error = await ledger.claim(claim).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(RunLedgerError)
+        expect(error).toMatchObject({ code: 'RUN_LEDGER_INVALID', operation: 'claim' })
+        expect((error as Error).message).toMatch(message)
+      })
+
+      it('refuses a finish with an unknown outcome and a history limit below 1', async () => {
+        const ledger = await makeLedger()
+        const bad = { finishedAt: at(1), outcome: 'done' as never }
+        await expect(ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, bad)).rejects.toMatchObject({
+          code: 'RUN_LEDGER_INVALID',
+        })
+        await expect(ledger.history('merge-gate-sweeper', 0)).rejects.toMatchObject({
+          code: 'RUN_LEDGER_INVALID',
+        })
+      })
+
+      it('rejects a call whose signal is already aborted and claims nothing', async () => {
+        const ledger = await makeLedger()
+        const error = await ledger.claim(claimOf(0), { signal: AbortSignal.abort() }).catch((e: unknown) => e)
+        expect(error).toMatchObject({
+          name: 'RunLedgerError',
+          code: 'RUN_LEDGER_ABORTED',
+          net: 'merge-gate-sweeper',
+        })
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toBeUndefined()
+      })
+    })
+  })
+}
