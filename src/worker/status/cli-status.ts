@@ -61,7 +61,6 @@ function cliSources(
     nets: netPlans(config),
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
-    meterCounts: { notModified: false, points: false },
     ...store,
   }
 }

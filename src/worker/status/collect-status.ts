@@ -6,8 +6,7 @@
 import cron from 'node-cron'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
-import { type ForgeHourRow, HOUR_MS, hourStart } from './forge-hour-store.js'
-import { HOURS_KEPT } from './forge-hour-counter.js'
+import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 import {
   type ForgeStatus,
@@ -40,8 +39,6 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     sources.nets.map((plan) => netStatus(sources, plan, leases, skipped, now, failed)),
   )
   const forge = await forgeStatus(sources, now, failed)
-  if (!sources.meterCounts.notModified) notes.push('the forge meter does not count 304s yet: null')
-  if (!sources.meterCounts.points) notes.push('the forge meter does not count GraphQL points yet: null')
   return {
     schema: STATUS_SCHEMA,
     generatedAt: now.toISOString(),
@@ -150,17 +147,13 @@ async function forgeStatus(
   return {
     scope: sources.forgeScope,
     hourStart: new Date(current).toISOString(),
-    lanes: laneStatuses(rows ?? [], current, sources.meterCounts),
+    lanes: laneStatuses(rows ?? [], current),
     rateLimits: rateLimits ?? null,
   }
 }
 
 /** One entry per lane seen in the last 24 hours, each with 24 hours (missing hours are zero). */
-export function laneStatuses(
-  rows: readonly ForgeHourRow[],
-  current: number,
-  counts: { notModified: boolean; points: boolean },
-): LaneStatus[] {
+export function laneStatuses(rows: readonly ForgeHourRow[], current: number): LaneStatus[] {
   const lanes = [...new Set(rows.map((r) => r.lane))].sort()
   return lanes.map((lane) => {
     const hours = Array.from({ length: HOURS_KEPT }, (_, i) => {
@@ -169,8 +162,8 @@ export function laneStatuses(
       return {
         hour: new Date(hour).toISOString(),
         requests: row?.requests ?? 0,
-        notModified: counts.notModified ? (row?.notModified ?? 0) : null,
-        points: counts.points ? (row?.points ?? 0) : null,
+        notModified: row?.notModified ?? 0,
+        points: row?.points ?? 0,
       }
     })
     const { hour: _hour, ...thisHour } = hours[hours.length - 1]!

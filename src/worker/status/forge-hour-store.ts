@@ -15,19 +15,16 @@ export interface ForgeHourRow {
   hour: number
   lane: string
   requests: number
-  /** Conditional GETs answered 304; `null` when the meter does not count them. */
-  notModified: number | null
-  /** GraphQL points; `null` when the meter does not count them. */
-  points: number | null
+  /** Conditional GETs answered 304. */
+  notModified: number
+  /** Rate-limit points spent. */
+  points: number
 }
 
 export interface ForgeHourStore {
   /** Sets `owner`'s figures for each row's hour and lane (replacing what that owner wrote before). */
   put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }): Promise<void>
-  /**
-   * Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane. A
-   * figure is `null` only when every owner's row has it `null`.
-   */
+  /** Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane. */
   read(since: Date, options?: { signal?: AbortSignal }): Promise<ForgeHourRow[]>
   /** Deletes every owner's rows of hours before `before`; resolves how many rows were deleted. */
   prune(before: Date, options?: { signal?: AbortSignal }): Promise<number>
@@ -35,16 +32,12 @@ export interface ForgeHourStore {
 
 export const HOUR_MS = 3_600_000
 
+/** How many hours are kept and drawn, the current one included. */
+export const HOURS_KEPT = 24
+
 /** The start of the UTC hour holding `ms`. */
 export function hourStart(ms: number): number {
   return Math.floor(ms / HOUR_MS) * HOUR_MS
-}
-
-/** Adds two optional figures: `null` only when both are. */
-export function addFigure(a: number | null, b: number | null): number | null {
-  if (a === null) return b
-  if (b === null) return a
-  return a + b
 }
 
 /** Sums rows of several owners per hour and lane, ordered by hour then lane (both twins answer with it). */
@@ -56,8 +49,8 @@ export function sumRows(rows: Iterable<ForgeHourRow>): ForgeHourRow[] {
     if (!sum) sums.set(key, { ...row })
     else {
       sum.requests += row.requests
-      sum.notModified = addFigure(sum.notModified, row.notModified)
-      sum.points = addFigure(sum.points, row.points)
+      sum.notModified += row.notModified
+      sum.points += row.points
     }
   }
   return [...sums.values()].sort((a, b) => a.hour - b.hour || a.lane.localeCompare(b.lane))
@@ -72,7 +65,7 @@ export function checkRow(row: ForgeHourRow): void {
     throw new TypeError(`forge-hour store: lane must be a non-empty string, got ${String(row.lane)}`)
   for (const field of ['requests', 'notModified', 'points'] as const) {
     const v = row[field]
-    if (!(whole(v) || (v === null && field !== 'requests')))
+    if (!whole(v))
       throw new TypeError(`forge-hour store: ${field} must be a whole number ≥ 0, got ${String(v)}`)
   }
 }

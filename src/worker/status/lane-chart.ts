@@ -24,10 +24,10 @@ export function laneChart(lane: LaneStatus): string {
     .map((h, i) => {
       const x = LEFT + i * step + 1
       const w = Math.max(1, step - 2)
-      const label = `${h.hour.slice(11, 16)} UTC: ${h.requests} requests${h.notModified === null ? '' : `, ${h.notModified} 304s`}`
+      const label = `${h.hour.slice(11, 16)} UTC: ${h.requests} requests, ${h.notModified} answered 304, ${h.points} points`
       const total = `<rect class="bar" x="${x.toFixed(1)}" y="${y(h.requests).toFixed(1)}" width="${w.toFixed(1)}" height="${(TOP + plotH - y(h.requests)).toFixed(1)}"><title>${esc(label)}</title></rect>`
       const cached =
-        h.notModified && h.notModified > 0
+        h.notModified > 0
           ? `<rect class="bar-304" x="${x.toFixed(1)}" y="${y(h.notModified).toFixed(1)}" width="${w.toFixed(1)}" height="${(TOP + plotH - y(h.notModified)).toFixed(1)}"/>`
           : ''
       return total + cached

@@ -14,8 +14,8 @@ interface ForgeHourDocument {
   hour: Date
   lane: string
   requests: number
-  notModified: number | null
-  points: number | null
+  notModified: number
+  points: number
 }
 
 export const FORGE_HOURS_COLLECTION = 'forge_hours'
@@ -56,8 +56,8 @@ export class MongoForgeHourStore implements ForgeHourStore {
         hour: d.hour.getTime(),
         lane: d.lane,
         requests: d.requests,
-        notModified: d.notModified ?? null,
-        points: d.points ?? null,
+        notModified: d.notModified ?? 0,
+        points: d.points ?? 0,
       })),
     )
   }

@@ -127,19 +127,22 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
 export function renderForge(forge: ForgeStatus): string {
   const scope =
     forge.scope === 'installation' ? 'every replica of the installation' : 'this replica only'
-  const figure = (n: number | null) => (n === null ? '<span class="muted">not counted</span>' : String(n))
   const lanes =
     forge.lanes.length === 0
       ? '<p class="muted">No forge requests in the last 24 hours.</p>'
       : `<div class="lanes">${forge.lanes
           .map(
-            (l) => `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${l.thisHour.requests} requests, ${figure(l.thisHour.notModified)} × 304, ${figure(l.thisHour.points)} points</figcaption>${laneChart(l)}</figure>`,
+            (l) => `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${l.thisHour.notModified} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
           )
           .join('')}</div>`
   return `<section aria-labelledby="h-forge"><h2 id="h-forge">Forge</h2>
-<p class="muted">Requests per lane, last 24 hours (UTC hours), counted by ${scope}.</p>
+<p class="muted">Requests per lane, last 24 hours (UTC hours; the darker part answered 304), counted by ${scope}.</p>
 ${lanes}
 ${renderRateLimits(forge.rateLimits)}</section>`
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
 function renderRateLimits(limits: RateLimitStatus[] | null): string {

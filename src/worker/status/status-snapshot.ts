@@ -100,11 +100,12 @@ export interface LaneStatus {
 }
 
 export interface LaneHourFigures {
+  /** Attempts sent (each retry and redirect hop counts). */
   requests: number
-  /** Conditional GETs answered 304; `null` when the meter does not count them. */
-  notModified: number | null
-  /** GraphQL points spent; `null` when the meter does not count them. */
-  points: number | null
+  /** Conditional GETs answered 304 (free: revalidated from the cache). */
+  notModified: number
+  /** Points of the installation's rate limit the lane spent. */
+  points: number
 }
 
 export interface LaneHour extends LaneHourFigures {

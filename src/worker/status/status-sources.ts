@@ -24,8 +24,6 @@ export interface StatusSources {
   storeKind: 'memory' | 'mongo'
   /** `installation` when forge hours come from a store every replica writes to. */
   forgeScope: 'installation' | 'replica'
-  /** Whether the meter counts 304s and GraphQL points (figures are `null` otherwise). */
-  meterCounts: { notModified: boolean; points: boolean }
   /** Resolves whether the store answers (bounded by the caller's timeout). */
   ping(): Promise<boolean>
   /** The store server's version; `null` for memory. */

@@ -1,7 +1,8 @@
 /**
- * The status of one running worker: its status sources (store, leases, ledger, meter, registry) and the
- * sampler that keeps the last 24 hours of this replica's forge spend, in memory and — with Mongo — in
- * `forge_hours`, so every replica's page draws the whole installation's spend.
+ * The status of one running worker: its status sources (store, leases, ledger, meter, registry) and, with
+ * Mongo, the sampler that copies the meter's last 24 hours of this replica's forge spend into
+ * `forge_hours` each minute (and at each hour's end), so every replica's page draws the whole
+ * installation's spend. Without Mongo the meter's own memory is the record.
  *
  * Not the HTTP route (http.ts serves what `snapshot()` returns) and not a writer of anything but its own
  * forge-hour rows: the page takes no actions.
@@ -15,9 +16,8 @@ import type { WorkerConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
-import { ForgeHourCounter, HOURS_KEPT, laneTotalsFromMeter } from './forge-hour-counter.js'
-import { HOUR_MS, type ForgeHourStore, hourStart } from './forge-hour-store.js'
-import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
+import { HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
+import { rowsFromMeter } from './meter-hours.js'
 import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
 import { packageVersion } from './package-version.js'
 import { rateLimitsFromRegistry, skippedTicksFromRegistry } from './registry-figures.js'
@@ -41,33 +41,20 @@ export interface WorkerStatusOptions {
 export interface WorkerStatus {
   /** The snapshot now; never rejects (failed sources become null and a note). */
   snapshot(): Promise<StatusSnapshot>
-  /** Starts sampling the meter each minute and at each hour's end. */
+  /** Starts copying the meter's hours to Mongo each minute and at each hour's end. */
   start(): void
   /** Stops sampling and writes the last sample. */
   stop(): Promise<void>
 }
 
-/** How often the forge spend is sampled between hour ends. */
+/** How often the forge hours are copied to Mongo between hour ends. */
 export const SAMPLE_EVERY_MS = 60_000
 
 /** Builds the worker's status; nothing runs until `start()`. */
 export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
-  const { clock, owner } = options
+  const { clock } = options
   const startedAt = clock.now()
-  const counter = new ForgeHourCounter(() => laneTotalsFromMeter(options.meter()?.totals() ?? []))
-  const memoryHours = new MemoryForgeHourStore()
-  const hourStore = (): ForgeHourStore => {
-    const mongo = options.mongo()
-    return mongo ? new MongoForgeHourStore(mongo.db) : memoryHours
-  }
-  const sample = async () => {
-    const now = clock.now()
-    const rows = counter.sample(now)
-    const store = hourStore()
-    await store.put(owner, rows)
-    if (now.getTime() - hourStart(now.getTime()) < SAMPLE_EVERY_MS)
-      await store.prune(new Date(hourStart(now.getTime()) - HOURS_KEPT * HOUR_MS))
-  }
+  const sample = () => storeForgeHours(options)
   let timer: TimerHandle | undefined
   let stopped = false
   const schedule = () => {
@@ -83,7 +70,7 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
       Math.min(SAMPLE_EVERY_MS, toHourEnd + 1),
     )
   }
-  const sources = workerSources(options, startedAt, hourStore, sample)
+  const sources = workerSources(options, startedAt, sample)
   return {
     snapshot: () => collectStatus(sources, clock.now()),
     start: schedule,
@@ -95,10 +82,24 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
   }
 }
 
+/**
+ * With Mongo, writes this replica's last 24 hours (the meter keeps them) to `forge_hours` and, in the
+ * first minute of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
+ */
+async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
+  const mongo = options.mongo()
+  const meter = options.meter()
+  if (!mongo || !meter) return
+  const store = new MongoForgeHourStore(mongo.db)
+  await store.put(options.owner, rowsFromMeter(meter.hourly()))
+  const now = options.clock.now().getTime()
+  if (now - hourStart(now) < SAMPLE_EVERY_MS)
+    await store.prune(new Date(hourStart(now) - HOURS_KEPT * HOUR_MS))
+}
+
 function workerSources(
   options: WorkerStatusOptions,
   startedAt: Date,
-  hourStore: () => ForgeHourStore,
   sample: () => Promise<void>,
 ): StatusSources {
   const { config, registry } = options
@@ -109,7 +110,6 @@ function workerSources(
     nets: netPlans(config),
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
-    meterCounts: { notModified: false, points: false },
     ping: async () => {
       const mongo = options.mongo()
       if (!mongo) return options.store() !== undefined
@@ -127,9 +127,12 @@ function workerSources(
         }
       : {}),
     forgeHours: async (since) => {
+      const mongo = options.mongo()
+      const own = rowsFromMeter(options.meter()?.hourly() ?? [])
+      if (!mongo) return own.filter((r) => r.hour >= since.getTime())
       // This replica's latest figures first, so the page is current to the second.
       await sample()
-      return hourStore().read(since, bound())
+      return new MongoForgeHourStore(mongo.db).read(since, bound())
     },
     rateLimits: () => rateLimitsFromRegistry(registry),
     skippedTicks: () => skippedTicksFromRegistry(registry),
