@@ -27,6 +27,13 @@ export interface PassContext {
   forge: ForgeOctokit
   /** 1 for the term's first pass. */
   pass: number
+  /**
+   * The fence of the term running the pass: strictly greater than every earlier term's of this lease. A net
+   * may store it on what a pass writes and refuse to overwrite a later fence's write with an earlier one's.
+   */
+  fence: number
+  /** The schedule instant this pass serves; the run ledger let exactly one pass claim it. */
+  slot: Date
   /** The pass's start instant (the wall clock the worker was given). */
   startedAt: Date
   /** The worker's wall clock; nets read time only through it. */

@@ -1,20 +1,15 @@
 /**
- * The command line: `leasecron [run] | once <net> | status | config`, each with `--help`.
+ * The command line: `leasecron [run] | once <net> | status | history <net> | config`, each with `--help`.
  *
- * Exit codes: 0 done (also `once` when another owner holds the lease), 1 failure, 78 invalid
- * configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown.
+ * Exit codes: 0 done (also `once` when its slot already ran or another owner holds the lease), 1 failure,
+ * 78 invalid configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown (or
+ * a `once` pass aborted by a signal).
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { withLane } from '../forge/lane.js'
-import { createForge } from '../forge/github-app.js'
 import { LEASES, type LeaseDefinition } from '../leases.js'
-import { MemoryStore } from '../lease/memory-store.js'
-import { MongoStore } from '../lease/mongo-store.js'
-import type { LeaseStore } from '../lease/store.js'
-import type { NetDefinition, NetLogger } from '../nets/net.js'
-import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
+import type { NetDefinition } from '../nets/net.js'
 import {
   ConfigError,
   GLOBAL_VARIABLES,
@@ -23,10 +18,9 @@ import {
   redactedConfig,
   type WorkerConfig,
 } from './config.js'
-import { DEMO_SANDBOX_DATA, prepareDemo } from './demo.js'
-import { createLogger } from './logger.js'
-import { connectMongo } from './mongo-connection.js'
-import { ownerId } from './owner-id.js'
+import { prepareDemo } from './demo.js'
+import { EXIT } from './exit-codes.js'
+import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
 import { storeStatusSnapshot } from './status/cli-status.js'
 import { createWorker } from './worker.js'
 
@@ -36,7 +30,7 @@ export interface WorkerFileConfig {
   leases?: readonly LeaseDefinition[]
 }
 
-export const EXIT = { ok: 0, failure: 1, usage: 64, config: 78, interrupted: 130 } as const
+export { EXIT } from './exit-codes.js'
 
 const HELP: Record<string, string> = {
   main: `leasecron — periodic idempotent nets on cron schedules, one elected replica per net
@@ -45,9 +39,10 @@ Usage: leasecron [command] [--config FILE] [--help]
 
 Commands:
   run            run the worker (default)
-  once <net>     acquire the net's lease, run one pass, release, exit (serverless)
-  status         list the leases in the configured store: name, owner, expires in
+  once <net>     one term, one pass for one schedule slot, release, exit (serverless, cron jobs)
+  status         list the leases: holder, fence, expires in, and each net's last run
                  (--json: the status snapshot a worker serves at GET /status)
+  history <net>  list a net's last runs from the run ledger
   config         print the effective configuration (secrets redacted) or its errors
 
 Options:
@@ -59,15 +54,26 @@ Configuration comes from the environment; see the README's configuration table.`
 
 Runs the worker: campaigns for each enabled net's lease and runs its passes while elected.
 SIGTERM/SIGINT stop it cleanly (leases released, forge meter flushed); a second signal exits at once (130).`,
-  once: `Usage: leasecron once <net> [--config FILE]
+  once: `Usage: leasecron once <net> [--slot <ISO instant>|auto] [--json] [--config FILE]
 
-Acquires the net's lease, runs one pass, releases it and exits 0. When another owner holds the lease it
-says who and exits 0 without running. Exits 1 when the pass or the store fails, 78 on invalid configuration.`,
+Campaigns once for the net's lease; elected, it claims one schedule slot in the run ledger, runs one pass
+for it, records the outcome and releases the lease. Many triggers of one slot run it once.
+  --slot   an ISO 8601 instant with a zone (e.g. 2026-09-30T15:05:00Z), normalized to the schedule's most
+           recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
+  --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
+Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
+failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not an instant;
+130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
   status: `Usage: leasecron status [--json] [--config FILE]
 
-Lists each lease in the configured store (MONGO_URI): name, owner, and how long until it expires.
+Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
+last run of its net (slot, owner, outcome, duration).
 --json prints the status snapshot (the object a worker answers at GET /status; see the README), read
 from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
+  history: `Usage: leasecron history <net> [--limit N] [--json] [--config FILE]
+
+Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
+fence, started, duration, outcome, forge requests spent. --json prints one JSON array.`,
   config: `Usage: leasecron config [--config FILE]
 
 Prints the effective configuration as JSON with secrets redacted, or every invalid variable (exit 78).`,
@@ -108,7 +114,9 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       options: {
         help: { type: 'boolean', short: 'h' },
         config: { type: 'string' },
+        slot: { type: 'string' },
         json: { type: 'boolean' },
+        limit: { type: 'string' },
       },
     })
   } catch (error) {
@@ -154,38 +162,13 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       return EXIT.ok
     case 'status':
       if (parsed.values.json) return statusJson(config, io)
-      return status(config.mongo, io)
+      return statusCommand(config, io)
+    case 'history':
+      return historyCommand(rest[0], parsed.values, config, io)
     case 'once':
-      return once(rest[0], config, io)
+      return onceCommand(rest[0], parsed.values, config, io)
     default:
       return runWorker(file, config, io)
-  }
-}
-
-async function status(mongo: { uri: string; db: string } | undefined, io: Io): Promise<number> {
-  if (!mongo) {
-    io.out('no MONGO_URI: leases live inside each worker process (single-process mode); nothing to list')
-    return EXIT.ok
-  }
-  const stop = new AbortController()
-  const connection = connectMongo(mongo.uri, mongo.db, createLogger({ level: 'silent' }), stop.signal)
-  try {
-    const records = await new MongoStore(connection.db).list({ signal: AbortSignal.timeout(10_000) })
-    const now = Date.now()
-    if (records.length === 0) io.out('no leases held')
-    for (const r of records) {
-      const left = r.expiresAt.getTime() - now
-      io.out(
-        `${r.name.padEnd(28)} ${r.owner.padEnd(40)} ${left > 0 ? `expires in ${(left / 1000).toFixed(1)} s` : `expired ${(-left / 1000).toFixed(1)} s ago`}`,
-      )
-    }
-    return EXIT.ok
-  } catch (error) {
-    io.err(`leasecron status: the lease store did not answer: ${(error as Error).message}`)
-    return EXIT.failure
-  } finally {
-    stop.abort()
-    await connection.close().catch(() => undefined)
   }
 }
 
@@ -193,80 +176,6 @@ async function statusJson(config: WorkerConfig, io: Io): Promise<number> {
   const snapshot = await storeStatusSnapshot(config, new Date())
   io.out(JSON.stringify(snapshot, null, 2))
   return snapshot.store.answering ? EXIT.ok : EXIT.failure
-}
-
-async function once(netName: string | undefined, config: WorkerConfig, io: Io): Promise<number> {
-  const net = config.nets.find((n) => n.net.name === netName)
-  if (!net) {
-    io.err(
-      `leasecron once: expected one of ${config.nets.map((n) => n.net.name).join(', ')}; got ${netName ?? 'nothing'}`,
-    )
-    return EXIT.usage
-  }
-  const logger = createLogger({ level: config.logLevel })
-  const owner = ownerId(config.workerId)
-  const log = logger.child({ owner, net: net.net.name, lease: net.net.lease })
-  const stop = new AbortController()
-  const connection = config.mongo
-    ? connectMongo(config.mongo.uri, config.mongo.db, log, stop.signal)
-    : undefined
-  const store: LeaseStore = connection ? new MongoStore(connection.db) : new MemoryStore()
-  const sandbox =
-    config.forge.kind === 'sandbox'
-      ? await startSandboxForge({ generate: { ...DEMO_SANDBOX_DATA } })
-      : undefined
-  const forge = createForge({
-    config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
-    logger: log.child({ component: 'forge' }),
-  })
-  try {
-    const bound = () => ({ signal: AbortSignal.timeout(Math.max(1_000, net.pacing.ttlMs / 3)) })
-    const elected = await store.acquire(net.net.lease, owner, new Date(), net.pacing.ttlMs, bound())
-    if (!elected) {
-      const holder = (await store.list(bound())).find((r) => r.name === net.net.lease)
-      io.out(`lease "${net.net.lease}" is held by ${holder?.owner ?? 'another owner'}; nothing to do`)
-      return EXIT.ok
-    }
-    try {
-      if (connection) await connection.connected
-      const resources = await net.net.setup({
-        options: net.options as never,
-        db: connection?.db,
-        log: log as unknown as NetLogger,
-        publicUrl: config.publicUrl,
-        now: () => new Date(),
-      })
-      const pass = net.net.term(resources, {
-        options: net.options as never,
-        log: log as unknown as NetLogger,
-      })
-      const startedAt = new Date()
-      await withLane(net.net.name, () =>
-        pass({
-          signal: stop.signal,
-          log: log as unknown as NetLogger,
-          forge: forge.octokit,
-          pass: 1,
-          startedAt,
-          now: () => new Date(),
-        }),
-      )
-      log.info({}, 'one pass done')
-      return EXIT.ok
-    } finally {
-      await store
-        .release(net.net.lease, owner, { signal: AbortSignal.timeout(5_000) })
-        .catch((error: unknown) => log.warn({ err: error }, 'could not release'))
-    }
-  } catch (error) {
-    log.error({ err: error }, 'once failed')
-    return EXIT.failure
-  } finally {
-    stop.abort()
-    await forge.close()
-    await sandbox?.close()
-    await connection?.close().catch(() => undefined)
-  }
 }
 
 async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): Promise<number> {

@@ -46,6 +46,8 @@ export interface NetConfig {
   schedule: string
   intervalMs: number
   pacing: LeasePacing
+  /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
+  catchUp: 'latest' | 'none'
   options: Record<string, unknown>
 }
 
@@ -62,6 +64,8 @@ export interface WorkerConfig {
   publicUrl: string | undefined
   /** Whether `GET /` serves the status page (LEASECRON_STATUS_PAGE); `/status` answers either way. */
   statusPage: boolean
+  /** Runs kept per net in the run ledger; the holder prunes older ones. */
+  runHistory: number
   nets: NetConfig[]
 }
 
@@ -89,6 +93,11 @@ export const GLOBAL_VARIABLES = [
   ['PUBLIC_URL', '(unset)', 'where runs can be read; target URL of synthetic statuses'],
   ['LEASECRON_STATUS_PAGE', 'true', '`false` turns the status page at `/` off (`/status` JSON stays)'],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
+  [
+    'LEASECRON_RUN_HISTORY',
+    '1000',
+    'runs kept per net in the run ledger (net_runs); the holder prunes older ones',
+  ],
 ] as const
 
 const SECRET_VARIABLES = new Set(['GITHUB_APP_PRIVATE_KEY', 'MONGO_URI'])
@@ -212,6 +221,18 @@ export function loadConfig(
     '`true` or `false`',
   )
 
+  const runHistory = parse(
+    'LEASECRON_RUN_HISTORY',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,9}$/)
+      .transform(Number)
+      .refine((n) => n >= 1),
+    1000,
+    'a whole number of runs from 1 to 999999999',
+  )
+
   let forge: ForgeChoice = { kind: 'sandbox', reason: 'no GitHub App variables are set' }
   const forgeChoice = value('LEASECRON_FORGE')?.trim()
   if (forgeChoice !== undefined && forgeChoice !== 'sandbox' && forgeChoice !== 'github') {
@@ -268,6 +289,7 @@ export function loadConfig(
       undefined as number | undefined,
       `a whole number of milliseconds from 1 to ${maxRetry}`,
     )
+    const catchUp = parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
     const options: Record<string, unknown> = {}
     for (const [suffix, option] of Object.entries(net.options)) {
       const name = variable(suffix)
@@ -283,14 +305,14 @@ export function loadConfig(
         expected: `set: the schedule's pace gives a TTL over ${MAX_TIMER_MS} ms`,
       })
     }
-    netConfigs.push({ net, enabled, schedule, intervalMs, pacing, options })
+    netConfigs.push({ net, enabled, schedule, intervalMs, pacing, catchUp, options })
   }
   for (const name of Object.keys(env)) {
     if (name.startsWith('LEASECRON_NET_') && !known.has(name)) {
       const nets_ = nets.map((n) => netEnvPrefix(n.name)).join('*, ')
       issues.push({
         variable: name,
-        expected: `a known per-net variable (${nets_}* followed by ENABLED, SCHEDULE, TTL_MS, RETRY_MS or the net's options); this one is unknown`,
+        expected: `a known per-net variable (${nets_}* followed by ENABLED, SCHEDULE, TTL_MS, RETRY_MS, CATCH_UP or the net's options); this one is unknown`,
       })
     }
   }
@@ -323,6 +345,7 @@ export function loadConfig(
       forge,
       publicUrl,
       statusPage,
+      runHistory,
       nets: netConfigs,
     },
   }
@@ -350,11 +373,13 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
         : config.forge,
     publicUrl: config.publicUrl ?? '(unset)',
     statusPage: config.statusPage,
+    runHistory: config.runHistory,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,
       enabled: n.enabled,
       schedule: n.schedule,
+      catchUp: n.catchUp,
       ...n.pacing,
       options: Object.fromEntries(
         Object.entries(n.options).map(([k, v]) => [k, n.net.options[k]?.secret ? '[redacted]' : v]),

@@ -1,34 +1,47 @@
 /**
  * The scheduler: for each enabled net, a lease campaign (lease.run) whose terms run a node-cron task that
- * fires the net's passes, each in the net's forge lane.
+ * fires the net's passes, each for one schedule slot claimed in the run ledger, in the net's forge lane.
  *
- * A tick that finds the previous pass still running is skipped and counted; a tick that finds the term
- * past its step-down instant starts nothing (checked synchronously, so a blocked event loop cannot start
- * a pass late). When the term ends the task stops and the pass in flight gets the abort and is awaited.
- * A pass that throws is logged with the net and pass number; it never ends the term or the process.
+ * A term's first pass starts at once, for the schedule's most recent slot (unless the net's CATCH_UP is
+ * `none`); the ledger refuses it when that slot already ran, so a takeover runs the slot a crashed holder
+ * missed, once. A tick that finds the previous pass still running is skipped and counted; a tick that
+ * finds the term past its step-down instant starts nothing (checked synchronously, so a blocked event
+ * loop cannot start a pass late). A slot another term claimed is skipped (`slot-taken`); a claim the
+ * ledger could not answer runs nothing (`claim-failed`). When the term ends the task stops and the pass in
+ * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
+ * the term or the process.
  */
-import cron from 'node-cron'
+import cron, { type TaskContext } from 'node-cron'
 import type { ForgeOctokit } from '../forge/github-app.js'
-import { withLane } from '../forge/lane.js'
+import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
 import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
-import type { NetLogger } from '../nets/net.js'
+import type { TermEvent } from '../lease/term-event.js'
+import type { RunLedger } from '../runs/run-ledger.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
+import { SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
+import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
 export interface NetCampaignOptions {
   store: LeaseStore
+  /** Where passes claim their slots and record their ends. */
+  ledger: RunLedger
+  /** Runs kept per net in the ledger (LEASECRON_RUN_HISTORY). */
+  runHistory: number
   owner: string
   net: NetConfig
   resources: unknown
   forge: ForgeOctokit
+  /** The forge's meter: a pass's requests are the growth of its lane's count while it runs. */
+  meter?: ForgeMeter | undefined
   log: Logger
   metrics: WorkerMetrics
   clock: Clock
   signal: AbortSignal
-  /** Bench only: run every pass without a lease, as every replica did before ADR-117. */
+  /** Bench only: run every pass without a lease, as every replica did before ADR-117 (fence 0). */
   unelected?: boolean
 }
 
@@ -41,6 +54,8 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
     return serveTerm(options, log, options.signal, {
       stepDownAt: () => Number.POSITIVE_INFINITY,
       live: () => !options.signal.aborted,
+      fence: 0,
+      token: '',
     })
   }
   return run(
@@ -52,16 +67,18 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       retryMs: net.pacing.retryMs,
       signal: options.signal,
       clock: options.clock,
-      log: leaseLog(log, metrics, lease, owner),
+      log: leaseLog(log),
+      onEvent: termMetrics(metrics),
     },
     (term, info) => serveTerm(options, log, term, info),
   )
 }
 
-/** Adapts lease.run's log to pino and derives the lease metrics from its term events. */
-function leaseLog(log: Logger, metrics: WorkerMetrics, lease: string, owner: string): LeaseLog {
-  const observe = (fields: Record<string, unknown> | undefined) => {
-    switch (fields?.event) {
+/** The lease metrics, derived from run()'s typed term events. */
+export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void {
+  return (event) => {
+    const { lease, owner } = event
+    switch (event.type) {
       case 'elected':
         metrics.termsStarted.inc({ lease })
         metrics.leaseHeld.set({ lease, owner }, 1)
@@ -69,7 +86,7 @@ function leaseLog(log: Logger, metrics: WorkerMetrics, lease: string, owner: str
       case 'lost':
         metrics.stepDowns.inc({ lease, reason: 'lost' })
         break
-      case 'stepping-down':
+      case 'stepped-down':
         metrics.stepDowns.inc({ lease, reason: 'deadline' })
         break
       case 'released':
@@ -79,20 +96,18 @@ function leaseLog(log: Logger, metrics: WorkerMetrics, lease: string, owner: str
         break
     }
   }
-  // The logger is already bound to the lease and owner; repeating them would print each field twice.
+}
+
+/** Adapts lease.run's log to pino; the logger is already bound to the lease and owner. */
+export function leaseLog(log: Logger): LeaseLog {
+  // Repeating the lease and owner would print each field twice.
   const rest = (fields: Record<string, unknown> | undefined) => {
     const { lease: _lease, owner: _owner, ...others } = fields ?? {}
     return others
   }
   return {
-    info: (msg, fields) => {
-      observe(fields)
-      log.info(rest(fields), msg)
-    },
-    warn: (msg, fields) => {
-      observe(fields)
-      log.warn(rest(fields), msg)
-    },
+    info: (msg, fields) => log.info(rest(fields), msg),
+    warn: (msg, fields) => log.warn(rest(fields), msg),
   }
 }
 
@@ -102,62 +117,20 @@ async function serveTerm(
   term: AbortSignal,
   info: TermInfo,
 ): Promise<void> {
-  const { net, metrics, clock, forge } = options
-  const name = net.net.name
-  const pass = net.net.term(options.resources, {
-    options: net.options,
-    log: log as unknown as NetLogger,
-    signal: term,
-    stepDownAt: info.stepDownAt,
-  })
-  let passNumber = 0
-  let inFlight: Promise<void> | undefined
-
-  const tick = () => {
-    if (term.aborted) return
-    if (inFlight) {
-      metrics.skippedTicks.inc({ net: name, reason: 'overlap' })
-      log.debug({ pass: passNumber }, 'tick skipped: the previous pass is still running')
-      return
-    }
-    if (!info.live()) {
-      metrics.skippedTicks.inc({ net: name, reason: 'deadline' })
-      return
-    }
-    passNumber++
-    const number = passNumber
-    const passLog = log.child({ pass: number })
-    const startedAt = clock.now()
-    const timer = metrics.passDuration.startTimer({ net: name })
-    passLog.debug({}, 'pass started')
-    inFlight = withLane(name, () =>
-      pass({
-        signal: term,
-        log: passLog as unknown as NetLogger,
-        forge,
-        pass: number,
-        startedAt,
-        now: () => clock.now(),
-      }),
-    )
-      .then(
-        () => passLog.debug({ ms: Math.round(timer() * 1000) }, 'pass finished'),
-        (error: unknown) => {
-          timer()
-          metrics.passErrors.inc({ net: name })
-          passLog.error({ err: error }, 'pass failed')
-        },
-      )
-      .finally(() => {
-        inFlight = undefined
-      })
-  }
-
-  const task = cron.createTask(net.schedule, tick, {
-    name: `${name}-${options.owner}`,
-    logger: cronLogger(log),
-  })
+  const { net } = options
+  const termLog = log.child({ fence: info.fence })
+  const serve = slotServer(options, termLog, term, info)
+  const task = cron.createTask(
+    net.schedule,
+    (context: TaskContext) => serve(slotAtOrBefore(net.schedule, context.date)),
+    {
+      name: `${net.net.name}-${options.owner}`,
+      timezone: SCHEDULE_TIME_ZONE,
+      logger: cronLogger(log),
+    },
+  )
   await task.start()
+  if (net.catchUp === 'latest') serve.now(slotAtOrBefore(net.schedule, options.clock.now()))
   try {
     await new Promise<void>((resolve) => {
       if (term.aborted) return resolve()
@@ -165,7 +138,89 @@ async function serveTerm(
     })
   } finally {
     await task.destroy()
-    await inFlight
+    await serve.settled()
+  }
+}
+
+interface SlotServer {
+  (slot: Date): void
+  /** The same, for the term's first pass (no tick behind it). */
+  now(slot: Date): void
+  /** Resolves once the pass in flight (if any) has settled and been recorded. */
+  settled(): Promise<void>
+}
+
+/** The term's pass loop: one pass at a time, each for a slot it claimed; counts what it skipped. */
+function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
+  const { net, metrics } = options
+  const name = net.net.name
+  const pass = net.net.term(options.resources, {
+    options: net.options,
+    log,
+    signal: term,
+    stepDownAt: info.stepDownAt,
+  })
+  let passNumber = 0
+  let inFlight: Promise<void> | undefined
+  const serve = (slot: Date) => {
+    if (term.aborted) return
+    if (inFlight) {
+      metrics.skippedTicks.inc({ net: name, reason: 'overlap' })
+      log.debug(
+        { pass: passNumber, slot: slot.toISOString() },
+        'tick skipped: the previous pass is still running',
+      )
+      return
+    }
+    if (!info.live()) {
+      metrics.skippedTicks.inc({ net: name, reason: 'deadline' })
+      return
+    }
+    inFlight = runSlotPass({
+      net: name,
+      slot,
+      owner: options.owner,
+      fence: info.fence,
+      pass,
+      nextNumber: () => ++passNumber,
+      term,
+      live: info.live,
+      claimBoundMs: net.pacing.ttlMs / 3,
+      ledger: options.ledger,
+      keepRuns: options.runHistory,
+      forge: options.forge,
+      meter: options.meter,
+      metrics,
+      clock: options.clock,
+      log,
+    })
+      .then((result) => countSkip(result, metrics, name, slot, log))
+      .finally(() => {
+        inFlight = undefined
+      })
+  }
+  return Object.assign(serve, { now: serve, settled: async () => void (await inFlight) })
+}
+
+function countSkip(
+  result: SlotPassResult,
+  metrics: WorkerMetrics,
+  net: string,
+  slot: Date,
+  log: Logger,
+): void {
+  if (result.kind === 'slot-taken') {
+    metrics.skippedTicks.inc({ net, reason: 'slot-taken' })
+    log.debug(
+      { slot: slot.toISOString() },
+      'slot skipped: the ledger says it already ran (or runs) elsewhere',
+    )
+  } else if (result.kind === 'claim-failed') {
+    metrics.skippedTicks.inc({ net, reason: 'claim-failed' })
+    log.warn(
+      { slot: slot.toISOString(), err: result.error },
+      'slot skipped: the run ledger did not answer the claim (fail-closed)',
+    )
   }
 }
 

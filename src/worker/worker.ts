@@ -25,8 +25,11 @@ import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { connectMongo, type MongoConnection } from './mongo-connection.js'
+import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
+import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
+import type { RunLedger } from '../runs/run-ledger.js'
 import { createWorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {
@@ -87,6 +90,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let forge: Forge | undefined
   let campaigns: Promise<void>[] = []
   let store: LeaseStore | undefined
+  let runLedger: RunLedger | undefined
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
 
@@ -100,6 +104,7 @@ export function createWorker(options: WorkerOptions): Worker {
     store: () => store,
     mongo: () => mongo,
     meter: () => forge?.meter,
+    ledger: () => runLedger,
   })
 
   const ready = async () => {
@@ -145,6 +150,8 @@ export function createWorker(options: WorkerOptions): Worker {
     })
     status.start()
 
+    const ledger = openRunLedger(mongo?.db, mongo?.connected, log)
+    runLedger = ledger
     const resources = new Map<string, unknown>()
     const enabled = config.nets.filter((n) => n.enabled)
     for (const n of config.nets) if (!n.enabled) log.info({ net: n.net.name }, 'net disabled')
@@ -187,6 +194,10 @@ export function createWorker(options: WorkerOptions): Worker {
       )
       await runNetCampaign({
         store: store!,
+        // Unelected (bench) replicas each keep their own ledger: they model the world before ADR-117.
+        ledger: options.unelected ? new MemoryRunLedger() : ledger,
+        runHistory: config.runHistory,
+        meter: forge!.meter,
         owner,
         net: n,
         resources: resources.get(n.net.name),

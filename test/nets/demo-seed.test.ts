@@ -62,6 +62,8 @@ describe('demo seed', () => {
           log: log.log,
           forge: h!.forge.octokit,
           pass: n,
+          fence: 1,
+          slot: at,
           startedAt: at,
           now: () => at,
         }),

@@ -269,6 +269,8 @@ describe('board issue sync', () => {
         log: log.log,
         forge: h.forge.octokit,
         pass: 1,
+        fence: 1,
+        slot: at,
         startedAt: at,
         now: clock,
       } satisfies PassContext),

@@ -129,6 +129,8 @@ describe('the merge-gate sweeper net', () => {
           log: log.log,
           forge: h.forge.octokit,
           pass: n,
+          fence: 1,
+          slot: at,
           startedAt: at,
           now: () => at,
         } satisfies PassContext),

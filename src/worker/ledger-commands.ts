@@ -1,0 +1,221 @@
+/**
+ * The CLI commands that read or write the run ledger: `once <net>` (one term, one pass, one slot),
+ * `status` (leases and each net's last run) and `history <net>`. Each returns its exit code; none throws
+ * for an expected outcome (a held lease, a taken slot).
+ */
+import { createForge } from '../forge/github-app.js'
+import { systemClock } from '../lease/clock.js'
+import { MemoryStore } from '../lease/memory-store.js'
+import { MongoStore } from '../lease/mongo-store.js'
+import type { RunRecord } from '../runs/run-ledger.js'
+import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
+import type { NetConfig, WorkerConfig } from './config.js'
+import { DEMO_SANDBOX_DATA } from './demo.js'
+import { EXIT } from './exit-codes.js'
+import { historyJson, historyLines, statusLines } from './ledger-views.js'
+import { createLogger, type Logger } from './logger.js'
+import { connectMongo, type MongoConnection } from './mongo-connection.js'
+import { describeOnce, type OnceResult, parseSlotOption, runOnce } from './once.js'
+import { openRunLedger } from './open-run-ledger.js'
+import { ownerId } from './owner-id.js'
+
+export interface CommandIo {
+  out: (line: string) => void
+  err: (line: string) => void
+}
+
+/** The parsed command-line options these commands read. */
+export interface LedgerCommandOptions {
+  slot?: string | boolean | undefined
+  json?: string | boolean | undefined
+  limit?: string | boolean | undefined
+}
+
+const QUERY_BOUND_MS = 10_000
+const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
+  ran: EXIT.ok,
+  'slot-taken': EXIT.ok,
+  held: EXIT.ok,
+  failed: EXIT.failure,
+  aborted: EXIT.interrupted,
+}
+
+function findNet(
+  command: string,
+  name: string | undefined,
+  config: WorkerConfig,
+  io: CommandIo,
+): NetConfig | undefined {
+  const net = config.nets.find((n) => n.net.name === name)
+  if (!net)
+    io.err(
+      `leasecron ${command}: expected one of ${config.nets.map((n) => n.net.name).join(', ')}; got ${name ?? 'nothing'}`,
+    )
+  return net
+}
+
+/** `leasecron once <net> [--slot X] [--json]`: see once.ts. SIGTERM/SIGINT abort the pass. */
+export async function onceCommand(
+  name: string | undefined,
+  options: LedgerCommandOptions,
+  config: WorkerConfig,
+  io: CommandIo,
+): Promise<number> {
+  const net = findNet('once', name, config, io)
+  if (!net) return EXIT.usage
+  const slot = parseSlotOption(
+    typeof options.slot === 'string' ? options.slot : undefined,
+    net.schedule,
+    new Date(),
+  )
+  if (!slot.ok) {
+    io.err(`leasecron once: ${slot.expected}`)
+    return EXIT.usage
+  }
+  const owner = ownerId(config.workerId)
+  const log = createLogger({ level: config.logLevel }).child({
+    owner,
+    net: net.net.name,
+    lease: net.net.lease,
+  })
+  const interrupt = new AbortController()
+  const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: once stopping`))
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  const world = await openOnceWorld(config, log)
+  try {
+    const result = await runOnce({
+      net,
+      slot: slot.slot,
+      owner,
+      store: world.connection ? new MongoStore(world.connection.db) : new MemoryStore(),
+      ledger: openRunLedger(world.connection?.db, world.connection?.connected, log),
+      runHistory: config.runHistory,
+      pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
+      forge: world.forge.octokit,
+      meter: world.forge.meter,
+      log,
+      clock: systemClock,
+      signal: interrupt.signal,
+    })
+    io.out(options.json ? JSON.stringify(result) : describeOnce(result))
+    return ONCE_EXIT[result.outcome]
+  } finally {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+    await world.close()
+  }
+}
+
+async function openOnceWorld(config: WorkerConfig, log: Logger) {
+  const stop = new AbortController()
+  const connection = config.mongo
+    ? connectMongo(config.mongo.uri, config.mongo.db, log, stop.signal)
+    : undefined
+  const sandbox =
+    config.forge.kind === 'sandbox'
+      ? await startSandboxForge({ generate: { ...DEMO_SANDBOX_DATA } })
+      : undefined
+  const forge = createForge({
+    config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
+    logger: log.child({ component: 'forge' }),
+  })
+  const close = async () => {
+    stop.abort()
+    await forge.close()
+    await sandbox?.close()
+    await connection?.close().catch(() => undefined)
+  }
+  return { connection, forge, close }
+}
+
+async function buildPass(
+  net: NetConfig,
+  config: WorkerConfig,
+  connection: MongoConnection | undefined,
+  log: Logger,
+  term: AbortSignal,
+  stepDownAt: () => number,
+) {
+  if (connection) await connection.connected
+  const resources = await net.net.setup({
+    options: net.options,
+    db: connection?.db,
+    log,
+    publicUrl: config.publicUrl,
+    now: () => new Date(),
+  })
+  return net.net.term(resources, { options: net.options, log, signal: term, stepDownAt })
+}
+
+/** Opens the configured database for a read-only command, or says there is nothing to read. */
+async function withDatabase(
+  command: string,
+  config: WorkerConfig,
+  io: CommandIo,
+  read: (connection: MongoConnection, signal: AbortSignal) => Promise<void>,
+): Promise<number> {
+  if (!config.mongo) {
+    io.out(
+      'no MONGO_URI: leases and runs live inside each worker process (single-process mode); nothing to list',
+    )
+    return EXIT.ok
+  }
+  const stop = new AbortController()
+  const connection = connectMongo(
+    config.mongo.uri,
+    config.mongo.db,
+    createLogger({ level: 'silent' }),
+    stop.signal,
+  )
+  try {
+    await read(connection, AbortSignal.timeout(QUERY_BOUND_MS))
+    return EXIT.ok
+  } catch (error) {
+    io.err(`leasecron ${command}: the store did not answer: ${(error as Error).message}`)
+    return EXIT.failure
+  } finally {
+    stop.abort()
+    await connection.close().catch(() => undefined)
+  }
+}
+
+/** `leasecron status`: each lease's holder, fence, expiry, and its net's last run. */
+export function statusCommand(config: WorkerConfig, io: CommandIo): Promise<number> {
+  return withDatabase('status', config, io, async (connection, signal) => {
+    const leases = await new MongoStore(connection.db).list({ signal })
+    const ledger = openRunLedger(connection.db, undefined, createLogger({ level: 'silent' }))
+    const lastRuns = new Map<string, RunRecord>()
+    for (const n of config.nets) {
+      const [last] = await ledger.history(n.net.name, 1, { signal })
+      if (last) lastRuns.set(n.net.lease, last)
+    }
+    for (const line of statusLines(leases, lastRuns, new Date())) io.out(line)
+  })
+}
+
+/** `leasecron history <net> [--limit N] [--json]`. */
+export async function historyCommand(
+  name: string | undefined,
+  options: LedgerCommandOptions,
+  config: WorkerConfig,
+  io: CommandIo,
+): Promise<number> {
+  const net = findNet('history', name, config, io)
+  if (!net) return EXIT.usage
+  const limitText = typeof options.limit === 'string' ? options.limit.trim() : '20'
+  const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN
+  if (!(limit >= 1 && limit <= 1000)) {
+    io.err(
+      `leasecron history: --limit: expected a whole number from 1 to 1000; got ${JSON.stringify(limitText)}`,
+    )
+    return EXIT.usage
+  }
+  return withDatabase('history', config, io, async (connection, signal) => {
+    const ledger = openRunLedger(connection.db, undefined, createLogger({ level: 'silent' }))
+    const runs = await ledger.history(net.net.name, limit, { signal })
+    if (options.json) io.out(JSON.stringify(runs.map(historyJson)))
+    else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
+    else for (const line of historyLines(runs)) io.out(line)
+  })
+}

@@ -1,0 +1,95 @@
+/**
+ * What `leasecron status` and `leasecron history` print: leases with their holder, fence, expiry and the
+ * net's last run; a net's last runs from the ledger. Pure formatting — the commands fetch, these render.
+ */
+import type { LeaseRecord } from '../lease/store.js'
+import type { RunRecord } from '../runs/run-ledger.js'
+
+/** One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s). */
+export function statusLines(
+  leases: readonly LeaseRecord[],
+  lastRuns: ReadonlyMap<string, RunRecord>,
+  now: Date,
+): string[] {
+  if (leases.length === 0) return ['no leases held']
+  return leases.map((r) => {
+    const fence = (r as { fence?: number }).fence
+    const holder = r.owner ? r.owner : '(free)'
+    const left = r.expiresAt ? r.expiresAt.getTime() - now.getTime() : Number.NaN
+    const expiry =
+      !r.owner || Number.isNaN(left)
+        ? ''
+        : left > 0
+          ? `expires in ${seconds(left)}`
+          : `expired ${seconds(-left)} ago`
+    const last = lastRuns.get(r.name)
+    return [
+      r.name.padEnd(28),
+      holder.padEnd(40),
+      `fence ${fence ?? '-'}`.padEnd(12),
+      expiry.padEnd(22),
+      last ? `last run ${runSummary(last)}` : 'no run recorded',
+    ].join(' ')
+  })
+}
+
+/** `slot by owner: outcome in duration`. */
+function runSummary(run: RunRecord): string {
+  return `${run.slot.toISOString()} by ${run.owner}: ${run.outcome ?? 'running'}${run.finishedAt ? ` in ${duration(run)}` : ''}`
+}
+
+/** A table of runs, newest first: slot, owner, fence, started, duration, outcome, requests. */
+export function historyLines(runs: readonly RunRecord[]): string[] {
+  const header = [
+    'slot'.padEnd(24),
+    'owner'.padEnd(40),
+    'fence'.padEnd(6),
+    'started'.padEnd(24),
+    'duration'.padEnd(10),
+    'outcome'.padEnd(8),
+    'requests',
+  ]
+  const rows = runs.map((r) =>
+    [
+      r.slot.toISOString().padEnd(24),
+      r.owner.padEnd(40),
+      String(r.fence).padEnd(6),
+      r.startedAt.toISOString().padEnd(24),
+      (r.finishedAt ? duration(r) : '-').padEnd(10),
+      (r.outcome ?? 'running').padEnd(8),
+      requestCount(r),
+    ].join(' '),
+  )
+  return [header.join(' '), ...rows]
+}
+
+/** The JSON shape of one run for `history --json`: instants as ISO strings, duration in ms. */
+export function historyJson(run: RunRecord): Record<string, unknown> {
+  return {
+    net: run.net,
+    slot: run.slot.toISOString(),
+    owner: run.owner,
+    fence: run.fence,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    durationMs: run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
+    outcome: run.outcome ?? null,
+    error: run.error ?? null,
+    requests: run.requests ?? null,
+  }
+}
+
+function requestCount(run: RunRecord): string {
+  if (!run.requests) return '-'
+  return Object.entries(run.requests)
+    .map(([lane, n]) => `${lane}=${n}`)
+    .join(', ')
+}
+
+function duration(run: RunRecord): string {
+  return seconds((run.finishedAt?.getTime() ?? run.startedAt.getTime()) - run.startedAt.getTime())
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}

@@ -1,0 +1,222 @@
+/**
+ * `leasecron once <net>`: one term, one pass, one slot — for serverless triggers and cron jobs, which
+ * deliver at least once.
+ *
+ * It goes through lease.run like the worker does (the attempt bounded by ttl/3, the release after an
+ * unanswered attempt, renewals and the step-down deadline while the pass runs, the release at the end),
+ * with two differences: the campaign gives up after its first attempt (a held lease is an answer, `held`,
+ * not a reason to wait), and the work is exactly one pass for one slot, claimed in the run ledger like
+ * every pass of the worker — so five triggers of one slot run it once. The caller's signal (SIGTERM,
+ * SIGINT) aborts the pass, which is recorded `aborted`, and the lease is released before it resolves.
+ *
+ * Not a scheduler: which slot to run is the caller's (`--slot`), normalized to the schedule.
+ */
+import type { ForgeOctokit } from '../forge/github-app.js'
+import type { ForgeMeter } from '../forge/meter.js'
+import type { Clock } from '../lease/clock.js'
+import { run } from '../lease/run.js'
+import type { LeaseStore } from '../lease/store.js'
+import type { Pass } from '../nets/net.js'
+import type { RunLedger } from '../runs/run-ledger.js'
+import type { NetConfig } from './config.js'
+import type { Logger } from './logger.js'
+import { slotAtOrBefore } from './schedule.js'
+import { leaseLog } from './scheduler.js'
+import { runSlotPass, type SlotPassResult } from './slot-pass.js'
+
+/** What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger). */
+export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'failed' | 'aborted'
+
+/** The one object `once --json` prints. */
+export interface OnceResult {
+  net: string
+  slot: string
+  outcome: OnceOutcome
+  owner: string
+  /** The term's fence, when a term began. */
+  fence?: number
+  /** Who holds the lease, for `held` (when the store said). */
+  holder?: string
+  /** Why, for `failed`. */
+  error?: string
+}
+
+export interface OnceSpec {
+  net: NetConfig
+  slot: Date
+  owner: string
+  store: LeaseStore
+  ledger: RunLedger
+  runHistory: number
+  /** Builds the net's pass for the term; called only once the slot is claimed (it may open stores). */
+  pass(term: AbortSignal, stepDownAt: () => number): Promise<Pass>
+  forge: ForgeOctokit
+  meter?: ForgeMeter | undefined
+  log: Logger
+  clock: Clock
+  /** SIGTERM/SIGINT: aborts the pass, which is then recorded `aborted`; the lease is released. */
+  signal: AbortSignal
+}
+
+/** `--slot` as given: `auto` (or absent) is now; anything else must be an ISO 8601 instant with a zone. */
+export function parseSlotOption(
+  value: string | undefined,
+  schedule: string,
+  now: Date,
+): { ok: true; slot: Date } | { ok: false; expected: string } {
+  const text = (value ?? 'auto').trim()
+  if (text === 'auto') return { ok: true, slot: slotAtOrBefore(schedule, now) }
+  const instant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)
+    ? new Date(text)
+    : undefined
+  if (!instant || !Number.isFinite(instant.getTime())) {
+    return {
+      ok: false,
+      expected: `--slot: expected an ISO 8601 instant with a time zone (e.g. 2026-09-30T15:05:00Z) or "auto"; got ${JSON.stringify(text)}`,
+    }
+  }
+  return { ok: true, slot: slotAtOrBefore(schedule, instant) }
+}
+
+/** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
+export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
+  const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner }
+  const campaign = new AbortController()
+  const stop = () => campaign.abort(spec.signal.reason)
+  spec.signal.addEventListener('abort', stop, { once: true })
+  if (spec.signal.aborted) stop()
+  const attempt = firstAttemptOnly(spec.store, campaign)
+  let fence: number | undefined
+  let result: SlotPassResult | undefined
+  try {
+    await run(
+      attempt.store,
+      {
+        name: spec.net.net.lease,
+        owner: spec.owner,
+        ttlMs: spec.net.pacing.ttlMs,
+        retryMs: spec.net.pacing.retryMs,
+        signal: campaign.signal,
+        clock: spec.clock,
+        log: leaseLog(spec.log),
+      },
+      async (term, info) => {
+        fence = info.fence
+        result = await runSlotPass(oncePass(spec, term, info.live, info.stepDownAt, info.fence))
+        campaign.abort()
+      },
+    )
+  } finally {
+    spec.signal.removeEventListener('abort', stop)
+  }
+  const withFence = fence === undefined ? base : { ...base, fence }
+  if (attempt.refused()) return { ...base, outcome: 'held', ...(await holderOf(spec)) }
+  if (attempt.error() !== undefined) return { ...base, outcome: 'failed', error: message(attempt.error()) }
+  return { ...withFence, ...describeResult(result, spec.signal) }
+}
+
+function oncePass(
+  spec: OnceSpec,
+  term: AbortSignal,
+  live: () => boolean,
+  stepDownAt: () => number,
+  fence: number,
+) {
+  // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
+  const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
+  return {
+    net: spec.net.net.name,
+    slot: spec.slot,
+    owner: spec.owner,
+    fence,
+    pass,
+    nextNumber: () => 1,
+    term,
+    live,
+    claimBoundMs: spec.net.pacing.ttlMs / 3,
+    ledger: spec.ledger,
+    keepRuns: spec.runHistory,
+    forge: spec.forge,
+    meter: spec.meter,
+    clock: spec.clock,
+    log: spec.log,
+  }
+}
+
+function describeResult(
+  result: SlotPassResult | undefined,
+  signal: AbortSignal,
+): Pick<OnceResult, 'outcome' | 'error'> {
+  if (!result) {
+    if (signal.aborted) return { outcome: 'aborted' }
+    return {
+      outcome: 'failed',
+      error: 'the term ended before its pass could start (a grant that arrived too late)',
+    }
+  }
+  if (result.kind === 'slot-taken') return { outcome: 'slot-taken' }
+  if (result.kind === 'claim-failed') return { outcome: 'failed', error: message(result.error) }
+  if (result.outcome === 'ok') return { outcome: 'ran' }
+  if (result.outcome === 'aborted') return { outcome: 'aborted' }
+  return { outcome: 'failed', error: message(result.error) }
+}
+
+/**
+ * The store as run() sees it for `once`: the first acquire's refusal or failure ends the campaign (run()
+ * still releases after an unanswered attempt, so a grant that landed without its answer is given up).
+ */
+function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
+  let refused = false
+  let error: unknown
+  const wrapped: LeaseStore = {
+    acquire: async (...args: Parameters<LeaseStore['acquire']>) => {
+      try {
+        const grant = await store.acquire(...args)
+        if (grant === false) {
+          refused = true
+          campaign.abort()
+        }
+        return grant
+      } catch (failure) {
+        error = failure
+        campaign.abort()
+        throw failure
+      }
+    },
+    renew: (...args: Parameters<LeaseStore['renew']>) => store.renew(...args),
+    release: (...args: Parameters<LeaseStore['release']>) => store.release(...args),
+    list: (...args: Parameters<LeaseStore['list']>) => store.list(...args),
+  }
+  return { store: wrapped, refused: () => refused, error: () => error }
+}
+
+async function holderOf(spec: OnceSpec): Promise<{ holder?: string }> {
+  try {
+    const signal = AbortSignal.timeout(Math.max(1_000, spec.net.pacing.ttlMs / 3))
+    const record = (await spec.store.list({ signal })).find((r) => r.name === spec.net.net.lease)
+    return record?.owner ? { holder: record.owner } : {}
+  } catch {
+    return {}
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+}
+
+/** One readable line of a result (`once` without --json). */
+export function describeOnce(result: OnceResult): string {
+  const fence = result.fence === undefined ? '' : ` (fence ${result.fence})`
+  switch (result.outcome) {
+    case 'ran':
+      return `${result.net}: ran slot ${result.slot} as ${result.owner}${fence}`
+    case 'slot-taken':
+      return `${result.net}: slot ${result.slot} already ran (or runs) elsewhere; nothing to do`
+    case 'held':
+      return `${result.net}: lease held by ${result.holder ?? 'another owner'}; slot ${result.slot} not run here`
+    case 'aborted':
+      return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
+    default:
+      return `${result.net}: slot ${result.slot} failed${fence}: ${result.error ?? 'unknown error'}`
+  }
+}

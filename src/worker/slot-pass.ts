@@ -1,0 +1,171 @@
+/**
+ * One pass for one slot: claim the slot in the run ledger, run the pass in the net's forge lane, record
+ * how it ended. The scheduler (every tick of a term) and `leasecron once` both go through it, so "one
+ * pass per slot" holds the same way for both.
+ *
+ * Fail-closed: a claim the ledger could not answer runs nothing. A claim won by a term that is no longer
+ * live (it ended while the claim was in flight) is recorded `aborted` without running: a successor would
+ * find the slot claimed, which is the price of never running it twice.
+ *
+ * Not the scheduler: it does not decide when, or whether a previous pass is still running.
+ */
+import type { ForgeOctokit } from '../forge/github-app.js'
+import { withLane } from '../forge/lane.js'
+import type { ForgeMeter } from '../forge/meter.js'
+import type { Clock } from '../lease/clock.js'
+import type { Pass } from '../nets/net.js'
+import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
+import type { Logger } from './logger.js'
+import type { WorkerMetrics } from './metrics.js'
+
+/** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
+const PRUNE_EVERY_PASSES = 50
+/** A finish or prune gets this long; it runs after the term may have ended, so the term cannot bound it. */
+const RECORD_BOUND_MS = 5_000
+
+export interface SlotPassSpec {
+  net: string
+  slot: Date
+  owner: string
+  fence: number
+  pass: Pass
+  /** Called once the claim is won: the pass's number within its term. */
+  nextNumber(): number
+  /** The term's signal: aborts the claim in flight and the pass. */
+  term: AbortSignal
+  /** Whether the term is still live right now (checked after the claim, before the pass starts). */
+  live(): boolean
+  /** Bound of the claim call (the term's renewal cadence, ttl/3). */
+  claimBoundMs: number
+  ledger: RunLedger
+  /** Runs kept per net; the holder prunes to it. */
+  keepRuns: number
+  forge: ForgeOctokit
+  /** Counts the pass's forge requests in its lane, when present. */
+  meter?: ForgeMeter | undefined
+  metrics?: WorkerMetrics | undefined
+  clock: Clock
+  /** Bound to the net (and owner); the pass's lines add pass, fence and slot. */
+  log: Logger
+}
+
+export type SlotPassResult =
+  | { kind: 'slot-taken' }
+  | { kind: 'claim-failed'; error: unknown }
+  | { kind: 'ran'; outcome: RunOutcome; error?: unknown }
+
+/** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
+export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
+  const startedAt = spec.clock.now()
+  const claimed = await claimSlot(spec, startedAt)
+  if (claimed !== true) return claimed
+  const number = spec.nextNumber()
+  const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString() })
+  if (!spec.live()) {
+    log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
+    await recordEnd(spec, log, { outcome: 'aborted', requests: 0 })
+    return { kind: 'ran', outcome: 'aborted' }
+  }
+  log.info({ net: spec.net, owner: spec.owner }, 'pass started')
+  const before = laneRequests(spec.meter, spec.net)
+  const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
+  const ended = await runInLane(spec, number, startedAt, log)
+  const ms = Math.round((timer?.() ?? 0) * 1000)
+  const requests = laneRequests(spec.meter, spec.net) - before
+  if (ended.outcome === 'failed') spec.metrics?.passErrors.inc({ net: spec.net })
+  logEnd(log, ended, ms, requests)
+  await recordEnd(spec, log, { ...ended, requests })
+  if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
+  return { kind: 'ran', ...ended }
+}
+
+async function claimSlot(spec: SlotPassSpec, startedAt: Date): Promise<true | SlotPassResult> {
+  const signal = AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.claimBoundMs))])
+  try {
+    const { net, slot, owner, fence } = spec
+    const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt }, { signal })
+    return won ? true : { kind: 'slot-taken' }
+  } catch (error) {
+    return { kind: 'claim-failed', error }
+  }
+}
+
+async function runInLane(
+  spec: SlotPassSpec,
+  number: number,
+  startedAt: Date,
+  log: Logger,
+): Promise<{ outcome: RunOutcome; error?: unknown }> {
+  try {
+    await withLane(spec.net, () =>
+      spec.pass({
+        signal: spec.term,
+        log,
+        forge: spec.forge,
+        pass: number,
+        fence: spec.fence,
+        slot: spec.slot,
+        startedAt,
+        now: () => spec.clock.now(),
+      }),
+    )
+    return { outcome: spec.term.aborted ? 'aborted' : 'ok' }
+  } catch (error) {
+    return { outcome: spec.term.aborted ? 'aborted' : 'failed', error }
+  }
+}
+
+function logEnd(
+  log: Logger,
+  ended: { outcome: RunOutcome; error?: unknown },
+  ms: number,
+  requests: number,
+): void {
+  if (ended.outcome === 'failed') log.error({ err: ended.error, ms, requests }, 'pass failed')
+  else if (ended.outcome === 'aborted')
+    log.info({ ms, requests, err: ended.error }, 'pass aborted: its term ended')
+  else log.debug({ ms, requests }, 'pass finished')
+}
+
+async function recordEnd(
+  spec: SlotPassSpec,
+  log: Logger,
+  ended: { outcome: RunOutcome; error?: unknown; requests: number },
+): Promise<void> {
+  const finish = {
+    finishedAt: spec.clock.now(),
+    outcome: ended.outcome,
+    ...(ended.error === undefined ? {} : { error: errorMessage(ended.error) }),
+    ...(spec.meter ? { requests: { [spec.net]: ended.requests } } : {}),
+  }
+  try {
+    const signal = AbortSignal.timeout(RECORD_BOUND_MS)
+    const recorded = await spec.ledger.finish(spec.net, spec.slot, spec.owner, spec.fence, finish, { signal })
+    if (!recorded)
+      log.warn({}, 'the ledger no longer holds this pass’s claim (pruned?): its outcome is not recorded')
+  } catch (error) {
+    log.warn({ err: error }, 'could not record the pass’s outcome in the ledger')
+  }
+}
+
+async function prune(spec: SlotPassSpec, log: Logger): Promise<void> {
+  try {
+    const signal = AbortSignal.timeout(RECORD_BOUND_MS)
+    const deleted = await spec.ledger.prune(spec.net, spec.keepRuns, { signal })
+    if (deleted > 0) log.debug({ deleted, kept: spec.keepRuns }, 'pruned the run ledger')
+  } catch (error) {
+    log.warn({ err: error }, 'could not prune the run ledger; the next prune retries')
+  }
+}
+
+/** Attempts the meter counted in `lane` so far (every host, API and status). */
+function laneRequests(meter: ForgeMeter | undefined, lane: string): number {
+  if (!meter) return 0
+  let count = 0
+  for (const total of meter.totals()) if (total.lane === lane) count += total.count
+  return count
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+}
