@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url'
 import { type Db, MongoClient } from 'mongodb'
 import { MemoryStore } from '../src/lease/memory-store.js'
 import { type LeaseDocument, MongoStore } from '../src/lease/mongo-store.js'
-import { LeaseLostError, type LeaseStore } from '../src/lease/store.js'
+import { type LeaseGrant, LeaseLostError, type LeaseStore } from '../src/lease/store.js'
 import { startTestMongo } from '../test/support/mongo-server.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -96,42 +96,61 @@ function expect(ok: boolean, what: string): void {
   if (!ok) throw new Error(`bench: unexpected answer: ${what}`)
 }
 
+/** Drops a lease's document (untimed), so the collection keeps its size: a released lease keeps one. */
+type Forget = (name: string) => Promise<void>
+const keep: Forget = async () => {}
+
+function granted(grant: LeaseGrant | false, what: string): LeaseGrant {
+  if (!grant) throw new Error(`bench: unexpected answer: ${what}`)
+  return grant
+}
+
 /** Acquire: even iterations take a fresh lease, odd ones have its holder re-acquire it (then release it, untimed). */
-function acquireWorkload(store: LeaseStore): Workload {
+function acquireWorkload(store: LeaseStore, forget: Forget): Workload {
   const name = (k: number) => `bench-acq-${k - (k % 2)}`
+  let grant: LeaseGrant | undefined
   return {
     label: 'acquire',
     call: async (k) => {
-      expect(await store.acquire(name(k), OWNER, at(k), TTL_MS), `acquire of ${name(k)} refused`)
+      grant = granted(await store.acquire(name(k), OWNER, at(k), TTL_MS), `acquire of ${name(k)} refused`)
       return k % 2 === 0 ? 'fresh lease' : 'holder re-acquires'
     },
     cleanup: async (k) => {
-      if (k % 2 === 1) await store.release(name(k), OWNER)
+      if (k % 2 === 0 || !grant) return
+      await store.release(grant)
+      await forget(name(k))
     },
   }
 }
 
 function renewWorkload(store: LeaseStore): Workload {
   const name = 'bench-renew'
+  let grant: LeaseGrant | undefined
   return {
     label: 'renew',
-    setup: async () => expect(await store.acquire(name, OWNER, at(0), TTL_MS), 'renew setup'),
+    setup: async () => {
+      grant = granted(await store.acquire(name, OWNER, at(0), TTL_MS), 'renew setup')
+    },
     call: async (k) => {
-      expect(await store.renew(name, OWNER, at(k), TTL_MS), `renew of ${name} refused`)
+      expect(await store.renew(grant!, at(k), TTL_MS), `renew of ${name} refused`)
       return undefined
     },
   }
 }
 
-function releaseWorkload(store: LeaseStore): Workload {
+function releaseWorkload(store: LeaseStore, forget: Forget): Workload {
   const name = (k: number) => `bench-rel-${k}`
+  let grant: LeaseGrant | undefined
   return {
     label: 'release',
-    prepare: async (k) => expect(await store.acquire(name(k), OWNER, at(k), TTL_MS), 'release setup'),
-    call: async (k) => {
-      await store.release(name(k), OWNER)
+    prepare: async (k) => {
+      grant = granted(await store.acquire(name(k), OWNER, at(k), TTL_MS), 'release setup')
+    },
+    call: async () => {
+      await store.release(grant!)
       return undefined
     },
+    cleanup: (k) => forget(name(k)),
   }
 }
 
@@ -140,13 +159,13 @@ function otherPathWorkloads(store: LeaseStore): Workload[] {
   const held = 'bench-held'
   const setup = async () => {
     if ((await store.list()).some((lease) => lease.name === held)) return
-    expect(await store.acquire(held, OTHER_OWNER, at(0), LONG_TTL_MS), 'held-by-another setup')
+    expect(!!(await store.acquire(held, OTHER_OWNER, at(0), LONG_TTL_MS)), 'held-by-another setup')
   }
   return [
     {
       label: 'release, lease absent',
       call: async (k) => {
-        await store.release(`bench-absent-${k}`, OWNER)
+        await store.release({ name: `bench-absent-${k}`, owner: OWNER, token: 'no-such-term' })
         return undefined
       },
     },
@@ -154,7 +173,7 @@ function otherPathWorkloads(store: LeaseStore): Workload[] {
       label: 'release, held by another',
       setup,
       call: async () => {
-        const lost = await store.release(held, OWNER).then(
+        const lost = await store.release({ name: held, owner: OWNER, token: 'an-earlier-term' }).then(
           () => false,
           (error: unknown) => {
             if (error instanceof LeaseLostError) return true
@@ -257,6 +276,8 @@ async function mongoWorkloads(
       Array.from({ length: background }, (_, i) => ({
         _id: `job-${i}`,
         owner: `replica-${i % 3}`,
+        token: `term-${i}`,
+        fence: 1,
         expiresAt: new Date(T0_MS + LONG_TTL_MS),
         renewedAt: at(0),
       })),
@@ -267,7 +288,14 @@ async function mongoWorkloads(
   const bareUpdate: Workload = {
     label: 'bare updateOne',
     setup: async () => {
-      await leases.insertOne({ _id: bareId, owner: OWNER, expiresAt: at(0), renewedAt: at(0) })
+      await leases.insertOne({
+        _id: bareId,
+        owner: OWNER,
+        token: 'bare',
+        fence: 1,
+        expiresAt: at(0),
+        renewedAt: at(0),
+      })
     },
     call: async (k) => {
       const now = at(k)
@@ -279,7 +307,15 @@ async function mongoWorkloads(
       return undefined
     },
   }
-  const workloads = [bareUpdate, acquireWorkload(store), renewWorkload(store), releaseWorkload(store)]
+  const forget: Forget = async (name) => {
+    await leases.deleteOne({ _id: name })
+  }
+  const workloads = [
+    bareUpdate,
+    acquireWorkload(store, forget),
+    renewWorkload(store),
+    releaseWorkload(store, forget),
+  ]
   if (extras) {
     const renewShapeId = 'bench-driver-renew'
     workloads.push(
@@ -291,14 +327,21 @@ async function mongoWorkloads(
         },
       },
       {
-        label: "driver updateOne with renew's filter {_id, owner} and $max",
+        label: "driver updateOne with renew's filter {_id, owner, token} and $max",
         setup: async () => {
-          await leases.insertOne({ _id: renewShapeId, owner: OWNER, expiresAt: at(0), renewedAt: at(0) })
+          await leases.insertOne({
+            _id: renewShapeId,
+            owner: OWNER,
+            token: 'driver',
+            fence: 1,
+            expiresAt: at(0),
+            renewedAt: at(0),
+          })
         },
         call: async (k) => {
           const now = at(k)
           const result = await leases.updateOne(
-            { _id: renewShapeId, owner: OWNER },
+            { _id: renewShapeId, owner: OWNER, token: 'driver' },
             { $max: { expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
           )
           expect(result.matchedCount === 1, "driver update with renew's filter matched nothing")
@@ -336,18 +379,26 @@ async function commandsPerCall(
       })
       return sent.length
     }
+    let grant: LeaseGrant | false = false
+    const term = () => granted(grant, 'count setup')
     const counts = {
       'bare updateOne': await count(() =>
         leases.updateOne({ _id: 'bench-bare-update' }, { $set: { owner: OWNER, renewedAt: at(k) } }),
       ),
-      'acquire: fresh lease': await count(() => store.acquire('bench-count', OWNER, at(k), TTL_MS)),
-      'acquire: holder re-acquires': await count(() =>
-        store.acquire('bench-count', OWNER, at(k + 1), TTL_MS),
+      'acquire: fresh lease': await count(async () => {
+        grant = await store.acquire('bench-count', OWNER, at(k), TTL_MS)
+      }),
+      'acquire: holder re-acquires': await count(async () => {
+        grant = await store.acquire('bench-count', OWNER, at(k + 1), TTL_MS)
+      }),
+      renew: await count(() => store.renew(term(), at(k + 2), TTL_MS)),
+      release: await count(() => store.release(term())),
+      'release, lease absent': await count(() =>
+        store.release({ name: 'bench-count-absent', owner: OWNER, token: 'none' }),
       ),
-      renew: await count(() => store.renew('bench-count', OWNER, at(k + 2), TTL_MS)),
-      release: await count(() => store.release('bench-count', OWNER)),
-      'release, lease absent': await count(() => store.release('bench-count', OWNER)),
-      'release, held by another': await count(() => store.release('bench-held', OWNER)),
+      'release, held by another': await count(() =>
+        store.release({ name: 'bench-held', owner: OWNER, token: 'an-earlier-term' }),
+      ),
       'acquire, refused (held by another)': await count(() =>
         store.acquire('bench-held', OWNER, at(k), TTL_MS),
       ),
@@ -403,9 +454,9 @@ async function main(): Promise<void> {
       await memory.acquire(`job-${i}`, `replica-${i % 3}`, at(0), LONG_TTL_MS)
     const memoryResults = await measure(
       [
-        acquireWorkload(memory),
+        acquireWorkload(memory, keep),
         renewWorkload(memory),
-        releaseWorkload(memory),
+        releaseWorkload(memory, keep),
         ...otherPathWorkloads(memory),
       ],
       ITERATIONS,
@@ -449,7 +500,7 @@ async function main(): Promise<void> {
       }),
     )
     const ping = mongo.get('ping')!
-    const driverRenewLabel = "driver updateOne with renew's filter {_id, owner} and $max"
+    const driverRenewLabel = "driver updateOne with renew's filter {_id, owner, token} and $max"
     const driverRenew = mongo.get(driverRenewLabel)!
     const goalMet = Object.values(mongoStore).every((op) => op.withinGoal)
     const cpuList = cpus()

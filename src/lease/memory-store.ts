@@ -2,15 +2,21 @@
  * MemoryStore: the in-process twin of MongoStore, for single-process deployments and tests.
  *
  * It elects among the candidates of one process only: a second replica with its own MemoryStore elects
- * itself too. It answers exactly as MongoStore does (millisecond stamps, `$max` expiries, `false` for a
- * lost election), always on a later microtask, as a store across a network would.
+ * itself too. It answers exactly as MongoStore does (millisecond stamps, `$max` expiries, fenced terms,
+ * `false` for a lost election), always on a later microtask, as a store across a network would.
  */
+import { randomUUID } from 'node:crypto'
 import {
+  type AcquireOptions,
+  checkGrant,
   checkName,
   checkNotAborted,
-  checkOwner,
+  checkRenewal,
   checkTimedCall,
+  checkToken,
   type LeaseCallOptions,
+  type LeaseGrant,
+  type LeaseTerm,
   LeaseLostError,
   type LeaseRecord,
   type LeaseStore,
@@ -19,7 +25,12 @@ import {
 const COMPONENT = 'MemoryStore'
 
 interface Entry {
+  /** The latest term's owner, kept after release (it names the previous holder to the next term). */
   owner: string
+  /** The latest term's token; undefined once released. */
+  token: string | undefined
+  fence: number
+  /** 0 once released: free for anyone. */
   expiresAtMs: number
   renewedAtMs: number
 }
@@ -33,9 +44,13 @@ export class MemoryStore implements LeaseStore {
     owner: string,
     now: Date,
     ttlMs: number,
-    options?: LeaseCallOptions,
-  ): Promise<boolean> {
+    options?: AcquireOptions,
+  ): Promise<LeaseGrant | false> {
     const call = checkTimedCall(COMPONENT, 'acquire', name, owner, now, ttlMs)
+    const token =
+      options?.token === undefined
+        ? randomUUID()
+        : checkToken(COMPONENT, 'acquire', call.name, call.owner, options.token)
     await Promise.resolve()
     checkNotAborted(
       { component: COMPONENT, operation: 'acquire', lease: call.name, owner: call.owner },
@@ -43,51 +58,58 @@ export class MemoryStore implements LeaseStore {
     )
     const entry = this.#leases.get(call.name)
     if (entry && entry.owner !== call.owner && entry.expiresAtMs > call.nowMs) return false
-    this.#leases.set(call.name, {
+    const next: Entry = {
       owner: call.owner,
+      token,
+      fence: (entry?.fence ?? 0) + 1,
       expiresAtMs: Math.max(entry?.expiresAtMs ?? 0, call.expiresAtMs),
-      renewedAtMs: Math.max(entry?.owner === call.owner ? entry.renewedAtMs : 0, call.nowMs),
-    })
-    return true
+      renewedAtMs: Math.max(entry?.renewedAtMs ?? 0, call.nowMs),
+    }
+    this.#leases.set(call.name, next)
+    return {
+      name: call.name,
+      owner: call.owner,
+      token,
+      fence: next.fence,
+      expiresAt: new Date(next.expiresAtMs),
+      ...(entry ? { previousHolder: entry.owner } : {}),
+    }
   }
 
-  async renew(
-    name: string,
-    owner: string,
-    now: Date,
-    ttlMs: number,
-    options?: LeaseCallOptions,
-  ): Promise<boolean> {
-    const call = checkTimedCall(COMPONENT, 'renew', name, owner, now, ttlMs)
+  async renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
+    const call = checkRenewal(COMPONENT, grant, now, ttlMs)
     await Promise.resolve()
     checkNotAborted(
       { component: COMPONENT, operation: 'renew', lease: call.name, owner: call.owner },
       options?.signal,
     )
     const entry = this.#leases.get(call.name)
-    if (!entry || entry.owner !== call.owner) return false
+    if (!entry || entry.owner !== call.owner || entry.token !== call.token) return false
     entry.expiresAtMs = Math.max(entry.expiresAtMs, call.expiresAtMs)
     entry.renewedAtMs = Math.max(entry.renewedAtMs, call.nowMs)
     return true
   }
 
-  async release(name: string, owner: string, options?: LeaseCallOptions): Promise<void> {
-    const lease = checkName(COMPONENT, 'release', name)
-    const who = checkOwner(COMPONENT, 'release', lease, owner)
+  async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
+    const { name, owner, token } = checkGrant(COMPONENT, 'release', grant)
     await Promise.resolve()
-    checkNotAborted({ component: COMPONENT, operation: 'release', lease, owner: who }, options?.signal)
-    const entry = this.#leases.get(lease)
-    if (!entry) return
-    if (entry.owner !== who) {
+    checkNotAborted({ component: COMPONENT, operation: 'release', lease: name, owner }, options?.signal)
+    const entry = this.#leases.get(name)
+    if (!entry || entry.token === undefined) return
+    if (entry.token === token && entry.owner === owner) {
+      entry.token = undefined
+      entry.expiresAtMs = 0
+      return
+    }
+    if (entry.owner !== owner) {
       throw new LeaseLostError({
         component: COMPONENT,
         operation: 'release',
-        lease,
-        owner: who,
+        lease: name,
+        owner,
         holder: entry.owner,
       })
     }
-    this.#leases.delete(lease)
   }
 
   async list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
@@ -95,11 +117,25 @@ export class MemoryStore implements LeaseStore {
     checkNotAborted({ component: COMPONENT, operation: 'list' }, options?.signal)
     return [...this.#leases.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, e]) => ({
-        name,
-        owner: e.owner,
-        expiresAt: new Date(e.expiresAtMs),
-        renewedAt: new Date(e.renewedAtMs),
-      }))
+      .map(([name, e]) => record(name, e))
+  }
+
+  async get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
+    const lease = checkName(COMPONENT, 'get', name)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'get', lease }, options?.signal)
+    const entry = this.#leases.get(lease)
+    return entry && record(lease, entry)
+  }
+}
+
+function record(name: string, e: Entry): LeaseRecord {
+  const free = e.token === undefined
+  return {
+    name,
+    owner: free ? undefined : e.owner,
+    fence: e.fence,
+    expiresAt: free ? undefined : new Date(e.expiresAtMs),
+    renewedAt: new Date(e.renewedAtMs),
   }
 }

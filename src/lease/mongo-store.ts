@@ -1,20 +1,41 @@
 /**
- * MongoStore: leases in a MongoDB collection, one document per lease `{_id: name, owner, expiresAt, renewedAt}`.
+ * MongoStore: leases in a MongoDB collection, one document per lease
+ * `{_id: name, owner, token, fence, expiresAt, renewedAt}`.
  *
- * Every call is one round trip (release adds a read only when its delete matched nothing). Writes use
- * write concern `majority`, so a granted lease survives a primary failover. There is deliberately no TTL
- * index: it would delete expired leases that their holder may still renew.
+ * Every call is one round trip (release adds a read only when its update matched nothing, to name the
+ * holder). Acquire is one `findOneAndUpdate` with upsert that increments the fence and returns the document
+ * as it was, which also names the previous holder. Release keeps the document (token `null`, expiry at the
+ * epoch) so the fence counter survives it. Writes use write concern `majority`, so a granted lease survives
+ * a primary failover. There is deliberately no TTL index: it would delete expired leases that their holder
+ * may still renew, and with them the fence counter.
+ *
+ * Calls are bounded on the server too: `maxTimeMS` and the majority write concern's `wtimeoutMS` (ttl/3
+ * for acquire and renew, capped by `callTimeoutMs`), so an abandoned call cannot land minutes later and a
+ * replica set whose majority cannot acknowledge makes the call fail (nobody elected) instead of hanging.
+ * The client's `socketTimeoutMS` should be above ttl/3 (and above `callTimeoutMs`), so the server's own
+ * bound answers first.
+ *
+ * On FerretDB (which applies an update as read-then-write) the fence is unique among concurrent acquires
+ * only where the `_id` upsert decides (a lease's first acquire); two takeovers of one expired lease racing
+ * within the same instant can both be granted, with the same fence. Sequential terms still get strictly
+ * increasing fences there. MongoDB applies the update atomically per document: exactly one wins.
  *
  * Like every LeaseStore, it elects for load, not for exclusion; see store.ts.
  */
+import { randomUUID } from 'node:crypto'
 import { type Collection, type Db, MongoServerError, type WriteConcernSettings } from 'mongodb'
 import {
+  type AcquireOptions,
+  checkGrant,
   checkName,
   checkNotAborted,
-  checkOwner,
+  checkRenewal,
   checkTimedCall,
+  checkToken,
   type LeaseCallOptions,
   type LeaseErrorContext,
+  type LeaseGrant,
+  type LeaseTerm,
   LeaseLostError,
   type LeaseRecord,
   type LeaseStore,
@@ -23,12 +44,18 @@ import {
 
 const COMPONENT = 'MongoStore'
 const DUPLICATE_KEY = 11000
-const MAJORITY: WriteConcernSettings = { w: 'majority' }
+const RELEASED_EXPIRY = new Date(0)
+const DEFAULT_CALL_TIMEOUT_MS = 5_000
 
 /** The stored shape of one lease. */
 export interface LeaseDocument {
   _id: string
+  /** The latest term's owner; kept after release so the next grant can name its previous holder. */
   owner: string
+  /** The latest term's token; `null` once released. */
+  token: string | null
+  fence: number
+  /** The epoch once released. */
   expiresAt: Date
   renewedAt: Date
 }
@@ -36,17 +63,30 @@ export interface LeaseDocument {
 export interface MongoStoreOptions {
   /** Collection name; `leases` by default. */
   collection?: string
+  /**
+   * The longest a call may take on the server (`maxTimeMS`, and `wtimeoutMS` of the majority write
+   * concern), in ms; 5000 by default. Acquire and renew use ttl/3 when that is shorter.
+   */
+  callTimeoutMs?: number
 }
 
 /** A LeaseStore backed by MongoDB (or a wire-compatible server); see the LeaseStore contract. */
 export class MongoStore implements LeaseStore {
   readonly #leases: Collection<LeaseDocument>
+  readonly #callTimeoutMs: number
 
   constructor(db: Db, options: MongoStoreOptions = {}) {
     if (!db || typeof db.collection !== 'function') {
       throw new TypeError('MongoStore: expected a mongodb Db as its first argument')
     }
-    this.#leases = db.collection<LeaseDocument>(options.collection ?? 'leases', { writeConcern: MAJORITY })
+    const timeout = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    if (!Number.isInteger(timeout) || timeout < 1) {
+      throw new TypeError(
+        `MongoStore: callTimeoutMs must be a whole number of ms ≥ 1, got ${String(timeout)}`,
+      )
+    }
+    this.#callTimeoutMs = timeout
+    this.#leases = db.collection<LeaseDocument>(options.collection ?? 'leases')
   }
 
   async acquire(
@@ -54,26 +94,38 @@ export class MongoStore implements LeaseStore {
     owner: string,
     now: Date,
     ttlMs: number,
-    options?: LeaseCallOptions,
-  ): Promise<boolean> {
+    options?: AcquireOptions,
+  ): Promise<LeaseGrant | false> {
     const call = checkTimedCall(COMPONENT, 'acquire', name, owner, now, ttlMs)
-    const context: LeaseErrorContext = {
-      component: COMPONENT,
-      operation: 'acquire',
-      lease: call.name,
-      owner: call.owner,
-    }
+    const token =
+      options?.token === undefined
+        ? randomUUID()
+        : checkToken(COMPONENT, 'acquire', call.name, call.owner, options.token)
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'acquire', ...lease(call) }
     const nowAt = new Date(call.nowMs)
     return this.#call(context, options?.signal, async () => {
       try {
         // One conditional upsert: when the document exists but is held unexpired by another owner, the
         // filter misses, the upsert tries to insert the same _id, and the duplicate-key refusal is the answer.
-        const result = await this.#leases.updateOne(
+        // A released lease has its expiry at the epoch, so the filter matches it for anyone.
+        const before = await this.#leases.findOneAndUpdate(
           { _id: call.name, $or: [{ owner: call.owner }, { expiresAt: { $lte: nowAt } }] },
-          { $set: { owner: call.owner }, $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: nowAt } },
-          { upsert: true },
+          {
+            $set: { owner: call.owner, token },
+            $inc: { fence: 1 },
+            $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: nowAt },
+          },
+          { upsert: true, returnDocument: 'before', ...this.#bounds(ttlMs) },
         )
-        return result.matchedCount + result.upsertedCount > 0
+        const expiresAtMs = Math.max(before?.expiresAt.getTime() ?? 0, call.expiresAtMs)
+        return {
+          name: call.name,
+          owner: call.owner,
+          token,
+          fence: (before?.fence ?? 0) + 1,
+          expiresAt: new Date(expiresAtMs),
+          ...(before ? { previousHolder: before.owner } : {}),
+        }
       } catch (error) {
         if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
         throw error
@@ -81,48 +133,60 @@ export class MongoStore implements LeaseStore {
     })
   }
 
-  async renew(
-    name: string,
-    owner: string,
-    now: Date,
-    ttlMs: number,
-    options?: LeaseCallOptions,
-  ): Promise<boolean> {
-    const call = checkTimedCall(COMPONENT, 'renew', name, owner, now, ttlMs)
-    const context: LeaseErrorContext = {
-      component: COMPONENT,
-      operation: 'renew',
-      lease: call.name,
-      owner: call.owner,
-    }
+  async renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
+    const call = checkRenewal(COMPONENT, grant, now, ttlMs)
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'renew', ...lease(call) }
     return this.#call(context, options?.signal, async () => {
       const result = await this.#leases.updateOne(
-        { _id: call.name, owner: call.owner },
+        { _id: call.name, owner: call.owner, token: call.token },
         { $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: new Date(call.nowMs) } },
+        this.#bounds(ttlMs),
       )
       return result.matchedCount > 0
     })
   }
 
-  async release(name: string, owner: string, options?: LeaseCallOptions): Promise<void> {
-    const lease = checkName(COMPONENT, 'release', name)
-    const who = checkOwner(COMPONENT, 'release', lease, owner)
-    const context: LeaseErrorContext = { component: COMPONENT, operation: 'release', lease, owner: who }
+  async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
+    const call = checkGrant(COMPONENT, 'release', grant)
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'release', ...lease(call) }
     const holder = await this.#call(context, options?.signal, async () => {
-      const deleted = await this.#leases.deleteOne({ _id: lease, owner: who })
-      if (deleted.deletedCount > 0) return undefined
-      const current = await this.#leases.findOne({ _id: lease }, { projection: { owner: 1 } })
-      return current?.owner
+      const released = await this.#leases.updateOne(
+        { _id: call.name, owner: call.owner, token: call.token },
+        { $set: { token: null, expiresAt: RELEASED_EXPIRY } },
+        this.#bounds(),
+      )
+      if (released.matchedCount > 0) return undefined
+      const current = await this.#leases.findOne(
+        { _id: call.name },
+        { projection: { owner: 1, token: 1 }, maxTimeMS: this.#callTimeoutMs },
+      )
+      // Released, absent, or the same owner's newer term: nothing of this term is left to give up.
+      return current && current.token !== null && current.owner !== call.owner ? current.owner : undefined
     })
-    if (holder !== undefined) throw new LeaseLostError({ ...context, lease, owner: who, holder })
+    if (holder !== undefined) throw new LeaseLostError({ ...context, ...lease(call), holder })
   }
 
   async list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'list' }
     const docs = await this.#call(context, options?.signal, () =>
-      this.#leases.find({}).sort({ _id: 1 }).toArray(),
+      this.#leases.find({}, { maxTimeMS: this.#callTimeoutMs }).sort({ _id: 1 }).toArray(),
     )
-    return docs.map((d) => ({ name: d._id, owner: d.owner, expiresAt: d.expiresAt, renewedAt: d.renewedAt }))
+    return docs.map(record)
+  }
+
+  async get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
+    const lease = checkName(COMPONENT, 'get', name)
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'get', lease }
+    const doc = await this.#call(context, options?.signal, () =>
+      this.#leases.findOne({ _id: lease }, { maxTimeMS: this.#callTimeoutMs }),
+    )
+    return doc ? record(doc) : undefined
+  }
+
+  /** Server-side bounds of one write: a call never runs, nor waits for its majority, past them. */
+  #bounds(ttlMs?: number): { maxTimeMS: number; writeConcern: WriteConcernSettings } {
+    const ms = Math.max(1, Math.min(this.#callTimeoutMs, Math.trunc((ttlMs ?? Infinity) / 3)))
+    return { maxTimeMS: ms, writeConcern: { w: 'majority', wtimeoutMS: ms } }
   }
 
   /**
@@ -177,4 +241,19 @@ function describe(error: unknown): string {
     return `${error.name}${code === undefined ? '' : ` ${String(code)}`}: ${error.message.split('\n')[0]}`
   }
   return String(error)
+}
+
+function lease(call: { name: string; owner: string }): { lease: string; owner: string } {
+  return { lease: call.name, owner: call.owner }
+}
+
+function record(d: LeaseDocument): LeaseRecord {
+  const free = d.token === null
+  return {
+    name: d._id,
+    owner: free ? undefined : d.owner,
+    fence: d.fence,
+    expiresAt: free ? undefined : d.expiresAt,
+    renewedAt: d.renewedAt,
+  }
 }

@@ -3,21 +3,31 @@
  *
  * What it is: the election that makes a periodic, idempotent net cost one replica's worth of work. A
  * holder keeps its lease term after term while healthy (sticky), renews every ttl/3, and ends its term
- * before the store could hand the lease to a successor: at once when a renewal is refused, or when no
- * renewal it can prove has succeeded within ttl − ttl/6 of being sent.
+ * before the store could hand the lease to a successor (see term.ts). Every term carries the store's fence
+ * and token (TermInfo), and every release names its own term, so a late or resent release of an earlier
+ * term never ends a later one. Each transition is a typed TermEvent (`onEvent`); the log lines are one
+ * subscriber of those (`log`).
  *
  * What it is not: mutual exclusion. A holder whose event loop stalls past its deadline, or whose clock is
  * skewed by more than ttl/6, can overlap its successor for the length of the stall. Work that must never
- * run twice needs a claim on the item itself.
+ * run twice claims its item (the run ledger claims each schedule slot) or writes the fence with its results.
  */
-import { type Clock, MAX_TIMER_MS, systemClock, type TimerHandle } from './clock.js'
-import { LeaseLostError, type LeaseStore, MAX_LEASE_NAME_LENGTH, MAX_OWNER_LENGTH } from './store.js'
+import { randomUUID } from 'node:crypto'
+import { type Answer, boundedCall, pause } from './bounded-call.js'
+import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
+import {
+  type LeaseGrant,
+  LeaseLostError,
+  type LeaseStore,
+  MAX_LEASE_NAME_LENGTH,
+  MAX_OWNER_LENGTH,
+} from './store.js'
+import { Term, type TermEnd, type TermInfo } from './term.js'
+import type { TermEvent } from './term-event.js'
+import { type LeaseLog, termEventLog } from './term-event-log.js'
 
-/** Where run() reports term transitions; pino's logger fits (`info(obj, msg)` is also accepted). */
-export interface LeaseLog {
-  info(msg: string, fields?: Record<string, unknown>): void
-  warn(msg: string, fields?: Record<string, unknown>): void
-}
+export type { LeaseLog } from './term-event-log.js'
+export type { TermEnd, TermInfo } from './term.js'
 
 export interface RunSpec {
   /** The lease name (see leases.ts: one registry, so two nets never share one). */
@@ -26,31 +36,22 @@ export interface RunSpec {
   owner: string
   /** How long a grant or renewal holds the lease, in ms (≥ 1, ≤ 2³¹−1). */
   ttlMs: number
-  /** Pause between campaign attempts; ttlMs/3 by default. Jittered by up to +20%. */
+  /**
+   * Pause between campaign attempts; ttlMs/3 by default, also when ≤ 0, and never under ttlMs/30 (a
+   * smaller pause would campaign in a hot loop). Jittered by up to +20%.
+   */
   retryMs?: number
   /** Ends the campaign: the term (if any) is aborted, its work awaited, the lease released. */
   signal?: AbortSignal
+  /** The term events as log lines (through `termEventLog`). A throwing log is ignored. */
   log?: LeaseLog
+  /** Every term event, typed (metrics subscribe here). A throwing subscriber is ignored. */
+  onEvent?: (event: TermEvent) => void
   /** Time source; the process clock by default. */
   clock?: Clock
   /** Random source in [0, 1) for the retry jitter; Math.random by default. */
   random?: () => number
 }
-
-/** What a term's work can ask about the term, besides its abort signal. */
-export interface TermInfo {
-  /** The monotonic instant (clock.monotonic scale) at which the term steps down unless a renewal lands. */
-  stepDownAt(): number
-  /**
-   * Whether the term is still live right now: not aborted and before its step-down instant. Checked
-   * synchronously, so work about to start can refuse even when a blocked event loop kept the step-down
-   * timer from firing.
-   */
-  live(): boolean
-}
-
-/** Why a term ended, as logged and counted. */
-export type TermEnd = 'returned' | 'lost' | 'stepped-down' | 'stopped'
 
 /** Thrown (as a rejection of run) for a spec it cannot campaign with. */
 export class LeaseSpecError extends Error {
@@ -66,22 +67,16 @@ export class LeaseSpecError extends Error {
 }
 
 const RELEASE_BOUND_MS = 5_000
-/**
- * Node's timers run on a whole-millisecond loop clock: one can fire up to a millisecond before the
- * monotonic clock reached its delay, and none waits less than 1 ms. The step-down timer therefore aims this
- * far ahead of the deadline, and the term steps down once no more than this is left, so a term never
- * outlives its deadline — re-arming for a remainder under 1 ms would overshoot it by up to 1 ms.
- */
-const TIMER_GRAIN_MS = 1
 const JITTER = 0.2
-const quietLog: LeaseLog = { info: () => {}, warn: () => {} }
+const MIN_RETRY_SHARE = 1 / 30
 
 /**
  * Campaigns for `spec.name` until `spec.signal` aborts, running `work(termSignal, term)` during each term.
  *
  * Resolves once the signal aborted, the term (if any) ended, its work settled and its release finished.
- * Rejects only for an unusable spec (no store, blank name or owner, ttl out of range). A throwing `work`
- * is logged and the campaign goes on; a store that cannot answer elects nobody.
+ * Rejects only for an unusable spec (no store, blank name or owner, ttl or retry out of range). A throwing
+ * `work`, log or event subscriber is reported (or ignored) and the campaign goes on; a store that cannot
+ * answer elects nobody.
  */
 export async function run(
   store: LeaseStore,
@@ -98,7 +93,7 @@ interface CheckedSpec {
   ttlMs: number
   retryMs: number
   signal: AbortSignal
-  log: LeaseLog
+  subscribers: Array<(event: TermEvent) => void>
   clock: Clock
   random: () => number
 }
@@ -127,247 +122,194 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
       `ttlMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${String(ttlMs)}`,
     )
   }
-  const retryMs = spec.retryMs ?? ttlMs / 3
-  if (
-    typeof retryMs !== 'number' ||
-    !Number.isFinite(retryMs) ||
-    retryMs < 0 ||
-    retryMs * (1 + JITTER) > MAX_TIMER_MS
-  ) {
-    throw new LeaseSpecError(
-      name,
-      `retryMs must be a number of milliseconds from 0 to ${Math.floor(MAX_TIMER_MS / (1 + JITTER))}, got ${String(retryMs)}`,
-    )
-  }
   return {
     name,
     owner,
     ttlMs,
-    retryMs,
+    retryMs: checkRetry(name, ttlMs, spec.retryMs),
     signal: spec.signal ?? new AbortController().signal,
-    log: spec.log ?? quietLog,
+    subscribers: [spec.onEvent, spec.log && termEventLog(spec.log)].filter((s) => s !== undefined),
     clock: spec.clock ?? systemClock,
     random: spec.random ?? Math.random,
   }
 }
 
-type Answer<T> = { ok: true; value: T } | { ok: false; error: unknown }
+/** A retry ≤ 0 (or none) means the default ttl/3; any retry is floored at ttl/30. */
+function checkRetry(name: string, ttlMs: number, retry: unknown): number {
+  const retryMs = retry === undefined || (typeof retry === 'number' && retry <= 0) ? ttlMs / 3 : retry
+  if (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs * (1 + JITTER) > MAX_TIMER_MS) {
+    throw new LeaseSpecError(
+      name,
+      `retryMs must be a number of milliseconds up to ${Math.floor(MAX_TIMER_MS / (1 + JITTER))} (≤ 0 for the default ttl/3), got ${String(retry)}`,
+    )
+  }
+  return Math.max(retryMs, ttlMs * MIN_RETRY_SHARE)
+}
+
+/** The holder this candidate last saw while waiting, to say so once per term. */
+interface SeenHolder {
+  holder: string
+  fence: number
+  expiresAtMs: number
+}
 
 class Campaign {
   readonly #store: LeaseStore
   readonly #spec: CheckedSpec
   readonly #work: (term: AbortSignal, info: TermInfo) => unknown
-  readonly #fields: Record<string, unknown>
-  #storeFailing = false
+  /** Wall-clock start of the current store outage, when one is going on. */
+  #failingSince: number | undefined
+  #seen: SeenHolder | undefined
 
   constructor(store: LeaseStore, spec: CheckedSpec, work: (term: AbortSignal, info: TermInfo) => unknown) {
     this.#store = store
     this.#spec = spec
     this.#work = work
-    this.#fields = { lease: spec.name, owner: spec.owner, ttlMs: spec.ttlMs }
   }
 
   async run(): Promise<void> {
-    const { signal } = this.#spec
+    const { signal, clock } = this.#spec
     while (!signal.aborted) {
-      const sentAt = this.#spec.clock.monotonic()
-      const answer = await this.#bounded(this.#spec.ttlMs / 3, signal, (s) =>
-        this.#store.acquire(this.#spec.name, this.#spec.owner, this.#spec.clock.now(), this.#spec.ttlMs, {
-          signal: s,
-        }),
-      )
-      if (!answer.ok) {
-        if (!signal.aborted) this.#noteFailure('acquire', answer.error)
-        // The grant may have landed without its answer: give it up, so a deaf candidate holds nothing.
-        await this.#bounded(this.#spec.ttlMs / 3, undefined, (s) =>
-          this.#store.release(this.#spec.name, this.#spec.owner, { signal: s }),
-        )
-      } else {
-        this.#noteAnswer()
-        if (answer.value) await this.#serveTerm(sentAt)
-      }
+      await this.#attempt()
       if (signal.aborted) break
-      await this.#sleep(this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal)
+      await pause(clock, this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal)
     }
   }
 
-  async #serveTerm(grantSentAt: number): Promise<void> {
-    const { clock, ttlMs, signal } = this.#spec
-    // The store stamps truncate(now + ttl); measuring from the send with the same truncation means the
-    // deadline falls before the stored expiry however long the answer took.
-    const holdMs = Math.trunc(ttlMs) - ttlMs / 6
-    const renewEveryMs = ttlMs / 3
-    const term = new AbortController()
-    let provenSentAt = grantSentAt
-    let end: TermEnd | undefined
-    const stepDownAt = () => provenSentAt + holdMs
-    const info: TermInfo = {
-      stepDownAt,
-      live: () => !term.signal.aborted && clock.monotonic() < stepDownAt(),
-    }
-    const finish = (why: TermEnd) => {
-      if (end) return
-      end = why
-      term.abort(new Error(`term of lease "${this.#spec.name}" ended: ${why}`))
-      if (stepDownTimer) clock.clearTimeout(stepDownTimer)
-      if (renewTimer) clock.clearTimeout(renewTimer)
-      if (why === 'lost') this.#spec.log.warn('lost to another owner', { ...this.#fields, event: 'lost' })
-      if (why === 'stepped-down') {
-        this.#spec.log.warn('stepping down: no renewal it can prove', {
-          ...this.#fields,
-          event: 'stepping-down',
-        })
-      }
-    }
-    let stepDownTimer: TimerHandle | undefined
-    const armStepDown = () => {
-      if (stepDownTimer) clock.clearTimeout(stepDownTimer)
-      stepDownTimer = undefined
-      const left = stepDownAt() - clock.monotonic()
-      // Abort before logging (finish does): a slow log sink must not delay the step-down.
-      if (left <= TIMER_GRAIN_MS) return finish('stepped-down')
-      stepDownTimer = clock.setTimeout(armStepDown, left - TIMER_GRAIN_MS)
-    }
-    let renewTimer: TimerHandle | undefined
-    // Renewals keep a cadence of ttl/3 between sends, not between an answer and the next send: on a slow
-    // store the latter stretches the gap between proven sends by a round trip each time, until a healthy
-    // holder steps down while every call is still answered within its bound.
-    let lastSentAt = grantSentAt
-    const scheduleRenewal = () => {
-      renewTimer = clock.setTimeout(
-        () => void renewOnce(),
-        Math.max(0, lastSentAt + renewEveryMs - clock.monotonic()),
+  /** One campaign attempt: acquire, then serve the term or note who holds the lease. */
+  async #attempt(): Promise<void> {
+    const { clock, ttlMs, signal, name, owner } = this.#spec
+    const sentAt = clock.monotonic()
+    // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
+    const token = randomUUID()
+    const answer = await this.#call(ttlMs / 3, signal, (s) =>
+      this.#store.acquire(name, owner, clock.now(), ttlMs, { signal: s, token }),
+    )
+    if (!answer.ok) {
+      if (!signal.aborted) this.#noteFailure('acquire', answer.error)
+      // The grant may have landed without its answer: give that term up, so a deaf candidate holds nothing.
+      // Landing late, this release finds a later term's token and changes nothing.
+      await this.#call(ttlMs / 3, undefined, (s) =>
+        this.#store.release({ name, owner, token }, { signal: s }),
       )
+      return
     }
-    const renewOnce = async () => {
-      if (end) return
-      const sentAt = clock.monotonic()
-      lastSentAt = sentAt
-      const answer = await this.#bounded(renewEveryMs, term.signal, (s) =>
-        this.#store.renew(this.#spec.name, this.#spec.owner, clock.now(), ttlMs, { signal: s }),
-      )
-      if (end) return
-      if (!answer.ok) {
-        this.#noteFailure('renew', answer.error)
-      } else {
-        this.#noteAnswer()
-        if (!answer.value) return finish('lost')
-        provenSentAt = Math.max(provenSentAt, sentAt)
-        // An answer that arrives too late to keep the term (after a stall) ends it here.
-        armStepDown()
-        if (end) return
-      }
-      scheduleRenewal()
-    }
+    this.#noteAnswer()
+    if (!answer.value) return this.#noteWaiting()
+    this.#seen = undefined
+    await this.#serve(answer.value, sentAt)
+  }
 
-    if (signal.aborted) {
-      finish('stopped')
-    } else if (stepDownAt() - clock.monotonic() <= TIMER_GRAIN_MS) {
-      // The grant took so long to arrive that it cannot be proven any more.
-      finish('stepped-down')
-    } else {
-      this.#spec.log.info('elected', { ...this.#fields, event: 'elected' })
-      armStepDown()
-      scheduleRenewal()
-    }
-    const onStop = () => finish('stopped')
+  /** Serves one term: starts it, runs the work until the term ends, then releases its lease. */
+  async #serve(grant: LeaseGrant, sentAt: number): Promise<void> {
+    const { clock, ttlMs, signal } = this.#spec
+    const term = new Term({
+      clock,
+      ttlMs,
+      grant,
+      grantSentAt: sentAt,
+      renew: (ms, s) =>
+        this.#call(ms, s, (bound) => this.#store.renew(grant, clock.now(), ttlMs, { signal: bound })),
+      onRenewal: (answer, left) => this.#noteRenewal(grant, answer, left),
+      onEnd: (why) => this.#noteEnd(grant, why),
+    })
+    if (signal.aborted) term.finish('stopped')
+    else if (term.begin())
+      this.#emit({ type: 'elected', fence: grant.fence, previousHolder: grant.previousHolder })
+    const onStop = () => term.finish('stopped')
     signal.addEventListener('abort', onStop, { once: true })
     try {
-      if (!end) {
-        try {
-          await this.#work(term.signal, info)
-        } catch (error) {
-          this.#spec.log.warn('term work failed', { ...this.#fields, event: 'work-failed', err: error })
-        }
-        finish('returned')
-      }
+      if (!term.ended) await this.#runWork(term)
     } finally {
       signal.removeEventListener('abort', onStop)
     }
-    await this.#release()
+    await this.#release(grant)
   }
 
-  async #release(): Promise<void> {
-    const answer = await this.#bounded(RELEASE_BOUND_MS, undefined, (s) =>
-      this.#store.release(this.#spec.name, this.#spec.owner, { signal: s }),
-    )
-    if (answer.ok) {
-      this.#spec.log.info('released', { ...this.#fields, event: 'released' })
-    } else if (answer.error instanceof LeaseLostError) {
-      this.#spec.log.info('had already lost it', {
-        ...this.#fields,
-        event: 'release-lost',
-        holder: answer.error.holder,
-      })
-    } else {
-      this.#spec.log.warn('could not release: a successor waits out the TTL', {
-        ...this.#fields,
-        event: 'release-failed',
-        err: answer.error,
-      })
+  async #runWork(term: Term): Promise<void> {
+    try {
+      await this.#work(term.signal, term.info)
+    } catch (error) {
+      this.#emit({ type: 'work-failed', fence: term.info.fence, error })
     }
+    term.finish('returned')
   }
 
-  #noteFailure(operation: string, error: unknown): void {
-    if (this.#storeFailing) return
-    this.#storeFailing = true
-    this.#spec.log.warn('lease store not answering: nobody is elected until it does', {
-      ...this.#fields,
-      event: 'store-failing',
-      operation,
-      err: error,
-    })
-  }
-
-  #noteAnswer(): void {
-    if (!this.#storeFailing) return
-    this.#storeFailing = false
-    this.#spec.log.info('lease store answering again', { ...this.#fields, event: 'store-recovered' })
+  async #release(grant: LeaseGrant): Promise<void> {
+    const answer = await this.#call(RELEASE_BOUND_MS, undefined, (s) =>
+      this.#store.release(grant, { signal: s }),
+    )
+    const { fence } = grant
+    if (answer.ok) this.#emit({ type: 'released', fence })
+    else if (answer.error instanceof LeaseLostError)
+      this.#emit({ type: 'release-lost', fence, holder: answer.error.holder })
+    else this.#emit({ type: 'release-failed', fence, error: answer.error })
   }
 
   /**
-   * Calls the store with a signal that aborts after `ms` or when `parent` aborts, and races the call
-   * against that signal, so a store that ignores it still cannot hold the campaign up.
+   * Says who holds the lease, once per holder's term. Reads the lease only when the holder is unknown or
+   * the expiry last seen has passed, so a waiting candidate adds at most one read per ttl.
    */
-  async #bounded<T>(
+  async #noteWaiting(): Promise<void> {
+    const { clock, ttlMs, signal, name, owner } = this.#spec
+    const seen = this.#seen
+    if (seen && seen.expiresAtMs > clock.now().getTime()) return
+    const answer = await this.#call(ttlMs / 3, signal, (s) => this.#store.get(name, { signal: s }))
+    const record = answer.ok ? answer.value : undefined
+    if (!record?.owner || !record.expiresAt || record.owner === owner) return
+    this.#seen = { holder: record.owner, fence: record.fence, expiresAtMs: record.expiresAt.getTime() }
+    if (seen?.holder === record.owner && seen.fence === record.fence) return
+    this.#emit({ type: 'waiting', holder: record.owner, fence: record.fence, expiresAt: record.expiresAt })
+  }
+
+  #noteRenewal(grant: LeaseGrant, answer: Answer<boolean>, stepDownInMs: number): void {
+    if (answer.ok) {
+      this.#noteAnswer()
+      return
+    }
+    this.#noteFailure('renew', answer.error, stepDownInMs)
+    this.#emit({ type: 'renew-failed', fence: grant.fence, error: answer.error, stepDownInMs })
+  }
+
+  #noteEnd(grant: LeaseGrant, why: TermEnd): void {
+    if (why === 'lost') this.#emit({ type: 'lost', fence: grant.fence })
+    if (why === 'stepped-down') this.#emit({ type: 'stepped-down', fence: grant.fence })
+  }
+
+  #noteFailure(operation: 'acquire' | 'renew', error: unknown, stepDownInMs?: number): void {
+    if (this.#failingSince !== undefined) return
+    this.#failingSince = this.#spec.clock.now().getTime()
+    const holding = stepDownInMs !== undefined
+    this.#emit({ type: 'store-failing', operation, error, holding, ...(holding ? { stepDownInMs } : {}) })
+  }
+
+  #noteAnswer(): void {
+    if (this.#failingSince === undefined) return
+    const outageMs = Math.max(0, this.#spec.clock.now().getTime() - this.#failingSince)
+    this.#failingSince = undefined
+    this.#emit({ type: 'store-recovered', outageMs })
+  }
+
+  /** Hands an event to every subscriber; one that throws is ignored, so it cannot end the campaign. */
+  #emit(fields: DistributiveOmit<TermEvent, 'lease' | 'owner' | 'ttlMs'>): void {
+    const { name, owner, ttlMs, subscribers } = this.#spec
+    const event = { ...fields, lease: name, owner, ttlMs } as TermEvent
+    for (const subscriber of subscribers) {
+      try {
+        subscriber(event)
+      } catch {
+        // A log sink or metrics hook that throws must not crash the process or stop the campaign.
+      }
+    }
+  }
+
+  #call<T>(
     ms: number,
     parent: AbortSignal | undefined,
     call: (s: AbortSignal) => Promise<T>,
   ): Promise<Answer<T>> {
-    const { clock } = this.#spec
-    const bound = new AbortController()
-    const timer = clock.setTimeout(() => bound.abort(new Error(`no answer within ${Math.round(ms)} ms`)), ms)
-    const onParent = () => bound.abort(parent?.reason)
-    parent?.addEventListener('abort', onParent, { once: true })
-    if (parent?.aborted) onParent()
-    try {
-      const pending = Promise.resolve().then(() => call(bound.signal))
-      pending.catch(() => undefined)
-      const aborted = new Promise<never>((_, reject) => {
-        const fail = () => reject(bound.signal.reason)
-        if (bound.signal.aborted) fail()
-        else bound.signal.addEventListener('abort', fail, { once: true })
-      })
-      aborted.catch(() => undefined)
-      return { ok: true, value: await Promise.race([pending, aborted]) }
-    } catch (error) {
-      return { ok: false, error }
-    } finally {
-      clock.clearTimeout(timer)
-      parent?.removeEventListener('abort', onParent)
-    }
-  }
-
-  #sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve()
-      const done = () => {
-        this.#spec.clock.clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        resolve()
-      }
-      const timer = this.#spec.clock.setTimeout(done, ms)
-      signal.addEventListener('abort', done, { once: true })
-    })
+    return boundedCall(this.#spec.clock, ms, parent, call)
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never

@@ -1,20 +1,49 @@
 /**
- * The lease store contract: a named lease that one owner holds until an expiry.
+ * The lease store contract: a named lease that one owner holds until an expiry, in fenced terms.
  *
- * A lease here is a load-reduction election for nets that are already idempotent, not mutual exclusion:
- * clocks, a stalled holder and a store round trip all bound how exclusive it is. Work that must never run
- * twice keeps a claim on the item itself.
+ * Every successful `acquire` starts a new term: a fresh random `token` and a `fence` strictly greater than
+ * every fence that lease name had before in this store (whoever held it, also after a release and also when
+ * the same owner acquires again). `renew` and `release` act only on the grant's own term, so a resent, late
+ * or abandoned call of an earlier term never touches a later one. Work may write the fence beside what it
+ * writes, so a later term's write is never overwritten by an earlier term's.
+ *
+ * A lease is still a load-reduction election, not mutual exclusion: clocks, a stalled holder and a store
+ * round trip all bound how exclusive it is. The fence lets a downstream write refuse an older term; work
+ * that must never run twice keeps a claim on the item itself (see the run ledger).
  *
  * Every instant is a UTC millisecond stamp supplied by the caller (`now`), so two stores with the same
  * calls give the same answers and tests need no real clock.
  */
 
+/** One term of a lease, as `acquire` granted it. Pass it back to `renew` and `release`. */
+export interface LeaseGrant {
+  name: string
+  owner: string
+  /** Random per term: tells this term from every other, also from the same owner's earlier ones. */
+  token: string
+  /** Strictly greater than every earlier term's fence of this lease name in this store. */
+  fence: number
+  /** The expiry the store holds right after this acquire (never earlier than an expiry it already had). */
+  expiresAt: Date
+  /**
+   * The owner of the term before this one, when the store knew it (the previous term was held, expired or
+   * released); undefined for a lease acquired for the first time.
+   */
+  previousHolder?: string
+}
+
 /** One lease as the store holds it, for `status` and diagnostics. */
 export interface LeaseRecord {
   name: string
-  owner: string
-  /** The instant from which the lease is free for anyone; a lease whose expiry ≤ now is expired. */
-  expiresAt: Date
+  /** The latest term's owner; undefined once that term was released (the lease is free). */
+  owner: string | undefined
+  /** The latest term's fence; kept when the lease is released, so the next term's is greater. */
+  fence: number
+  /**
+   * The instant from which the lease is free for anyone (a lease whose expiry ≤ now is expired);
+   * undefined once released.
+   */
+  expiresAt: Date | undefined
   /** The stamp of the latest acquire or renewal that extended it. */
   renewedAt: Date
 }
@@ -28,37 +57,61 @@ export interface LeaseCallOptions {
   signal?: AbortSignal
 }
 
+/** Options of `acquire`. */
+export interface AcquireOptions extends LeaseCallOptions {
+  /**
+   * The new term's token, when the caller draws it (a fresh random string per attempt, at most 256
+   * characters): a caller whose acquire got no answer can then release exactly the term it may have been
+   * granted, never a later one. Drawn by the store (a random UUID) by default.
+   */
+  token?: string
+}
+
+/** What renew and release read of a grant: the term's identity. Every LeaseGrant is one. */
+export type LeaseTerm = Pick<LeaseGrant, 'name' | 'owner' | 'token'>
+
 /**
  * A store of named leases. Both twins (MemoryStore, MongoStore) give identical answers to identical calls.
  *
  * A rejection from any method means the answer did not arrive: the write may have landed, may land later,
- * or may never land. Callers that cannot tell must act as if they might hold the lease (release it).
- * Expected outcomes are return values: losing an election is `false`, never an error.
+ * or may never land. A caller whose acquire got no answer releases the term it may hold by the token it
+ * drew (`AcquireOptions.token`); that release, like any renewal or release of an earlier term, can never
+ * touch a later term. Expected outcomes are return values: losing an election is `false`, never an error.
  */
 export interface LeaseStore {
   /**
-   * Takes `name` for `owner` until `now + ttlMs` when it is absent, expired at `now`, or already held by
-   * `owner`, and resolves `true`. Resolves `false` when another owner holds it unexpired. Never moves an
-   * expiry backward. Concurrent acquires of one free lease give exactly one `true`.
+   * Starts a new term of `name` for `owner` until `now + ttlMs` when the lease is absent, released, expired
+   * at `now`, or already held by `owner`, and resolves its grant. Resolves `false` when another owner holds
+   * it unexpired. Never moves an expiry backward. Concurrent acquires of one absent lease give exactly one
+   * grant.
    */
-  acquire(name: string, owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean>
+  acquire(
+    name: string,
+    owner: string,
+    now: Date,
+    ttlMs: number,
+    options?: AcquireOptions,
+  ): Promise<LeaseGrant | false>
   /**
-   * Extends the lease to `now + ttlMs` only when `owner` holds it (also when it is past its expiry and
-   * nobody took it) and resolves `true`; otherwise `false`. Never creates or takes a lease, so a renewal
-   * landing after its holder released changes nothing. Never moves an expiry backward.
+   * Extends the lease to `now + ttlMs` only while the grant's term is the lease's latest and unreleased
+   * (also when it is past its expiry and nobody took it) and resolves `true`; otherwise `false` and
+   * nothing changes. Never creates or takes a lease. Never moves an expiry backward.
    */
-  renew(name: string, owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean>
+  renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean>
   /**
-   * Gives the lease up when `owner` holds it. An absent lease is a no-op. Rejects with `LeaseLostError`
-   * and changes nothing when another owner holds it.
+   * Ends the grant's term: the lease becomes free at once and keeps its fence counter. A no-op when the
+   * lease is absent, already released, or held by the same owner's newer term. Rejects with
+   * `LeaseLostError` (naming the holder) and changes nothing when another owner holds the lease.
    */
-  release(name: string, owner: string, options?: LeaseCallOptions): Promise<void>
-  /** Every lease the store holds, expired or not, ordered by name. */
+  release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void>
+  /** Every lease the store holds, expired, released or held, ordered by name. */
   list(options?: LeaseCallOptions): Promise<LeaseRecord[]>
+  /** One lease as `list` shows it (one cheap read by name), or undefined when the store never had it. */
+  get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined>
 }
 
 /** Which store call an error concerns. */
-export type LeaseOperation = 'acquire' | 'renew' | 'release' | 'list'
+export type LeaseOperation = 'acquire' | 'renew' | 'release' | 'list' | 'get'
 
 /** Fields every lease error carries, so a log line names what failed where. */
 export interface LeaseErrorContext {
@@ -213,4 +266,52 @@ export function checkNotAborted(context: LeaseErrorContext, signal: AbortSignal 
       cause: signal.reason,
     })
   }
+}
+
+/** The validated, trimmed fields of a grant passed to renew or release. */
+export interface GrantArgs {
+  name: string
+  owner: string
+  token: string
+}
+
+/** Checks a grant's name, owner and token; throws LeaseStoreError naming what was expected. */
+export function checkGrant(component: string, operation: 'renew' | 'release', grant: unknown): GrantArgs {
+  const g: Partial<Record<keyof LeaseTerm, unknown>> =
+    typeof grant === 'object' && grant !== null ? grant : {}
+  const name = checkName(component, operation, g.name)
+  const owner = checkOwner(component, operation, name, g.owner)
+  return { name, owner, token: checkToken(component, operation, name, owner, g.token) }
+}
+
+/** Checks a term token: a non-empty string of at most 256 characters. */
+export function checkToken(
+  component: string,
+  operation: LeaseOperation,
+  lease: string,
+  owner: string,
+  token: unknown,
+): string {
+  if (typeof token !== 'string' || token.length === 0 || token.length > MAX_OWNER_LENGTH) {
+    throw new LeaseStoreError(
+      'LEASE_INVALID_ARGUMENT',
+      { component, operation, lease, owner },
+      `the term token must be a non-empty string of at most ${MAX_OWNER_LENGTH} characters, got ${shownValue(token)}`,
+    )
+  }
+  return token
+}
+
+/**
+ * Checks the arguments of renew and computes the stored expiry; throws LeaseStoreError (code
+ * LEASE_INVALID_ARGUMENT) before anything is written.
+ */
+export function checkRenewal(
+  component: string,
+  grant: unknown,
+  now: unknown,
+  ttlMs: unknown,
+): LeaseCallArgs & { token: string } {
+  const g = checkGrant(component, 'renew', grant)
+  return { ...checkTimedCall(component, 'renew', g.name, g.owner, now, ttlMs), token: g.token }
 }

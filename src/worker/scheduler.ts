@@ -16,8 +16,9 @@ import type { ForgeOctokit } from '../forge/github-app.js'
 import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
 import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
-import type { LeaseStore } from '../lease/store.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
+import type { NetLogger } from '../nets/net.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
@@ -43,6 +44,8 @@ export interface NetCampaignOptions {
   signal: AbortSignal
   /** Bench only: run every pass without a lease, as every replica did before ADR-117 (fence 0). */
   unelected?: boolean
+  /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
+  held?: Map<string, LeaseTerm>
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -52,10 +55,10 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
   const log = options.log.child({ net: net.net.name, lease })
   if (options.unelected) {
     return serveTerm(options, log, options.signal, {
-      stepDownAt: () => Number.POSITIVE_INFINITY,
-      live: () => !options.signal.aborted,
       fence: 0,
       token: '',
+      stepDownAt: () => Number.POSITIVE_INFINITY,
+      live: () => !options.signal.aborted,
     })
   }
   return run(
@@ -70,7 +73,14 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       log: leaseLog(log),
       onEvent: termMetrics(metrics),
     },
-    (term, info) => serveTerm(options, log, term, info),
+    async (term, info) => {
+      options.held?.set(lease, { name: lease, owner, token: info.token })
+      try {
+        await serveTerm(options, log, term, info)
+      } finally {
+        options.held?.delete(lease)
+      }
+    },
   )
 }
 

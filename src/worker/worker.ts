@@ -10,7 +10,7 @@ import { LEASES, type LeaseDefinition } from '../leases.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
-import type { LeaseStore } from '../lease/store.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import { createForge, type Forge } from '../forge/github-app.js'
 import type { NetDefinition, NetLogger } from '../nets/net.js'
 import {
@@ -91,6 +91,8 @@ export function createWorker(options: WorkerOptions): Worker {
   let campaigns: Promise<void>[] = []
   let store: LeaseStore | undefined
   let runLedger: RunLedger | undefined
+  /** The terms being served, by lease: what a forced shutdown releases. */
+  const held = new Map<string, LeaseTerm>()
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
 
@@ -207,6 +209,7 @@ export function createWorker(options: WorkerOptions): Worker {
         clock,
         signal: stopping.signal,
         unelected: options.unelected ?? false,
+        held,
       })
     })
     if (sandbox && options.onSandbox) {
@@ -233,9 +236,7 @@ export function createWorker(options: WorkerOptions): Worker {
       )
       // The process is about to exit, so its passes end with it; releasing now spares a successor the TTL.
       await Promise.allSettled(
-        config.nets
-          .filter((n) => n.enabled)
-          .map((n) => store?.release(n.net.lease, owner, { signal: AbortSignal.timeout(5_000) })),
+        [...held.values()].map((term) => store?.release(term, { signal: AbortSignal.timeout(5_000) })),
       )
     }
     await status.stop()

@@ -2,9 +2,16 @@
  * Fault injection by wrapping a real LeaseStore: every call still reaches the real store unless the fault
  * says the request never arrived. Faults are chosen per call by a function the test controls.
  */
-import type { LeaseCallOptions, LeaseRecord, LeaseStore } from '../../src/index.js'
+import type {
+  AcquireOptions,
+  LeaseCallOptions,
+  LeaseGrant,
+  LeaseRecord,
+  LeaseStore,
+  LeaseTerm,
+} from '../../src/index.js'
 
-export type StoreOp = 'acquire' | 'renew' | 'release' | 'list'
+export type StoreOp = 'acquire' | 'renew' | 'release' | 'list' | 'get'
 
 export type Fault =
   | { kind: 'pass' }
@@ -44,20 +51,28 @@ export class FaultyStore implements LeaseStore {
     owner: string,
     now: Date,
     ttlMs: number,
-    options?: LeaseCallOptions,
-  ): Promise<boolean> {
+    options?: AcquireOptions,
+  ): Promise<LeaseGrant | false> {
+    const token = options?.token
     return this.#apply('acquire', name, owner, options, false, () =>
-      this.inner.acquire(name, owner, now, ttlMs),
+      this.inner.acquire(name, owner, now, ttlMs, token === undefined ? {} : { token }),
     )
   }
-  renew(name: string, owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
-    return this.#apply('renew', name, owner, options, false, () => this.inner.renew(name, owner, now, ttlMs))
+  renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
+    return this.#apply('renew', grant.name, grant.owner, options, false, () =>
+      this.inner.renew(grant, now, ttlMs),
+    )
   }
-  release(name: string, owner: string, options?: LeaseCallOptions): Promise<void> {
-    return this.#apply('release', name, owner, options, undefined, () => this.inner.release(name, owner))
+  release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
+    return this.#apply('release', grant.name, grant.owner, options, undefined, () =>
+      this.inner.release(grant),
+    )
   }
   list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
     return this.#apply('list', '', '', options, [], () => this.inner.list())
+  }
+  get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
+    return this.#apply('get', name, '', options, undefined, () => this.inner.get(name))
   }
 
   async #apply<T>(

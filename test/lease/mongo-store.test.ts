@@ -17,28 +17,43 @@ describe('MongoStore on the run’s real server', () => {
     expect(mongo.db.databaseName).toMatch(/^[A-Za-z0-9_-]{1,63}$/)
   })
 
-  it('does not re-create a lease when a renewal lands after its release', async () => {
+  it('keeps a released lease as one free document, which a late renewal does not take back', async () => {
+    if (mongo instanceof Error) throw mongo
     const store = makeStore()
     const t0 = new Date('2026-09-30T15:00:00.000Z')
-    await store.acquire('net-a', 'alpha', t0, 3000)
-    await store.release('net-a', 'alpha')
-    expect(await store.renew('net-a', 'alpha', new Date(t0.getTime() + 1000), 3000)).toBe(false)
-    if (mongo instanceof Error) throw mongo
+    const grant = await store.acquire('net-a', 'alpha', t0, 3000)
+    if (!grant) throw new Error('the acquire of an absent lease was refused')
+    await store.release(grant)
+    expect(await store.renew(grant, new Date(t0.getTime() + 1000), 3000)).toBe(false)
     expect(
-      await mongo.db.collection(`leases_${collections}`).countDocuments(),
-      'the late renewal re-created it',
-    ).toBe(0)
+      await mongo.db.collection(`leases_${collections}`).find({}).toArray(),
+      'the late renewal took the released lease back',
+    ).toEqual([
+      { _id: 'net-a', owner: 'alpha', token: null, fence: 1, expiresAt: new Date(0), renewedAt: t0 },
+    ])
   })
 
   it('stores one document per lease with the documented fields', async () => {
     if (mongo instanceof Error) throw mongo
     const store = makeStore()
     const t0 = new Date('2026-09-30T15:00:00.000Z')
-    await store.acquire('net-a', 'alpha', t0, 3000)
+    const grant = await store.acquire('net-a', 'alpha', t0, 3000)
     const docs = await mongo.db.collection(`leases_${collections}`).find({}).toArray()
     expect(docs).toEqual([
-      { _id: 'net-a', owner: 'alpha', expiresAt: new Date(t0.getTime() + 3000), renewedAt: t0 },
+      {
+        _id: 'net-a',
+        owner: 'alpha',
+        token: grant ? grant.token : undefined,
+        fence: 1,
+        expiresAt: new Date(t0.getTime() + 3000),
+        renewedAt: t0,
+      },
     ])
+  })
+
+  it('refuses a call timeout that is not a whole number of ms', () => {
+    if (mongo instanceof Error) throw mongo
+    expect(() => new MongoStore(mongo.db, { callTimeoutMs: 0 })).toThrow(/callTimeoutMs/)
   })
 })
 

@@ -24,9 +24,13 @@
  * elected in time, stops everyone, and checks how terms overlapped.
  */
 import {
+  type AcquireOptions,
   type Clock,
+  type LeaseCallOptions,
+  type LeaseGrant,
   type LeaseRecord,
   type LeaseStore,
+  type LeaseTerm,
   MemoryStore,
   run,
   type TermInfo,
@@ -731,18 +735,18 @@ export class World {
   /** Applies a call at the store and classifies what it did: stale releases and late grants. */
   async #arrive<T>(call: Call, exec: () => Promise<T>): Promise<{ ok: boolean; value: unknown }> {
     const { proc, op } = call
-    let holderBefore: string | undefined
-    if (op === 'release') holderBefore = (await this.store.list()).find((r) => r.name === LEASE)?.owner
+    const holderBefore = op === 'release' ? (await this.store.get(LEASE))?.owner : undefined
     let answer: { ok: boolean; value: unknown }
     try {
       answer = { ok: true, value: await exec() }
     } catch (error) {
       answer = { ok: false, value: error }
     }
+    const shown = answer.ok && typeof answer.value === 'object' && answer.value !== null
     this.#note(
-      `store: ${op} of ${proc.owner} sent t=${fmt(call.sentAt)} lands: ${answer.ok ? String(answer.value) : String(answer.value)}`,
+      `store: ${op} of ${proc.owner} sent t=${fmt(call.sentAt)} lands: ${shown ? `grant (fence ${(answer.value as LeaseGrant).fence})` : String(answer.value)}`,
     )
-    if (op === 'acquire' && answer.value === true) {
+    if (op === 'acquire' && answer.ok && answer.value !== false) {
       if (call.sentSeq < proc.lastReleaseSentSeq) {
         this.stats.lateGrants++
         proc.heldByLateGrant = true
@@ -752,10 +756,16 @@ export class World {
       proc.lastGrantSentSeq = Math.max(proc.lastGrantSentSeq, call.sentSeq)
     }
     if (op === 'release') proc.lastReleaseSentSeq = Math.max(proc.lastReleaseSentSeq, call.sentSeq)
-    if (op === 'release' && answer.ok) {
-      if (holderBefore === proc.owner) proc.heldByLateGrant = false
-      if (holderBefore === proc.owner && call.sentSeq < proc.lastGrantSentSeq) {
-        this.#note(`stale release: ${proc.owner}'s release sent t=${fmt(call.sentAt)} deleted a later grant`)
+    // A release freed the lease only when its owner held it before and nobody does after.
+    const freed =
+      op === 'release' &&
+      answer.ok &&
+      holderBefore === proc.owner &&
+      (await this.store.get(LEASE))?.owner === undefined
+    if (freed) {
+      proc.heldByLateGrant = false
+      if (call.sentSeq < proc.lastGrantSentSeq) {
+        this.#note(`stale release: ${proc.owner}'s release sent t=${fmt(call.sentAt)} ended a later grant`)
         proc.leaseDeletedByStaleRelease = true
         const term = proc.term
         if (term && term.end === undefined && !term.staleRelease) {
@@ -810,7 +820,9 @@ export class World {
       if (!this.#heldBy(record, proc) && !term.staleRelease && this.#skewSpreadMax < this.ttlMs / 6) {
         throw this.#fail(
           `${proc.owner} runs its work outside a held term (store: ${
-            record ? `${record.owner} until ${fmt(record.expiresAt.getTime() - EPOCH)}` : 'no lease'
+            record?.owner
+              ? `${record.owner} until ${fmt((record.expiresAt?.getTime() ?? EPOCH) - EPOCH)}`
+              : 'no lease'
           }): another candidate could be elected while it works`,
         )
       }
@@ -819,7 +831,7 @@ export class World {
 
   /** Whether no other slot could take the lease from `proc` right now, by the store's own rule. */
   #heldBy(record: LeaseRecord | undefined, proc: Proc): boolean {
-    if (!record || record.owner !== proc.owner) return false
+    if (!record?.expiresAt || record.owner !== proc.owner) return false
     const expires = record.expiresAt.getTime()
     return this.skews.every(
       (skew, slot) => slot === proc.slot || expires > Math.trunc(EPOCH + this.#t + skew),
@@ -900,24 +912,30 @@ class SimStore implements LeaseStore {
     readonly proc: Proc,
   ) {}
 
-  acquire(name: string, owner: string, now: Date, ttlMs: number, options?: { signal?: AbortSignal }) {
+  acquire(name: string, owner: string, now: Date, ttlMs: number, options?: AcquireOptions) {
+    const token = options?.token
     return this.world.call(this.proc, 'acquire', options?.signal, () =>
-      this.world.store.acquire(name, owner, now, ttlMs),
+      this.world.store.acquire(name, owner, now, ttlMs, token === undefined ? {} : { token }),
     )
   }
 
-  renew(name: string, owner: string, now: Date, ttlMs: number, options?: { signal?: AbortSignal }) {
+  renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions) {
     return this.world.call(this.proc, 'renew', options?.signal, () =>
-      this.world.store.renew(name, owner, now, ttlMs),
+      this.world.store.renew(grant, now, ttlMs),
     )
   }
 
-  release(name: string, owner: string, options?: { signal?: AbortSignal }) {
-    return this.world.call(this.proc, 'release', options?.signal, () => this.world.store.release(name, owner))
+  release(grant: LeaseTerm, options?: LeaseCallOptions) {
+    return this.world.call(this.proc, 'release', options?.signal, () => this.world.store.release(grant))
   }
 
   list() {
     return this.world.store.list()
+  }
+
+  /** A read for the waiting line only: it crosses no modelled network (its faults would prove nothing). */
+  get(name: string) {
+    return this.world.store.get(name)
   }
 }
 

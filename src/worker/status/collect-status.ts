@@ -91,14 +91,13 @@ export function holderStatus(
   thisOwner: string | undefined,
   now: Date,
 ): HolderStatus | null {
+  if (record.owner === undefined || record.expiresAt === undefined) return null
   const expiresInMs = record.expiresAt.getTime() - now.getTime()
   if (expiresInMs <= 0) return null
-  // Fenced lease records (ADR-117 fencing) carry `fence`; older stores do not, and say null.
-  const fence = 'fence' in record && typeof record.fence === 'number' ? record.fence : null
   return {
     owner: record.owner,
     thisReplica: record.owner === thisOwner,
-    fence,
+    fence: record.fence,
     expiresAt: record.expiresAt.toISOString(),
     expiresInMs,
   }

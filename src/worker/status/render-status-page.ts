@@ -87,7 +87,7 @@ export function renderNet(net: NetStatus, now: string): string {
     : '—'
   const rows = [
     ['Holder', renderHolder(net)],
-    ['Fence', h ? (h.fence === null ? '<span class="muted">not recorded</span>' : String(h.fence)) : '—'],
+    ['Fence', h ? String(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
     ['Schedule', `<code>${esc(net.schedule)}</code> (${esc(net.timeZone)})`],
     ['Next fire', net.nextFireAt ? esc(instant(net.nextFireAt, net.timeZone)) : 'not scheduled'],

@@ -62,8 +62,8 @@ export interface HolderStatus {
   owner: string
   /** Whether the answering replica is the holder. */
   thisReplica: boolean
-  /** The term's fence; `null` when the store does not record fences. */
-  fence: number | null
+  /** The term's fence: grows with every new term of the lease. */
+  fence: number
   expiresAt: string
   expiresInMs: number
 }

@@ -1,0 +1,154 @@
+/**
+ * One term of a campaign: the step-down deadline, the renewal cadence and the term's end, on the
+ * campaign's Clock.
+ *
+ * The term steps down before the store could hand the lease to a successor: at once when a renewal is
+ * refused, or when no renewal it can prove has succeeded within ttl − ttl/6 of being sent. It is not the
+ * campaign (acquiring, releasing, reporting): run.ts drives it.
+ */
+import type { Answer } from './bounded-call.js'
+import type { Clock, TimerHandle } from './clock.js'
+import type { LeaseGrant } from './store.js'
+
+/**
+ * Node's timers run on a whole-millisecond loop clock: one can fire up to a millisecond before the
+ * monotonic clock reached its delay, and none waits less than 1 ms. The step-down timer therefore aims this
+ * far ahead of the deadline, and the term steps down once no more than this is left, so a term never
+ * outlives its deadline — re-arming for a remainder under 1 ms would overshoot it by up to 1 ms.
+ */
+const TIMER_GRAIN_MS = 1
+
+/** What a term's work can ask about the term, besides its abort signal. */
+export interface TermInfo {
+  /** The term's fence: strictly greater than every earlier term's of this lease in this store. */
+  readonly fence: number
+  /** The term's token, as the store granted it. */
+  readonly token: string
+  /** The monotonic instant (clock.monotonic scale) at which the term steps down unless a renewal lands. */
+  stepDownAt(): number
+  /**
+   * Whether the term is still live right now: not aborted and before its step-down instant. Checked
+   * synchronously, so work about to start can refuse even when a blocked event loop kept the step-down
+   * timer from firing.
+   */
+  live(): boolean
+}
+
+/** Why a term ended, as logged and counted. */
+export type TermEnd = 'returned' | 'lost' | 'stepped-down' | 'stopped'
+
+export interface TermOptions {
+  clock: Clock
+  ttlMs: number
+  grant: LeaseGrant
+  /** The monotonic instant the grant's acquire was sent. */
+  grantSentAt: number
+  /** One renewal of the grant, bounded by `ms` and by `signal` (the term's). */
+  renew(ms: number, signal: AbortSignal): Promise<Answer<boolean>>
+  /** Every renewal's outcome, with the time then left before the step-down; called before the term acts. */
+  onRenewal(answer: Answer<boolean>, stepDownInMs: number): void
+  /** The term ended (called once, after its signal aborted). */
+  onEnd(why: TermEnd): void
+}
+
+/** The timers and state of one term; `begin()` starts it, `finish()` ends it (once). */
+export class Term {
+  readonly info: TermInfo
+  readonly #options: TermOptions
+  readonly #controller = new AbortController()
+  /** ttl − ttl/6 from the truncated ttl the store stamps: the deadline falls before the stored expiry. */
+  readonly #holdMs: number
+  readonly #renewEveryMs: number
+  #provenSentAt: number
+  /** Renewals keep a cadence of ttl/3 between sends, so a slow store does not stretch it by a round trip. */
+  #lastSentAt: number
+  #end: TermEnd | undefined
+  #stepDownTimer: TimerHandle | undefined
+  #renewTimer: TimerHandle | undefined
+
+  constructor(options: TermOptions) {
+    this.#options = options
+    this.#holdMs = Math.trunc(options.ttlMs) - options.ttlMs / 6
+    this.#renewEveryMs = options.ttlMs / 3
+    this.#provenSentAt = options.grantSentAt
+    this.#lastSentAt = options.grantSentAt
+    const { clock, grant } = options
+    this.info = {
+      fence: grant.fence,
+      token: grant.token,
+      stepDownAt: () => this.#stepDownAt(),
+      live: () => !this.signal.aborted && clock.monotonic() < this.#stepDownAt(),
+    }
+  }
+
+  /** Aborts when the term ends, whatever the reason. */
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  get ended(): TermEnd | undefined {
+    return this.#end
+  }
+
+  /** Starts the step-down timer and the renewals; steps down at once when the grant cannot be proven. */
+  begin(): boolean {
+    if (this.#stepDownAt() - this.#options.clock.monotonic() <= TIMER_GRAIN_MS) {
+      this.finish('stepped-down')
+      return false
+    }
+    this.#armStepDown()
+    this.#scheduleRenewal()
+    return true
+  }
+
+  finish(why: TermEnd): void {
+    if (this.#end) return
+    this.#end = why
+    const { clock, grant } = this.#options
+    this.#controller.abort(new Error(`term ${grant.fence} of lease "${grant.name}" ended: ${why}`))
+    if (this.#stepDownTimer) clock.clearTimeout(this.#stepDownTimer)
+    if (this.#renewTimer) clock.clearTimeout(this.#renewTimer)
+    this.#options.onEnd(why)
+  }
+
+  #stepDownAt(): number {
+    return this.#provenSentAt + this.#holdMs
+  }
+
+  #armStepDown(): void {
+    const { clock } = this.#options
+    if (this.#stepDownTimer) clock.clearTimeout(this.#stepDownTimer)
+    this.#stepDownTimer = undefined
+    const left = this.#stepDownAt() - clock.monotonic()
+    if (left <= TIMER_GRAIN_MS) {
+      this.finish('stepped-down')
+      return
+    }
+    this.#stepDownTimer = clock.setTimeout(() => this.#armStepDown(), left - TIMER_GRAIN_MS)
+  }
+
+  #scheduleRenewal(): void {
+    const { clock } = this.#options
+    const wait = Math.max(0, this.#lastSentAt + this.#renewEveryMs - clock.monotonic())
+    this.#renewTimer = clock.setTimeout(() => void this.#renewOnce(), wait)
+  }
+
+  async #renewOnce(): Promise<void> {
+    if (this.#end) return
+    const { clock } = this.#options
+    const sentAt = clock.monotonic()
+    this.#lastSentAt = sentAt
+    const answer = await this.#options.renew(this.#renewEveryMs, this.signal)
+    if (this.#end) return
+    if (answer.ok && answer.value) this.#provenSentAt = Math.max(this.#provenSentAt, sentAt)
+    this.#options.onRenewal(answer, this.#stepDownAt() - clock.monotonic())
+    if (this.#end) return
+    if (answer.ok && !answer.value) {
+      this.finish('lost')
+      return
+    }
+    // An answer that arrives too late to keep the term (after a stall) ends it here.
+    if (answer.ok) this.#armStepDown()
+    if (!this.#end) this.#scheduleRenewal()
+  }
+}
