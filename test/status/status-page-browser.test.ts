@@ -14,7 +14,7 @@ import { launchChromium } from '../support/chromium.js'
 import { mongoServer } from '../support/mongo.js'
 
 const lease = defineLease('status-tick', 'status page test net')
-/** Every second: one forge request in the net's lane, so the chart has something to draw. */
+/** Every second: one forge request in the net's lane (revalidated: 304s), so the chart has something to draw. */
 const tick = defineNet({
   name: 'status-tick',
   lease: lease.name,
@@ -23,7 +23,7 @@ const tick = defineNet({
   options: {},
   setup: () => ({}),
   term: () => async ({ forge, signal }) => {
-    await forge.request('GET /rate_limit', { request: { signal } })
+    await forge.request('GET /installation/repositories', { request: { signal } })
   },
 })
 
@@ -71,7 +71,7 @@ function field(page: Page, net: string, label: string) {
 
 /** Waits (through the page's own refresh) until the net shows a finished run. */
 async function waitForFinishedRun(page: Page, net: string): Promise<string> {
-  const row = page.locator(`section[data-net="${net}"] tbody tr.ok`).first()
+  const row = page.locator(`section[data-net="${net}"] tbody tr.run-ok`).first()
   await row.waitFor({ timeout: 30_000 })
   return row.locator('td').nth(4).innerText()
 }
@@ -94,6 +94,8 @@ describe('the status page in a browser', () => {
     expect(duration, 'a finished run shows no duration').toMatch(/^\d+(\.\d)? (ms|s)$/)
     await expect.poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 }).toBe(1)
     expect(await page.locator('header').innerText()).toContain('refreshing every 5 s')
+    const rateLimit = page.locator('section[aria-labelledby="h-forge"] tbody tr').first()
+    expect(await rateLimit.innerText(), 'no rate limit shown against its limit').toMatch(/core\s+\d+ \/ \d+/)
     expect(await field(page, 'status-tick', 'Next fire').innerText()).toMatch(/\d{2}:\d{2}:\d{2} UTC/)
     await screenshot(page, 'memory-worker')
     expect(errors, 'the page logged errors in the browser console').toEqual([])
@@ -114,7 +116,7 @@ describe('the status page in a browser', () => {
     expect(holder, 'the second replica does not name the first as holder').toContain(first.owner)
     expect(holder).toContain('another replica')
     await waitForFinishedRun(page, 'status-tick')
-    expect(await page.locator('section[data-net] tbody tr.ok td:nth-child(2)').first().innerText()).toBe(first.owner)
+    expect(await page.locator('section[data-net] tbody tr.run-ok td:nth-child(2)').first().innerText()).toBe(first.owner)
     expect(await page.locator('dt:text-is("Store") + dd').innerText()).toMatch(/Mongo.*answering/)
     await expect.poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 }).toBe(1)
     await screenshot(firstPage.page, 'mongo-first-replica')

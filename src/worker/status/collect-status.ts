@@ -3,7 +3,7 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
-import cron from 'node-cron'
+import { CronExpressionParser } from 'cron-parser'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
 import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
@@ -76,7 +76,7 @@ async function netStatus(
     enabled: plan.enabled,
     schedule: plan.schedule,
     timeZone: plan.timeZone,
-    nextFireAt: plan.enabled ? nextFire(plan) : null,
+    nextFireAt: plan.enabled ? nextFire(plan, now) : null,
     holder: record ? holderStatus(record, sources.replica?.owner, now) : null,
     runs,
     lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
@@ -123,12 +123,13 @@ export function runStatus(record: RunRecord): RunStatus {
   }
 }
 
-function nextFire(plan: StatusNetPlan): string | null {
-  const task = cron.createTask(plan.schedule, () => {}, { timezone: plan.timeZone })
+/** The schedule's first fire time after `now`, in the zone it is read in. */
+function nextFire(plan: StatusNetPlan, now: Date): string | null {
   try {
-    return task.getNextRuns(1)[0]?.toISOString() ?? null
-  } finally {
-    void task.destroy()
+    const parsed = CronExpressionParser.parse(plan.schedule, { currentDate: now, tz: plan.timeZone })
+    return parsed.next().toDate().toISOString()
+  } catch {
+    return null
   }
 }
 

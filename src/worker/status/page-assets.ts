@@ -28,7 +28,7 @@ table{border-collapse:collapse;width:100%;font-size:.875rem;font-variant-numeric
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);white-space:nowrap}
 th{color:var(--muted);font-weight:500}
 td.num,th.num{text-align:right}
-tr.failed td{background:var(--badbg)}tr.failed td:first-child{box-shadow:inset 4px 0 var(--bad)}
+tr.run-failed td{background:var(--badbg)}tr.run-failed td:first-child{box-shadow:inset 4px 0 var(--bad)}
 td.error{white-space:normal;color:var(--bad)}
 button{font:inherit;padding:.3rem .8rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer}
 .lanes{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}

@@ -114,8 +114,8 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
           : esc(r.outcome)
     const took =
       r.durationMs === null ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}` : esc(duration(r.durationMs))
-    const main = `<tr class="${r.outcome}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${r.fence}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${r.requests ?? '—'}</td></tr>`
-    const error = r.error ? `<tr class="failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>` : ''
+    const main = `<tr class="run-${r.outcome}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${r.fence}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${r.requests ?? '—'}</td></tr>`
+    const error = r.error ? `<tr class="run-failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>` : ''
     return main + error
   }
   return `<h3>Last ${runs.length} runs <span class="muted">(UTC)</span></h3><div class="scroll"><table>

@@ -8,7 +8,8 @@ import type { Db } from 'mongodb'
 export async function mongoServerVersion(db: Db): Promise<string> {
   const info = await db.command({ buildInfo: 1 }, { timeoutMS: 2_000 })
   const version = typeof info.version === 'string' ? info.version : 'unknown'
-  const ferret = info.ferretdb as { version?: unknown } | undefined
-  if (ferret && typeof ferret.version === 'string') return `FerretDB ${ferret.version} (MongoDB ${version} wire)`
+  // FerretDB 1.x names itself in `ferretdbVersion`, 2.x in `ferretdb.version`.
+  const ferret = info.ferretdbVersion ?? (info.ferretdb as { version?: unknown } | undefined)?.version
+  if (typeof ferret === 'string') return `FerretDB ${ferret.replace(/^v/, '')} (MongoDB ${version} wire)`
   return `MongoDB ${version}`
 }

@@ -1,7 +1,7 @@
 /**
  * The status of one running worker: its status sources (store, leases, ledger, meter, registry) and, with
  * Mongo, the sampler that copies the meter's last 24 hours of this replica's forge spend into
- * `forge_hours` each minute (and at each hour's end), so every replica's page draws the whole
+ * `forge_hours` every 15 s (and at each hour's end), so every replica's page draws the whole
  * installation's spend. Without Mongo the meter's own memory is the record.
  *
  * Not the HTTP route (http.ts serves what `snapshot()` returns) and not a writer of anything but its own
@@ -15,6 +15,7 @@ import type { RunLedger } from '../../runs/run-ledger.js'
 import type { WorkerConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
+import { SCHEDULE_TIME_ZONE } from '../schedule.js'
 import { collectStatus } from './collect-status.js'
 import { HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
 import { rowsFromMeter } from './meter-hours.js'
@@ -41,14 +42,14 @@ export interface WorkerStatusOptions {
 export interface WorkerStatus {
   /** The snapshot now; never rejects (failed sources become null and a note). */
   snapshot(): Promise<StatusSnapshot>
-  /** Starts copying the meter's hours to Mongo each minute and at each hour's end. */
+  /** Starts copying the meter's hours to Mongo every 15 s and at each hour's end. */
   start(): void
   /** Stops sampling and writes the last sample. */
   stop(): Promise<void>
 }
 
 /** How often the forge hours are copied to Mongo between hour ends. */
-export const SAMPLE_EVERY_MS = 60_000
+export const SAMPLE_EVERY_MS = 15_000
 
 /** Builds the worker's status; nothing runs until `start()`. */
 export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
@@ -84,7 +85,7 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
 
 /**
  * With Mongo, writes this replica's last 24 hours (the meter keeps them) to `forge_hours` and, in the
- * first minute of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
+ * first 15 s of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
  */
 async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
   const mongo = options.mongo()
@@ -139,9 +140,9 @@ function workerSources(
   }
 }
 
-/** The configured nets as the page lists them; node-cron fires them in the process's time zone. */
+/** The configured nets as the page lists them, with the zone every schedule is read in. */
 export function netPlans(config: WorkerConfig): StatusNetPlan[] {
-  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
+  const timeZone = SCHEDULE_TIME_ZONE
   return config.nets.map((n) => ({
     name: n.net.name,
     leaseName: n.net.lease,
