@@ -41,7 +41,13 @@ async function sources(overrides: Partial<StatusSources> = {}): Promise<StatusSo
   return {
     replica: { owner: ME, version: '9.9.9', startedAt: NOW.toISOString() },
     nets: [
-      { name: 'sweeper', leaseName: 'sweep', enabled: true, schedule: '*/5 * * * *', timeZone: 'Europe/Berlin' },
+      {
+        name: 'sweeper',
+        leaseName: 'sweep',
+        enabled: true,
+        schedule: '*/5 * * * *',
+        timeZone: 'Europe/Berlin',
+      },
       { name: 'board', leaseName: 'board', enabled: true, schedule: '0 * * * *', timeZone: 'UTC' },
     ],
     storeKind: 'memory',
@@ -51,7 +57,9 @@ async function sources(overrides: Partial<StatusSources> = {}): Promise<StatusSo
     leases: () => store.list(),
     history: (net, limit) => ledger.history(net, limit),
     forgeHours: (since) => hours.read(since),
-    rateLimits: async () => [{ host: 'api.github.com', resource: 'core', limit: 5000, remaining: 4200, resetAt: null }],
+    rateLimits: async () => [
+      { host: 'api.github.com', resource: 'core', limit: 5000, remaining: 4200, resetAt: null },
+    ],
     skippedTicks: async () => new Map([['sweeper', { overlap: 2 }]]),
     ...overrides,
   }
@@ -70,7 +78,12 @@ describe('collectStatus', () => {
     const { nets } = await collectStatus(await sources(), NOW)
     const runs = nets[0]!.runs!
     expect(runs).toHaveLength(20)
-    expect(runs[0]).toMatchObject({ slot: '2026-12-01T10:29:00.000Z', durationMs: 1500, outcome: 'ok', requests: 5 })
+    expect(runs[0]).toMatchObject({
+      slot: '2026-12-01T10:29:00.000Z',
+      durationMs: 1500,
+      outcome: 'ok',
+      requests: 5,
+    })
     expect(runs[1]).toMatchObject({ outcome: 'failed', error: 'forge answered 502 <twice>' })
     expect(nets[0]!.runLagMs).toBe(60_000)
     expect(nets[0]!.skippedTicks).toEqual({ overlap: 2 })

@@ -45,7 +45,9 @@ export function forgeHourStoreConformance(name: string, open: () => Promise<Forg
 
     it('refuses a row whose hour is not the start of an hour, naming the field', async () => {
       const store = await open()
-      await expect(store.put('a', [row(H0 + 5, 'x', 1)])).rejects.toThrow(/hour must be the start of a UTC hour/)
+      await expect(store.put('a', [row(H0 + 5, 'x', 1)])).rejects.toThrow(
+        /hour must be the start of a UTC hour/,
+      )
       await expect(store.put('a', [row(H0, 'x', -1)])).rejects.toThrow(/requests must be a whole number/)
       expect(await store.read(new Date(0)), 'a refused write stored something').toEqual([])
     })

@@ -22,9 +22,11 @@ const tick = defineNet({
   description: 'status page test net',
   options: {},
   setup: () => ({}),
-  term: () => async ({ forge, signal }) => {
-    await forge.request('GET /installation/repositories', { request: { signal } })
-  },
+  term:
+    () =>
+    async ({ forge, signal }) => {
+      await forge.request('GET /installation/repositories', { request: { signal } })
+    },
 })
 
 const SHOTS = join(tmpdir(), `leasecron-status-${process.pid}`)
@@ -92,7 +94,9 @@ describe('the status page in a browser', () => {
       .toContain('this replica')
     const duration = await waitForFinishedRun(page, 'status-tick')
     expect(duration, 'a finished run shows no duration').toMatch(/^\d+(\.\d)? (ms|s)$/)
-    await expect.poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 }).toBe(1)
+    await expect
+      .poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 })
+      .toBe(1)
     expect(await page.locator('header').innerText()).toContain('refreshing every 5 s')
     const rateLimit = page.locator('section[aria-labelledby="h-forge"] tbody tr').first()
     expect(await rateLimit.innerText(), 'no rate limit shown against its limit').toMatch(/core\s+\d+ \/ \d+/)
@@ -116,9 +120,13 @@ describe('the status page in a browser', () => {
     expect(holder, 'the second replica does not name the first as holder').toContain(first.owner)
     expect(holder).toContain('another replica')
     await waitForFinishedRun(page, 'status-tick')
-    expect(await page.locator('section[data-net] tbody tr.run-ok td:nth-child(2)').first().innerText()).toBe(first.owner)
+    expect(await page.locator('section[data-net] tbody tr.run-ok td:nth-child(2)').first().innerText()).toBe(
+      first.owner,
+    )
     expect(await page.locator('dt:text-is("Store") + dd').innerText()).toMatch(/Mongo.*answering/)
-    await expect.poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 }).toBe(1)
+    await expect
+      .poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 })
+      .toBe(1)
     await screenshot(firstPage.page, 'mongo-first-replica')
     await screenshot(page, 'mongo-second-replica')
     expect(firstPage.errors, 'the first replica’s page logged console errors').toEqual([])

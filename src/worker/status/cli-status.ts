@@ -35,7 +35,12 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
     return snapshot
   }
   const stop = new AbortController()
-  const connection = connectMongo(config.mongo.uri, config.mongo.db, createLogger({ level: 'silent' }), stop.signal)
+  const connection = connectMongo(
+    config.mongo.uri,
+    config.mongo.db,
+    createLogger({ level: 'silent' }),
+    stop.signal,
+  )
   try {
     return await collectStatus(
       cliSources(config, {

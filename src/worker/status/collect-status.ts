@@ -105,9 +105,7 @@ export function holderStatus(
 
 /** One ledger record as the snapshot shows it. */
 export function runStatus(record: RunRecord): RunStatus {
-  const requests = record.requests
-    ? Object.values(record.requests).reduce((sum, n) => sum + n, 0)
-    : null
+  const requests = record.requests ? Object.values(record.requests).reduce((sum, n) => sum + n, 0) : null
   const end = record.finishedAt?.getTime()
   return {
     slot: record.slot.toISOString(),

@@ -17,9 +17,7 @@ export class MemoryForgeHourStore implements ForgeHourStore {
     options?.signal?.throwIfAborted()
     const from = since.getTime()
     return sumRows(
-      [...this.#rows.values()]
-        .filter((r) => r.hour >= from)
-        .map(({ owner: _owner, ...row }) => row),
+      [...this.#rows.values()].filter((r) => r.hour >= from).map(({ owner: _owner, ...row }) => row),
     )
   }
 

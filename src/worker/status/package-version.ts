@@ -10,15 +10,19 @@ let cached: string | undefined
 
 /** The `version` of the nearest package.json named leasecron above this module; `unknown` if none. */
 export function packageVersion(): string {
-  if (cached !== undefined) return cached
+  cached ??= findVersion()
+  return cached
+}
+
+function findVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   for (let i = 0; i < 6; i++) {
     const file = join(dir, 'package.json')
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'leasecron' && typeof pkg.version === 'string') return (cached = pkg.version)
+      if (pkg.name === 'leasecron' && typeof pkg.version === 'string') return pkg.version
     }
     dir = dirname(dir)
   }
-  return (cached = 'unknown')
+  return 'unknown'
 }

@@ -8,13 +8,7 @@
 import { duration, esc, instant, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
 import { PAGE_STYLE, pageScript } from './page-assets.js'
-import type {
-  ForgeStatus,
-  NetStatus,
-  RateLimitStatus,
-  RunStatus,
-  StatusSnapshot,
-} from './status-snapshot.js'
+import type { ForgeStatus, NetStatus, RateLimitStatus, RunStatus, StatusSnapshot } from './status-snapshot.js'
 
 /** How often the page refreshes itself. */
 export const REFRESH_MS = 5_000
@@ -113,9 +107,13 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
           ? '<span class="ok">✓ ok</span>'
           : esc(r.outcome)
     const took =
-      r.durationMs === null ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}` : esc(duration(r.durationMs))
+      r.durationMs === null
+        ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}`
+        : esc(duration(r.durationMs))
     const main = `<tr class="run-${r.outcome}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${r.fence}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${r.requests ?? '—'}</td></tr>`
-    const error = r.error ? `<tr class="run-failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>` : ''
+    const error = r.error
+      ? `<tr class="run-failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>`
+      : ''
     return main + error
   }
   return `<h3>Last ${runs.length} runs <span class="muted">(UTC)</span></h3><div class="scroll"><table>
@@ -125,14 +123,14 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
 
 /** The forge: this hour per lane, the 24-hour charts and the rate limits. */
 export function renderForge(forge: ForgeStatus): string {
-  const scope =
-    forge.scope === 'installation' ? 'every replica of the installation' : 'this replica only'
+  const scope = forge.scope === 'installation' ? 'every replica of the installation' : 'this replica only'
   const lanes =
     forge.lanes.length === 0
       ? '<p class="muted">No forge requests in the last 24 hours.</p>'
       : `<div class="lanes">${forge.lanes
           .map(
-            (l) => `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${l.thisHour.notModified} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
+            (l) =>
+              `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${l.thisHour.notModified} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
           )
           .join('')}</div>`
   return `<section aria-labelledby="h-forge"><h2 id="h-forge">Forge</h2>

@@ -25,7 +25,10 @@ export function serveStatusRoute(path: string, options: StatusRoutesOptions, rep
   }
   if (path === '/') {
     if (!options.page) {
-      reply(404, '{"error":"the status page is off (LEASECRON_STATUS_PAGE=false); GET /status still answers"}')
+      reply(
+        404,
+        '{"error":"the status page is off (LEASECRON_STATUS_PAGE=false); GET /status still answers"}',
+      )
       return true
     }
     options.snapshot().then(

@@ -123,8 +123,7 @@ function workerSources(
     leases: async () => (await options.store()?.list(bound())) ?? [],
     ...(ledger
       ? {
-          history: async (net: string, limit: number) =>
-            (await ledger()?.history(net, limit, bound())) ?? [],
+          history: async (net: string, limit: number) => (await ledger()?.history(net, limit, bound())) ?? [],
         }
       : {}),
     forgeHours: async (since) => {
