@@ -134,7 +134,7 @@ export function renderForge(forge: ForgeStatus): string {
           )
           .join('')}</div>`
   return `<section aria-labelledby="h-forge"><h2 id="h-forge">Forge</h2>
-<p class="muted">Requests per lane, last 24 hours (UTC hours; the darker part answered 304), counted by ${scope}.</p>
+<p class="muted">Requests per lane, last 24 hours (UTC hours; the lower, second-shade part of a bar answered 304), counted by ${scope}.</p>
 ${lanes}
 ${renderRateLimits(forge.rateLimits)}</section>`
 }
