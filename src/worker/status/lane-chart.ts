@@ -1,6 +1,6 @@
 /**
  * The 24-hour chart of one forge lane as inline SVG: one bar per UTC hour (requests; the part answered
- * 304 drawn darker when the meter counts 304s), the busiest hour's figure on the axis, and the hours
+ * 304 in a second shade), the busiest hour's figure on the axis, and the hours
  * labelled at −24 h, −12 h and now. Drawn here rather than with a chart library: the page must carry no
  * external asset, and 24 rectangles are a loop.
  */
