@@ -13,12 +13,11 @@ export function statusLines(
 ): string[] {
   if (leases.length === 0) return ['no leases held']
   return leases.map((r) => {
-    const fence = (r as { fence?: number }).fence
-    const holder = r.owner ? r.owner : '(free)'
-    const left = r.expiresAt ? r.expiresAt.getTime() - now.getTime() : Number.NaN
+    const holder = r.owner ?? '(free)'
+    const left = r.expiresAt === undefined ? undefined : r.expiresAt.getTime() - now.getTime()
     const expiry =
-      !r.owner || Number.isNaN(left)
-        ? ''
+      left === undefined
+        ? 'free (released)'
         : left > 0
           ? `expires in ${seconds(left)}`
           : `expired ${seconds(-left)} ago`
@@ -26,7 +25,7 @@ export function statusLines(
     return [
       r.name.padEnd(28),
       holder.padEnd(40),
-      `fence ${fence ?? '-'}`.padEnd(12),
+      `fence ${r.fence}`.padEnd(12),
       expiry.padEnd(22),
       last ? `last run ${runSummary(last)}` : 'no run recorded',
     ].join(' ')

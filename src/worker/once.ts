@@ -185,6 +185,7 @@ function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
     },
     renew: (...args: Parameters<LeaseStore['renew']>) => store.renew(...args),
     release: (...args: Parameters<LeaseStore['release']>) => store.release(...args),
+    get: (...args: Parameters<LeaseStore['get']>) => store.get(...args),
     list: (...args: Parameters<LeaseStore['list']>) => store.list(...args),
   }
   return { store: wrapped, refused: () => refused, error: () => error }
@@ -193,7 +194,7 @@ function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
 async function holderOf(spec: OnceSpec): Promise<{ holder?: string }> {
   try {
     const signal = AbortSignal.timeout(Math.max(1_000, spec.net.pacing.ttlMs / 3))
-    const record = (await spec.store.list({ signal })).find((r) => r.name === spec.net.net.lease)
+    const record = await spec.store.get(spec.net.net.lease, { signal })
     return record?.owner ? { holder: record.owner } : {}
   } catch {
     return {}

@@ -86,6 +86,15 @@ export interface Verdict {
   ferretDbDoubleWins: number
   /** Passes of two owners running at the same time. */
   passOverlaps: number
+  /**
+   * Schedule slots that more than one pass started for — counted from what the passes logged at start
+   * (net, slot, owner, fence), never from the run ledger, whose unique key cannot show a double.
+   */
+  doubleRunSlots: number
+  /** The slots run twice, with who ran them (for reading a failure). */
+  doubleRuns: Array<{ slot: string; runs: string[] }>
+  /** Distinct slots some pass started for. */
+  slotsRun: number
   takeoverMs: Stats
   takeovers: number[]
   /** How long after its step-down instant each stepped-down term actually ended. */
@@ -245,6 +254,7 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
   const passesWhileUnreachable = passes.filter((p) =>
     faults.some((f) => f.unreachable?.includes(p.owner) && p.start > f.start + hold + 5 && p.start < f.end),
   ).length
+  const doubleRuns = doubleRunsOf(traces)
   let passOverlaps = 0
   const sortedPasses = [...passes].sort((x, y) => x.start - y.start)
   for (let i = 0; i < sortedPasses.length; i++) {
@@ -311,6 +321,9 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
     unexpectedOverlaps: unexpected.length,
     ferretDbDoubleWins: overlaps.filter((o) => o.kind === 'ferretdb-double-win').length,
     passOverlaps,
+    doubleRunSlots: doubleRuns.double.length,
+    doubleRuns: doubleRuns.double,
+    slotsRun: doubleRuns.slots,
     takeoverMs: stats(takeovers.filter(Number.isFinite)),
     takeovers: takeovers.map((t) => (Number.isFinite(t) ? Math.round(t) : -1)),
     stepDownLagMs: stats(lags),
@@ -322,4 +335,27 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
     unexpectedExits,
     measuredSkewMs,
   }
+}
+
+/**
+ * Groups the passes' start lines by `<net>@<slot>`: a slot with starts from more than one run (owner,
+ * fence, pass) ran twice. Lines without a slot (no ledger in that build) are not counted.
+ */
+export function doubleRunsOf(traces: WorkerTrace[]): {
+  slots: number
+  double: Array<{ slot: string; runs: string[] }>
+} {
+  const runs = new Map<string, Set<string>>()
+  for (const t of traces) {
+    for (const l of t.lines) {
+      if (l.event !== 'pass-start' || typeof l.slot !== 'string') continue
+      const key = `${String(l.net)}@${l.slot}`
+      const who = `${String(l.owner ?? t.owner)} fence ${String(l.fence)} pass ${String(l.pass)}`
+      runs.set(key, (runs.get(key) ?? new Set()).add(who))
+    }
+  }
+  const double = [...runs]
+    .filter(([, who]) => who.size > 1)
+    .map(([slot, who]) => ({ slot, runs: [...who].sort() }))
+  return { slots: runs.size, double }
 }

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Cluster } from './cluster.js'
 import { mono, RETRY, sleep, TTL } from './cluster.js'
-import { chaosEnvironment, runScenario, type ScenarioRun } from './scenario.js'
+import { chaosEnvironment, expectOncePerSlot, runScenario, type ScenarioRun } from './scenario.js'
 
 const { env, results } = chaosEnvironment()
 const SLACK = 1500
@@ -69,6 +69,7 @@ describe('clock offset between replicas (libfaketime)', () => {
       verdict.overlapCount,
       'a skew under ttl/6 produced an overlap: the step-down margin is not enough',
     ).toBe(0)
+    expectOncePerSlot('clock-skew-below-ttl-6', results, verdict)
   })
 
   it('a candidate whose clock runs 0.6·ttl ahead overlaps a cut-off holder, by no more than skew − ttl/6', async () => {
@@ -89,5 +90,6 @@ describe('clock offset between replicas (libfaketime)', () => {
     expect(verdict.overlapMaxMs, 'the overlap exceeded skew − ttl/6 (+ timer slack)').toBeLessThanOrEqual(
       skew - TTL / 6 + 300,
     )
+    expectOncePerSlot('clock-skew-above-ttl-6', results, verdict)
   })
 })

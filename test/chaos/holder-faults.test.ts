@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { HOLD, mono, RETRY, sleep, TTL } from './cluster.js'
-import { chaosEnvironment, runScenario } from './scenario.js'
+import { chaosEnvironment, expectOncePerSlot, runScenario } from './scenario.js'
 
 const { env, results } = chaosEnvironment()
 // A loaded 2-core machine: process start-up, timer lag and node-cron's whole-second ticks.
@@ -111,5 +111,6 @@ describe('the holder’s process fails', () => {
       verdict.expectedOverlaps,
       'a holder stalled past its TTL showed no overlap: the checker cannot see one',
     ).toBeGreaterThanOrEqual(1)
+    expectOncePerSlot('holder-sigstop', results, verdict)
   })
 })

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { countRequests } from '../../src/sandbox/sandbox-stats.js'
 import { check, type CheckOptions, type Verdict } from './checker.js'
 import { type Cluster, createCluster, RETRY, TTL } from './cluster.js'
 import { type ChaosMongo, startChaosMongo } from './ferret-server.js'
@@ -52,6 +53,11 @@ export interface ScenarioReport {
   }
   unexpectedOverlaps: number
   passOverlaps: number
+  /** Slots more than one pass started for (from the passes' own start lines; must be 0). */
+  doubleRunSlots: number
+  /** Distinct slots run, and the sandbox's own count of the passes' forge requests in the scenario. */
+  slotsRun: number
+  sandboxPassRequests: number
   takeoverMs: Verdict['takeoverMs']
   takeovers: number[]
   stepDownLagMs: Verdict['stepDownLagMs']
@@ -92,6 +98,8 @@ export async function runScenario(
   const cluster = createCluster({ mongo: env.mongo, sandbox: env.sandbox, label: name })
   const run: ScenarioRun = { cluster, takeovers: [], trials: 0 }
   let verdict: Verdict
+  // The sandbox's ground truth for this scenario: each chaos pass sends one GET /rate_limit.
+  env.sandbox.resetStats()
   try {
     await body(run)
   } finally {
@@ -114,6 +122,9 @@ export async function runScenario(
       },
       unexpectedOverlaps: verdict.unexpectedOverlaps,
       passOverlaps: verdict.passOverlaps,
+      doubleRunSlots: verdict.doubleRunSlots,
+      slotsRun: verdict.slotsRun,
+      sandboxPassRequests: countRequests(env.sandbox.stats(), { route: 'GET /rate_limit' }),
       takeoverMs: verdict.takeoverMs,
       takeovers: verdict.takeovers,
       stepDownLagMs: verdict.stepDownLagMs,
@@ -174,6 +185,24 @@ export async function runScenario(
     ).toBeLessThanOrEqual(options.takeoverBoundMs)
   }
   return verdict
+}
+
+/**
+ * Asserts one pass per slot: no slot in the passes' own start lines ran twice, and the sandbox received no
+ * more pass requests than there were slots run (a pass that ran without logging would show there).
+ */
+export function expectOncePerSlot(
+  name: string,
+  results: Map<string, ScenarioReport>,
+  verdict: Verdict,
+): void {
+  const report = results.get(name)
+  expect(verdict.doubleRuns, 'a schedule slot ran twice: the run ledger let two passes claim it').toEqual([])
+  expect(verdict.slotsRun, 'no pass logged a slot: the checker cannot see a double run').toBeGreaterThan(0)
+  expect(
+    report?.sandboxPassRequests,
+    'the sandbox received more pass requests than slots were run: some slot ran twice unseen',
+  ).toBeLessThanOrEqual(verdict.slotsRun)
 }
 
 /** Merges this file's scenarios into bench/results/chaos.json (other files' scenarios are kept). */

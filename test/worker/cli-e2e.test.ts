@@ -38,10 +38,11 @@ async function cli(args: string[], env: Record<string, string>) {
 
 describe('leasecron once', () => {
   it('acquires the lease, runs one pass, releases it and exits 0', async () => {
-    const { code, lines } = await cli(['once', 'e2e-tick'], githubEnv())
+    const { code, lines, text } = await cli(['once', 'e2e-tick'], githubEnv())
     expect(code).toBe(0)
     expect(lines.filter((l) => l.event === 'pass-end')).toHaveLength(1)
-    expect(lines.map((l) => l.msg)).toContain('one pass done')
+    expect(text).toMatch(/e2e-tick: ran slot \S+ as \S+ \(fence 1\)/)
+    expect(lines.map((l) => l.msg)).toContain('released')
   }, 30_000)
 
   it('exits 0 without a pass when another owner holds the lease, saying who', async () => {
@@ -49,7 +50,7 @@ describe('leasecron once', () => {
     const db = `cli_${Date.now().toString(36)}`
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
-    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBe(true)
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBeTruthy()
     const { code, lines, text } = await cli(['once', 'e2e-tick'], {
       ...githubEnv(),
       MONGO_URI: mongo.url,
@@ -78,8 +79,40 @@ describe('leasecron status and config', () => {
     await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
     const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
     expect(code).toBe(0)
-    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+expires in (59|60)\.\d s/)
+    expect(text).toMatch(/e2e-tick\s+holder-abcdef012345\s+fence 1\s+expires in \d+\.\d s\s+no run recorded/)
   }, 30_000)
+
+  it('shows a net’s last run in status and its runs in history', async () => {
+    const mongo = mongoServer()
+    const db = `history_${Date.now().toString(36)}`
+    const env = { ...githubEnv(), MONGO_URI: mongo.url, MONGO_DB: db }
+    const ran = await cli(['once', 'e2e-tick', '--slot', '2026-09-30T15:00:00Z', '--json'], env)
+    expect(ran.code).toBe(0)
+    const result = ran.lines.find((l) => l.outcome === 'ran')
+    expect(result, `once did not run: ${ran.text}`).toBeDefined()
+    const status = await cli(['status'], env)
+    expect(status.text).toMatch(
+      /e2e-tick\s+\(free\)\s+fence 1\s+free \(released\)\s+last run 2026-09-30T15:00:00.000Z by \S+: ok in \d+\.\d s/,
+    )
+    const history = await cli(['history', 'e2e-tick', '--json'], env)
+    expect(history.code).toBe(0)
+    expect(JSON.parse(history.text)).toEqual([
+      expect.objectContaining({
+        slot: '2026-09-30T15:00:00.000Z',
+        owner: result!.owner,
+        fence: 1,
+        outcome: 'ok',
+        requests: { 'e2e-tick': 1 },
+      }),
+    ])
+    const table = await cli(['history', 'e2e-tick', '--limit', '5'], env)
+    const rows = table.text.split('\n')
+    expect(rows[0]).toMatch(/^slot\s+owner\s+fence\s+started\s+duration\s+outcome\s+requests$/)
+    expect(rows[1]).toMatch(/^2026-09-30T15:00:00.000Z .* ok\s+e2e-tick=1$/)
+    const bad = await cli(['history', 'e2e-tick', '--limit', 'lots'], env)
+    expect(bad.code).toBe(64)
+    expect(bad.text).toMatch(/--limit: expected a whole number from 1 to 1000; got "lots"/)
+  }, 60_000)
 
   it('prints the effective configuration without the private key', async () => {
     const { code, text } = await cli(['config'], {
@@ -102,7 +135,7 @@ describe('leasecron status and config', () => {
   }, 30_000)
 
   it('explains each command with --help', async () => {
-    for (const command of ['run', 'once', 'status', 'config']) {
+    for (const command of ['run', 'once', 'status', 'history', 'config']) {
       const { code, text } = await cli([command, '--help'], {})
       expect(code).toBe(0)
       expect(text).toContain(`Usage: leasecron ${command}`)

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { MemoryStore, loadConfig, systemClock } from '../../src/index.js'
+import { MemoryRunLedger, MemoryStore, RunLedgerError, loadConfig, systemClock } from '../../src/index.js'
+import type { RunLedger } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
@@ -9,14 +10,38 @@ import { recordingNet, TEST_LEASES } from './test-nets.js'
 // These passes never talk to the forge; the scheduler only hands the client through.
 const noForge = undefined as unknown as ForgeOctokit
 const silent = createLogger({ level: 'silent' })
+/** The net's first pass waits for the schedule's first tick, as before the ledger. */
+const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none' }
 
-function campaign(net: ReturnType<typeof recordingNet>['net'], store = new MemoryStore(), owner = 'alpha') {
-  const loaded = loadConfig({}, [net], TEST_LEASES)
+/** A ledger whose store never answers a claim (the fault under test); other calls work. */
+class DeafLedger extends MemoryRunLedger {
+  override async claim(): Promise<boolean> {
+    throw new RunLedgerError(
+      'RUN_LEDGER_FAILED',
+      { component: 'DeafLedger', operation: 'claim' },
+      'no answer',
+    )
+  }
+}
+
+interface CampaignOptions {
+  store?: MemoryStore
+  owner?: string
+  ledger?: RunLedger
+  env?: Record<string, string>
+  runHistory?: number
+}
+
+function campaign(net: ReturnType<typeof recordingNet>['net'], options: CampaignOptions = {}) {
+  const { store = new MemoryStore(), owner = 'alpha', ledger = new MemoryRunLedger() } = options
+  const loaded = loadConfig(options.env ?? {}, [net], TEST_LEASES)
   if (!loaded.ok) throw new Error('test net configuration rejected')
   const stop = new AbortController()
   const metrics = createWorkerMetrics()
   const done = runNetCampaign({
     store,
+    ledger,
+    runHistory: options.runHistory ?? 1000,
     owner,
     net: loaded.config.nets[0]!,
     resources: {},
@@ -26,7 +51,7 @@ function campaign(net: ReturnType<typeof recordingNet>['net'], store = new Memor
     clock: systemClock,
     signal: stop.signal,
   })
-  return { stop: () => stop.abort(), done, metrics, store }
+  return { stop: () => stop.abort(), done, metrics, store, ledger }
 }
 
 async function counter(
@@ -48,15 +73,100 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers())
 
 describe('the scheduler', () => {
-  it('runs the first pass at the next tick of the schedule, not at election', async () => {
+  it('runs the first pass at election, for the schedule’s most recent slot, then follows the schedule', async () => {
     const { net, passes } = recordingNet()
     const c = campaign(net)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(
+      passes.map((p) => p.slot),
+      'no pass at election',
+    ).toEqual(['2026-09-30T15:00:00.000Z'])
+    await vi.advanceTimersByTimeAsync(3000)
+    expect(passes.map((p) => p.pass)).toEqual([1, 2, 3, 4])
+    expect(passes.map((p) => p.slot)).toEqual([
+      '2026-09-30T15:00:00.000Z',
+      '2026-09-30T15:00:01.000Z',
+      '2026-09-30T15:00:02.000Z',
+      '2026-09-30T15:00:03.000Z',
+    ])
+    expect(new Set(passes.map((p) => p.fence)).size, 'the passes of one term carry one fence').toBe(1)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('with CATCH_UP=none waits for the schedule’s next tick', async () => {
+    const { net, passes } = recordingNet()
+    const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(500)
     expect(passes, 'a pass ran before the first tick').toEqual([])
     await vi.advanceTimersByTimeAsync(600)
-    expect(passes.map((p) => p.pass)).toEqual([1])
-    await vi.advanceTimersByTimeAsync(3000)
-    expect(passes.map((p) => p.pass)).toEqual([1, 2, 3, 4])
+    expect(passes.map((p) => p.slot)).toEqual(['2026-09-30T15:00:01.000Z'])
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('records each pass in the ledger with its owner, fence and outcome, and the error of a failed one', async () => {
+    const { net, passes } = recordingNet({ fail: (n) => n === 2 })
+    const c = campaign(net)
+    await vi.advanceTimersByTimeAsync(1_500)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+    const runs = await c.ledger.history('tick-net', 10)
+    expect(runs.map((r) => [r.slot.toISOString(), r.owner, r.fence, r.outcome])).toEqual([
+      ['2026-09-30T15:00:01.000Z', 'alpha', passes[1]!.fence, 'failed'],
+      ['2026-09-30T15:00:00.000Z', 'alpha', passes[0]!.fence, 'ok'],
+    ])
+    expect(runs[0]!.error).toMatch(/pass 2 failed on purpose/)
+    expect(runs[1]!.finishedAt, 'a finished pass has no end in the ledger').toBeInstanceOf(Date)
+  })
+
+  it('skips a slot the ledger already has, as slot-taken, and runs the next one', async () => {
+    const { net, passes } = recordingNet()
+    const ledger = new MemoryRunLedger()
+    const slot = new Date('2026-09-30T15:00:00.000Z')
+    await ledger.claim({ net: 'tick-net', slot, owner: 'crashed-holder', fence: 1, startedAt: slot })
+    const c = campaign(net, { ledger })
+    await vi.advanceTimersByTimeAsync(1_100)
+    expect(
+      passes.map((p) => p.slot),
+      'a slot another term claimed ran again',
+    ).toEqual(['2026-09-30T15:00:01.000Z'])
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'slot-taken' }),
+    ).toBe(1)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('runs no pass when the ledger cannot answer a claim, and counts it apart (fail-closed)', async () => {
+    const { net, passes } = recordingNet()
+    const c = campaign(net, { ledger: new DeafLedger() })
+    await vi.advanceTimersByTimeAsync(2_100)
+    expect(passes, 'a pass ran without a claim the ledger answered').toEqual([])
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'claim-failed' }),
+    ).toBe(3)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('prunes the ledger to LEASECRON_RUN_HISTORY runs per net on the term’s first pass', async () => {
+    const { net } = recordingNet()
+    const ledger = new MemoryRunLedger()
+    for (let i = 1; i <= 10; i++) {
+      const slot = new Date(Date.parse('2026-09-30T14:00:00.000Z') + i * 1000)
+      await ledger.claim({ net: 'tick-net', slot, owner: 'old', fence: 1, startedAt: slot })
+    }
+    const c = campaign(net, { ledger, runHistory: 3 })
+    await vi.advanceTimersByTimeAsync(100)
+    const kept = await ledger.history('tick-net', 100)
+    expect(kept, 'the holder did not prune the ledger').toHaveLength(3)
+    expect(kept[0]!.slot.toISOString()).toBe('2026-09-30T15:00:00.000Z')
     c.stop()
     await vi.advanceTimersByTimeAsync(1000)
     await c.done
@@ -64,7 +174,7 @@ describe('the scheduler', () => {
 
   it('skips and counts a tick that finds the previous pass still running', async () => {
     const { net, passes } = recordingNet({ passMs: () => 2500 })
-    const c = campaign(net)
+    const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(6_900)
     // Ticks 0.8 s apart from the start, then every second: passes start at 0.8 s (running to 3.3 s),
     // 3.8 s (to 6.3 s) and 6.8 s; the ticks at 1.8, 2.8, 4.8 and 5.8 s find a pass running.
@@ -79,19 +189,22 @@ describe('the scheduler', () => {
 
   it('aborts the pass in flight when the term ends and awaits it before releasing', async () => {
     const { net, passes } = recordingNet({ passMs: () => 60_000 })
-    const c = campaign(net)
+    const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(1_500)
     expect(passes).toHaveLength(1)
     c.stop()
     await vi.advanceTimersByTimeAsync(100)
     await c.done
     expect(passes[0]?.aborted, 'the pass in flight was not told the term ended').toBe(true)
-    expect(await c.store.list(), 'the lease stayed held after a clean stop').toEqual([])
+    expect(
+      (await c.store.list()).filter((l) => l.owner !== undefined),
+      'the lease stayed held after a clean stop',
+    ).toEqual([])
   })
 
   it('logs a failing pass and keeps the term and its schedule', async () => {
     const { net, passes, terms } = recordingNet({ fail: (n) => n === 2 })
-    const c = campaign(net)
+    const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(4_900)
     expect(passes.map((p) => p.pass)).toEqual([1, 2, 3, 4, 5])
     expect(terms(), 'a failing pass ended the term').toBe(1)
@@ -104,12 +217,12 @@ describe('the scheduler', () => {
   it('builds the term state afresh for every term', async () => {
     const { net, passes } = recordingNet()
     const store = new MemoryStore()
-    const a = campaign(net, store, 'alpha')
+    const a = campaign(net, { store, owner: 'alpha' })
     await vi.advanceTimersByTimeAsync(2_900)
     a.stop()
     await vi.advanceTimersByTimeAsync(100)
     await a.done
-    const b = campaign(net, store, 'beta')
+    const b = campaign(net, { store, owner: 'beta' })
     await vi.advanceTimersByTimeAsync(2_000)
     b.stop()
     await vi.advanceTimersByTimeAsync(100)
@@ -120,7 +233,7 @@ describe('the scheduler', () => {
 
   it('starts no pass once the term is past its step-down instant, even before the timer fires', async () => {
     const { net, passes } = recordingNet()
-    const c = campaign(net)
+    const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(1_100)
     expect(passes).toHaveLength(1)
     // A blocked event loop: wall and monotonic time jump past the deadline with no timer having run.

@@ -12,6 +12,9 @@ export interface PassRecord {
   termId: number
   aborted: boolean
   lane?: string
+  /** The schedule slot (ISO) and the term's fence the pass was given. */
+  slot?: string
+  fence?: number
 }
 
 /** A net whose passes take `passMs` (or until aborted) and record themselves; terms are numbered. */
@@ -36,7 +39,13 @@ export function recordingNet(
     term: () => {
       const termId = ++terms
       return async (ctx: PassContext) => {
-        const record: PassRecord = { pass: ctx.pass, termId, aborted: false }
+        const record: PassRecord = {
+          pass: ctx.pass,
+          termId,
+          aborted: false,
+          slot: ctx.slot.toISOString(),
+          fence: ctx.fence,
+        }
         passes.push(record)
         if (options.fail?.(ctx.pass)) throw new Error(`pass ${ctx.pass} failed on purpose`)
         const ms = options.passMs?.() ?? 0

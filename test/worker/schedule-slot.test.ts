@@ -1,0 +1,65 @@
+import cron from 'node-cron'
+import { describe, expect, it } from 'vitest'
+import { parseSlotOption } from '../../src/worker/once.js'
+import { slotAtOrBefore } from '../../src/worker/schedule.js'
+
+describe('a schedule’s slot at or before an instant', () => {
+  it.each([
+    ['*/5 * * * *', '2026-09-30T15:05:00.000Z', '2026-09-30T15:05:00.000Z'],
+    ['*/5 * * * *', '2026-09-30T15:04:59.999Z', '2026-09-30T15:00:00.000Z'],
+    ['*/5 * * * *', '2026-09-30T15:09:30.500Z', '2026-09-30T15:05:00.000Z'],
+    ['*/10 * * * * *', '2026-09-30T15:05:09.500Z', '2026-09-30T15:05:00.000Z'],
+    ['0 9 * * mon', '2026-09-30T15:05:09.500Z', '2026-09-28T09:00:00.000Z'],
+    ['0 0 1 * *', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'],
+  ])('%s at %s is %s (UTC)', (schedule, at, slot) => {
+    expect(slotAtOrBefore(schedule, new Date(at)).toISOString()).toBe(slot)
+  })
+
+  it('agrees with node-cron’s own fire times, so a tick and a trigger name the same slot', () => {
+    for (const schedule of ['*/7 * * * * *', '*/2 * * * *', '15 */3 * * *']) {
+      const task = cron.createTask(schedule, () => {}, { timezone: 'UTC' })
+      try {
+        for (const fire of task.getNextRuns(5)) {
+          expect(slotAtOrBefore(schedule, fire).getTime(), `${schedule} at ${fire.toISOString()}`).toBe(
+            fire.getTime(),
+          )
+          expect(slotAtOrBefore(schedule, new Date(fire.getTime() + 999)).getTime()).toBe(fire.getTime())
+        }
+      } finally {
+        void task.destroy()
+      }
+    }
+  })
+})
+
+describe('once --slot', () => {
+  const now = new Date('2026-09-30T15:07:12.345Z')
+
+  it('normalizes an instant to the schedule’s most recent fire time at or before it', () => {
+    expect(parseSlotOption('2026-09-30T15:06:59+00:00', '*/5 * * * *', now)).toEqual({
+      ok: true,
+      slot: new Date('2026-09-30T15:05:00.000Z'),
+    })
+    expect(parseSlotOption('2026-09-30T17:05:00.123+02:00', '*/5 * * * *', now)).toEqual({
+      ok: true,
+      slot: new Date('2026-09-30T15:05:00.000Z'),
+    })
+  })
+
+  it('takes now for auto and for no --slot', () => {
+    const slot = new Date('2026-09-30T15:05:00.000Z')
+    expect(parseSlotOption('auto', '*/5 * * * *', now)).toEqual({ ok: true, slot })
+    expect(parseSlotOption(undefined, '*/5 * * * *', now)).toEqual({ ok: true, slot })
+  })
+
+  it.each(['yesterday', '2026-09-30', '2026-09-30T15:05:00', '1727708700', '2026-13-45T99:00:00Z'])(
+    'refuses %s, showing the expected form',
+    (value) => {
+      const parsed = parseSlotOption(value, '*/5 * * * *', now)
+      expect(parsed.ok).toBe(false)
+      expect(!parsed.ok && parsed.expected).toMatch(
+        /ISO 8601 instant with a time zone \(e\.g\. 2026-09-30T15:05:00Z\) or "auto"/,
+      )
+    },
+  )
+})
