@@ -14,15 +14,16 @@
  * calls every workload once in a rotating order, so load from elsewhere on the machine falls on all alike.
  * The bare update's document lives in the store's own collection, which holds a fixed number of other
  * leases (as a deployment with a few jobs would) and keeps that size throughout: leases a workload creates
- * are released again, untimed. `now` stamps are fixed whole milliseconds advancing by a step per iteration,
+ * are released again and their documents deleted, untimed (a released lease keeps its document and fence). `now` stamps are fixed whole milliseconds advancing by a step per iteration,
  * so each call takes the path a healthy deployment takes:
- * - acquire: alternately a fresh lease (the upsert inserts) and its holder re-acquiring it (the upsert matches);
- * - renew: the holder renewing its lease (the update matches and moves the expiry forward);
+ * - acquire: alternately a fresh lease (the `findOneAndUpdate` upsert inserts) and its holder re-acquiring it
+ *   (the upsert matches and starts a new term: new token, fence + 1);
+ * - renew: the holder renewing its term (the update matches `{_id, owner, token}` and moves the expiry forward);
  * - release: the holder releasing a lease it acquired just before (only the release is timed);
  * - bare update: `updateOne({_id}, {$set: {owner, expiresAt, renewedAt}})` on an existing lease-shaped
  *   document, with the store's write concern (`majority`).
- * Reported apart, not held to the goal: release of an absent lease and of one another owner holds (a delete
- * that matches nothing, then a read: two round trips by design); an acquire refused because another owner
+ * Reported apart, not held to the goal: release of an absent lease and of one another owner holds (an update
+ * that matches nothing, then a read to name the holder: two round trips by design); an acquire refused because another owner
  * holds the lease (the duplicate-key answer); `ping`, one round trip that touches no data; renew's exact
  * update sent through the driver without the store; and the three goal operations at other collection sizes.
  */
@@ -32,7 +33,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Db, MongoClient } from 'mongodb'
+import { type Collection, type Db, MongoClient } from 'mongodb'
 import { MemoryStore } from '../src/lease/memory-store.js'
 import { type LeaseDocument, MongoStore } from '../src/lease/mongo-store.js'
 import { type LeaseGrant, LeaseLostError, type LeaseStore } from '../src/lease/store.js'
@@ -260,6 +261,69 @@ function summarize(s: Samples): Stats {
   return result
 }
 
+/** The yardstick: a bare `updateOne` on an existing lease-shaped document, with the store's write concern. */
+function bareUpdateWorkload(leases: Collection<LeaseDocument>): Workload {
+  const bareId = 'bench-bare-update'
+  return {
+    label: 'bare updateOne',
+    setup: async () => {
+      await leases.insertOne({
+        _id: bareId,
+        owner: OWNER,
+        token: 'bare',
+        fence: 1,
+        expiresAt: at(0),
+        renewedAt: at(0),
+      })
+    },
+    call: async (k) => {
+      const now = at(k)
+      const result = await leases.updateOne(
+        { _id: bareId },
+        { $set: { owner: OWNER, expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
+      )
+      expect(result.matchedCount === 1, 'bare update matched nothing')
+      return undefined
+    },
+  }
+}
+
+/** Reported apart: a `ping`, and renew's exact update sent through the driver without the store. */
+function driverWorkloads(db: Db, leases: Collection<LeaseDocument>): Workload[] {
+  const renewShapeId = 'bench-driver-renew'
+  return [
+    {
+      label: 'ping',
+      call: async () => {
+        await db.command({ ping: 1 })
+        return undefined
+      },
+    },
+    {
+      label: "driver updateOne with renew's filter {_id, owner, token} and $max",
+      setup: async () => {
+        await leases.insertOne({
+          _id: renewShapeId,
+          owner: OWNER,
+          token: 'driver',
+          fence: 1,
+          expiresAt: at(0),
+          renewedAt: at(0),
+        })
+      },
+      call: async (k) => {
+        const now = at(k)
+        const result = await leases.updateOne(
+          { _id: renewShapeId, owner: OWNER, token: 'driver' },
+          { $max: { expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
+        )
+        expect(result.matchedCount === 1, "driver update with renew's filter matched nothing")
+        return undefined
+      },
+    },
+  ]
+}
+
 /**
  * One Mongo collection as the bench uses it: `background` other leases, a MongoStore on it, the bare
  * update's document in it, and the workloads. `extras` adds the labelled non-goal workloads.
@@ -284,73 +348,16 @@ async function mongoWorkloads(
     )
   }
   const store = new MongoStore(db, { collection })
-  const bareId = 'bench-bare-update'
-  const bareUpdate: Workload = {
-    label: 'bare updateOne',
-    setup: async () => {
-      await leases.insertOne({
-        _id: bareId,
-        owner: OWNER,
-        token: 'bare',
-        fence: 1,
-        expiresAt: at(0),
-        renewedAt: at(0),
-      })
-    },
-    call: async (k) => {
-      const now = at(k)
-      const result = await leases.updateOne(
-        { _id: bareId },
-        { $set: { owner: OWNER, expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
-      )
-      expect(result.matchedCount === 1, 'bare update matched nothing')
-      return undefined
-    },
-  }
   const forget: Forget = async (name) => {
     await leases.deleteOne({ _id: name })
   }
   const workloads = [
-    bareUpdate,
+    bareUpdateWorkload(leases),
     acquireWorkload(store, forget),
     renewWorkload(store),
     releaseWorkload(store, forget),
   ]
-  if (extras) {
-    const renewShapeId = 'bench-driver-renew'
-    workloads.push(
-      {
-        label: 'ping',
-        call: async () => {
-          await db.command({ ping: 1 })
-          return undefined
-        },
-      },
-      {
-        label: "driver updateOne with renew's filter {_id, owner, token} and $max",
-        setup: async () => {
-          await leases.insertOne({
-            _id: renewShapeId,
-            owner: OWNER,
-            token: 'driver',
-            fence: 1,
-            expiresAt: at(0),
-            renewedAt: at(0),
-          })
-        },
-        call: async (k) => {
-          const now = at(k)
-          const result = await leases.updateOne(
-            { _id: renewShapeId, owner: OWNER, token: 'driver' },
-            { $max: { expiresAt: new Date(now.getTime() + TTL_MS), renewedAt: now } },
-          )
-          expect(result.matchedCount === 1, "driver update with renew's filter matched nothing")
-          return undefined
-        },
-      },
-      ...otherPathWorkloads(store),
-    )
-  }
+  if (extras) workloads.push(...driverWorkloads(db, leases), ...otherPathWorkloads(store))
   return { workloads, documents: () => leases.countDocuments() }
 }
 

@@ -2,7 +2,7 @@
  * Scenario `footprint`: what one idle worker with ten nets costs the machine, next to bare Node.
  *
  * - Cold start, 5 trials: spawn of `leasecron run --config bench/nets/idle-ten.mjs` → its first acquire
- *   on the wire (the first `update leases` the op counter sees) and → `/readyz` answering 200 (polled
+ *   on the wire (the first `findAndModify leases` — an acquire — the op counter sees) and → `/readyz` answering 200 (polled
  *   every 10 ms), against spawn → exit of `node -e 0`.
  * - Idle minute: RSS (VmRSS) and CPU % of one core (utime + stime from /proc/<pid>/stat) over 60 s, for
  *   the ten nets at the shipped pace (every minute: TTL 180 s) and compressed (every second: TTL 3 s),
@@ -73,7 +73,11 @@ export async function runFootprint(context: BenchContext): Promise<string> {
       const nodeMs = await nodeColdStart()
       let firstAcquire: number | undefined
       const off = counter.onOp((op) => {
-        if (firstAcquire === undefined && op.command === 'update' && op.collection === 'leases')
+        if (
+          firstAcquire === undefined &&
+          (op.command === 'findAndModify' || op.command === 'update') &&
+          op.collection === 'leases'
+        )
           firstAcquire = op.at
       })
       const env = workerEnv({ ...sandbox.env, MONGO_URI: counter.url, MONGO_DB: coldDb })
@@ -194,7 +198,7 @@ export async function runFootprint(context: BenchContext): Promise<string> {
       nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
       coldStarts: COLD_STARTS,
       coldStart:
-        'spawn → first `update leases` seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); node -e 0: spawn → exit',
+        'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); node -e 0: spawn → exit',
       idleWindowMs: IDLE_WINDOW_MS,
       idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
       paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },

@@ -57,7 +57,15 @@ export class MemoryStore implements LeaseStore {
       options?.signal,
     )
     const entry = this.#leases.get(call.name)
-    if (entry && entry.owner !== call.owner && entry.expiresAtMs > call.nowMs) return false
+    // Unexpired: only its owner may start a new term, and only with a stamp no older than the lease's latest
+    // (a resent or late acquire must not end the owner's newer term).
+    if (
+      entry &&
+      entry.expiresAtMs > call.nowMs &&
+      (entry.owner !== call.owner || entry.renewedAtMs > call.nowMs)
+    ) {
+      return false
+    }
     const next: Entry = {
       owner: call.owner,
       token,

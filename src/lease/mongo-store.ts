@@ -105,11 +105,14 @@ export class MongoStore implements LeaseStore {
     const nowAt = new Date(call.nowMs)
     return this.#call(context, options?.signal, async () => {
       try {
-        // One conditional upsert: when the document exists but is held unexpired by another owner, the
-        // filter misses, the upsert tries to insert the same _id, and the duplicate-key refusal is the answer.
+        // One conditional upsert: when the document exists but is held unexpired by another owner (or by this
+        // owner with a later stamp: a resent or late acquire must not end its newer term), the filter misses, the upsert tries to insert the same _id, and the duplicate-key refusal is the answer.
         // A released lease has its expiry at the epoch, so the filter matches it for anyone.
         const before = await this.#leases.findOneAndUpdate(
-          { _id: call.name, $or: [{ owner: call.owner }, { expiresAt: { $lte: nowAt } }] },
+          {
+            _id: call.name,
+            $or: [{ owner: call.owner, renewedAt: { $lte: nowAt } }, { expiresAt: { $lte: nowAt } }],
+          },
           {
             $set: { owner: call.owner, token },
             $inc: { fence: 1 },

@@ -81,8 +81,9 @@ export type LeaseTerm = Pick<LeaseGrant, 'name' | 'owner' | 'token'>
 export interface LeaseStore {
   /**
    * Starts a new term of `name` for `owner` until `now + ttlMs` when the lease is absent, released, expired
-   * at `now`, or already held by `owner`, and resolves its grant. Resolves `false` when another owner holds
-   * it unexpired. Never moves an expiry backward. Concurrent acquires of one absent lease give exactly one
+   * at `now`, or already held by `owner` with no acquire or renewal stamped after `now`, and resolves its
+   * grant. Resolves `false` when another owner holds it unexpired, and when `owner` holds it through a term
+   * stamped later (a resent or late acquire must not end that newer term). Never moves an expiry backward. Concurrent acquires of one absent lease give exactly one
    * grant.
    */
   acquire(

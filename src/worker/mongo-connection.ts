@@ -24,6 +24,8 @@ export function connectMongo(uri: string, dbName: string, log: Logger, signal: A
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
+    // Above the longest default ttl/3 (60 s) and the lease store's server bounds (maxTimeMS/wtimeoutMS 5 s).
+    socketTimeoutMS: 90_000,
     appName: 'leasecron',
   })
   const db = client.db(dbName)

@@ -8,9 +8,9 @@
  * 1. no work runs outside a held term (the store holds the lease for its owner against every other clock);
  * 2. no term outlives its step-down deadline (TermInfo.stepDownAt) while its loop is free to run timers,
  *    and none goes on once the store refused its renewal;
- * 3. no two terms overlap, except after a stall of the earlier holder (by at most the stall) or when a
- *    release sent before a term deleted that term's lease (a late or resent release — the mirror of the
- *    ADR's residual case; by at most the hold);
+ * 3. no two terms overlap, except after a stall of the earlier holder (by at most the stall); a release
+ *    sent before a term (a late or resent release, or the release after an unanswered acquire) never
+ *    ends that term: releases name their own term's token, so the run asserts 0 stale-release terms;
  * 4. every unanswered acquire is followed by a release;
  * and once every fault healed, that
  * 5. a holder is elected within ttl + the skew spread + one jittered retry + round trips, a clean stop of
@@ -193,6 +193,10 @@ describe('lease.run under a model of faults, stalls, skews and restarts', () => 
     expect(total.handovers, 'the lease never changed hands: the model exercised no election').toBeGreaterThan(
       0,
     )
+    expect(
+      total.staleReleaseTerms,
+      'a release of an earlier term ended a later one: two terms could serve the lease at once',
+    ).toBe(0)
     if (numRuns >= 1_000) {
       expect(
         total.stallOverlaps,

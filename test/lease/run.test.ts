@@ -55,6 +55,11 @@ function candidate(
   return { stop: () => stop.abort(), done, lines, owner }
 }
 
+/** The leases some owner holds (released ones are listed as free). */
+async function held(store: LeaseStore) {
+  return (await store.list()).filter((r) => r.owner !== undefined)
+}
+
 function overlaps(terms: Term[], now: number): Array<[Term, Term]> {
   const found: Array<[Term, Term]> = []
   for (const a of terms) {
@@ -223,13 +228,20 @@ describe('lease.run', () => {
     const a = candidate(inner, 'alpha', terms)
     await vi.advanceTimersByTimeAsync(50)
     // A thief whose clock runs far ahead sees the lease expired and takes it.
-    expect(await inner.acquire('net-a', 'thief', new Date(Date.now() + 10 * TTL), TTL)).toBe(true)
+    expect(await inner.acquire('net-a', 'thief', new Date(Date.now() + 10 * TTL), TTL)).toMatchObject({
+      owner: 'thief',
+      fence: 2,
+      previousHolder: 'alpha',
+    })
     const stolenAt = performance.now()
     await vi.advanceTimersByTimeAsync(TTL)
     expect(terms[0]?.end, 'the term went on after the lease was stolen').toBeDefined()
     expect(terms[0]!.end! - stolenAt).toBeLessThanOrEqual(TTL / 3 + 1)
     expect(a.lines.map((l) => l.msg)).toContain('lost to another owner')
-    expect(a.lines.map((l) => l.msg)).toContain('had already lost it')
+    expect(a.lines.find((l) => l.msg === 'had already lost it')?.fields).toMatchObject({
+      fence: 1,
+      holder: 'thief',
+    })
     a.stop()
     await vi.advanceTimersByTimeAsync(10_000)
   })
@@ -245,7 +257,7 @@ describe('lease.run', () => {
       store.calls.map((c) => c.op),
       'no release followed the unanswered acquire',
     ).toEqual(['acquire', 'release'])
-    expect(await store.inner.list(), 'a lease granted without an answer stayed held').toEqual([])
+    expect(await held(store.inner), 'a lease granted without an answer stayed held').toEqual([])
     await vi.advanceTimersByTimeAsync(TTL * 5)
     expect(terms, 'a grant whose answer never arrived was served').toEqual([])
     a.stop()
@@ -295,7 +307,7 @@ describe('lease.run', () => {
     a.stop()
     await vi.advanceTimersByTimeAsync(6_000)
     await a.done
-    expect(await store.inner.list(), 'the stopped candidate left its lease behind').toEqual([])
+    expect(await held(store.inner), 'the stopped candidate left its lease behind').toEqual([])
     expect(terms).toEqual([])
   })
 
@@ -317,7 +329,7 @@ describe('lease.run', () => {
     await vi.advanceTimersByTimeAsync(1_000)
     await done
     expect(order).toEqual(['work settled, lease held by alpha'])
-    expect(await store.list(), 'a clean stop left the lease held').toEqual([])
+    expect(await held(store), 'a clean stop left the lease held').toEqual([])
   })
 
   it('logs a throwing work and goes on campaigning', async () => {

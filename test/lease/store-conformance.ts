@@ -89,12 +89,25 @@ function acquireCases(makeStore: MakeStore): void {
       expect(second.token, 'a new term reused the earlier term’s token').not.toBe(first.token)
     })
 
-    it('never moves an expiry backward when a late, older stamp arrives', async () => {
+    it('refuses the holder’s late acquire stamped before its latest term, keeping that term', async () => {
       const store = await makeStore()
-      await store.acquire('net-a', 'alpha', at(1000), 3000)
-      const late = await granted(store.acquire('net-a', 'alpha', t0, 3000), 'a late stamp is still a success')
-      expect(late.expiresAt, 'the grant reports an expiry the store does not hold').toEqual(at(4000))
-      expect((await store.get('net-a'))?.expiresAt, 'a late stamp shortened the lease').toEqual(at(4000))
+      const newer = await granted(store.acquire('net-a', 'alpha', at(1000), 3000))
+      expect(await store.acquire('net-a', 'alpha', t0, 3000), 'a resent acquire ended the newer term').toBe(
+        false,
+      )
+      expect(await store.get('net-a'), 'a late stamp changed the lease').toMatchObject({
+        fence: newer.fence,
+        expiresAt: at(4000),
+      })
+      expect(await store.renew(newer, at(1500), 3000)).toBe(true)
+    })
+
+    it('never moves an expiry backward when the holder acquires again with a shorter ttl', async () => {
+      const store = await makeStore()
+      await store.acquire('net-a', 'alpha', t0, 3000)
+      const again = await granted(store.acquire('net-a', 'alpha', at(1000), 1000))
+      expect(again.expiresAt, 'the grant reports an expiry the store does not hold').toEqual(at(3000))
+      expect((await store.get('net-a'))?.expiresAt, 'a shorter ttl shortened the lease').toEqual(at(3000))
     })
 
     it('truncates a fractional-millisecond ttl', async () => {

@@ -50,7 +50,9 @@ describe('leasecron once', () => {
     const db = `cli_${Date.now().toString(36)}`
     client = new MongoClient(mongo.url)
     const store = new MongoStore(client.db(db))
-    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toBeTruthy()
+    expect(await store.acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)).toMatchObject({
+      owner: 'someone-else-0123456789ab',
+    })
     const { code, lines, text } = await cli(['once', 'e2e-tick'], {
       ...githubEnv(),
       MONGO_URI: mongo.url,

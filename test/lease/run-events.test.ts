@@ -1,0 +1,233 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type LeaseLog, MemoryStore, run, type TermEvent, type TermInfo } from '../../src/index.js'
+import { FaultyStore } from './faulty-store.js'
+
+const TTL = 3000
+const RETRY = 1000
+
+interface Line {
+  level: 'info' | 'warn'
+  msg: string
+  fields: Record<string, unknown> | undefined
+}
+
+function recorder() {
+  const lines: Line[] = []
+  const log: LeaseLog = {
+    info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
+    warn: (msg, fields) => lines.push({ level: 'warn', msg, fields }),
+  }
+  return { lines, log }
+}
+
+/** One candidate serving until stopped; records its events, log lines and terms' info. */
+function candidate(store: MemoryStore | FaultyStore, owner: string, options: { retryMs?: number } = {}) {
+  const stop = new AbortController()
+  const events: TermEvent[] = []
+  const infos: TermInfo[] = []
+  const { lines, log } = recorder()
+  const done = run(
+    store,
+    {
+      name: 'net-a',
+      owner,
+      ttlMs: TTL,
+      retryMs: options.retryMs ?? RETRY,
+      signal: stop.signal,
+      log,
+      onEvent: (e) => events.push(e),
+    },
+    async (signal, info) => {
+      infos.push(info)
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+    },
+  )
+  return { stop: () => stop.abort(), done, events, lines, infos }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
+  vi.setSystemTime(new Date('2026-09-30T15:00:00.000Z'))
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('lease.run term events', () => {
+  it('hands the term’s fence and token to the work, and each new term a greater fence', async () => {
+    const store = new MemoryStore()
+    const a = candidate(store, 'alpha')
+    await vi.advanceTimersByTimeAsync(50)
+    a.stop()
+    await vi.advanceTimersByTimeAsync(1_000)
+    await a.done
+    const b = candidate(store, 'beta')
+    await vi.advanceTimersByTimeAsync(50)
+    expect(a.infos.map((i) => i.fence)).toEqual([1])
+    expect(
+      b.infos.map((i) => i.fence),
+      'the next term did not get a greater fence',
+    ).toEqual([2])
+    expect(b.infos[0]?.token).toEqual((await store.get('net-a')) && expect.any(String))
+    expect(b.infos[0]?.token, 'two terms shared a token').not.toBe(a.infos[0]?.token)
+    b.stop()
+    await vi.advanceTimersByTimeAsync(1_000)
+  })
+
+  it('reports elected (naming the previous holder) and released as typed events and as lines with the fence', async () => {
+    const store = new MemoryStore()
+    await store.acquire('net-a', 'gone', new Date(Date.now() - 1000), 10)
+    const a = candidate(store, 'alpha')
+    await vi.advanceTimersByTimeAsync(50)
+    a.stop()
+    await vi.advanceTimersByTimeAsync(1_000)
+    await a.done
+    expect(a.events).toEqual([
+      { type: 'elected', lease: 'net-a', owner: 'alpha', ttlMs: TTL, fence: 2, previousHolder: 'gone' },
+      { type: 'released', lease: 'net-a', owner: 'alpha', ttlMs: TTL, fence: 2 },
+    ])
+    expect(a.lines.map((l) => [l.msg, l.fields])).toEqual([
+      [
+        'elected',
+        { lease: 'net-a', owner: 'alpha', ttlMs: TTL, event: 'elected', fence: 2, previousHolder: 'gone' },
+      ],
+      ['released', { lease: 'net-a', owner: 'alpha', ttlMs: TTL, event: 'released', fence: 2 }],
+    ])
+  })
+
+  it('says once per holder’s term who holds the lease and until when, reading it at most once per ttl', async () => {
+    const store = new FaultyStore(new MemoryStore())
+    const a = candidate(store, 'alpha')
+    await vi.advanceTimersByTimeAsync(50)
+    const b = candidate(store, 'beta')
+    await vi.advanceTimersByTimeAsync(10 * TTL)
+    const waiting = b.events.filter((e) => e.type === 'waiting')
+    expect(waiting, 'the waiting candidate did not say exactly once who holds the lease').toEqual([
+      expect.objectContaining({ type: 'waiting', holder: 'alpha', fence: 1, expiresAt: expect.any(Date) }),
+    ])
+    const reads = store.calls.filter((c) => c.op === 'get').length
+    const attempts = store.calls.filter((c) => c.op === 'acquire' && c.owner === 'beta').length
+    expect(attempts, 'the waiting candidate stopped campaigning').toBeGreaterThanOrEqual(20)
+    expect(reads, 'the waiting line costs more than one read per ttl').toBeLessThanOrEqual(11)
+    expect(b.lines.find((l) => l.fields?.event === 'waiting')?.msg).toBe(
+      'waiting: another owner holds the lease',
+    )
+    a.stop()
+    await vi.advanceTimersByTimeAsync(3 * RETRY)
+    b.stop()
+    await vi.advanceTimersByTimeAsync(3 * RETRY)
+    expect(
+      b.events.find((e) => e.type === 'elected'),
+      'beta was not elected after alpha released',
+    ).toMatchObject({
+      fence: 2,
+      previousHolder: 'alpha',
+    })
+  })
+
+  it('warns on each failed renewal with the time left, and never says nobody is elected while serving', async () => {
+    let down = false
+    const store = new FaultyStore(new MemoryStore(), (op) =>
+      down && op === 'renew' ? { kind: 'fail' } : { kind: 'pass' },
+    )
+    const a = candidate(store, 'alpha')
+    await vi.advanceTimersByTimeAsync(50)
+    down = true
+    await vi.advanceTimersByTimeAsync(TTL)
+    const failed = a.events.filter((e) => e.type === 'renew-failed')
+    expect(failed.length, 'a failed renewal went unreported').toBeGreaterThanOrEqual(2)
+    const left = failed.map((e) => (e.type === 'renew-failed' ? e.stepDownInMs : Number.NaN))
+    expect(left[0], 'the first failure did not say how long the term has left').toBeGreaterThan(0)
+    expect(left[1], 'the time left did not shrink').toBeLessThan(left[0]!)
+    const outage = a.events.find((e) => e.type === 'store-failing')
+    expect(outage).toMatchObject({ holding: true, operation: 'renew' })
+    const words = a.lines.filter((l) => l.level === 'warn').map((l) => l.msg)
+    expect(words.join('\n'), 'a serving holder said nobody is elected').not.toMatch(/nobody is elected/)
+    expect(words).toContain(
+      `renewal got no answer: stepping down in ${Math.round(left[0]!)} ms unless one lands`,
+    )
+    a.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+  })
+
+  it('goes on campaigning and resolves when its log and its event subscriber throw', async () => {
+    const store = new MemoryStore()
+    const stop = new AbortController()
+    let terms = 0
+    const done = run(
+      store,
+      {
+        name: 'net-a',
+        owner: 'alpha',
+        ttlMs: TTL,
+        retryMs: RETRY,
+        signal: stop.signal,
+        log: {
+          info: () => {
+            throw new Error('log sink broken')
+          },
+          warn: () => {
+            throw new Error('log sink broken')
+          },
+        },
+        onEvent: () => {
+          throw new Error('metrics broken')
+        },
+      },
+      async () => {
+        terms++
+        await new Promise((r) => setTimeout(r, 100))
+      },
+    )
+    await vi.advanceTimersByTimeAsync(RETRY * 4)
+    expect(terms, 'a throwing subscriber stopped the campaign').toBeGreaterThanOrEqual(3)
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(RETRY * 2)
+    await expect(done).resolves.toBeUndefined()
+    expect(
+      (await store.get('net-a'))?.owner,
+      'a throwing subscriber kept the lease from being released',
+    ).toBe(undefined)
+  })
+
+  it.each([
+    ['0', 0],
+    ['a negative retry', -5],
+  ])(
+    'treats a retry of %s as the default ttl/3 instead of campaigning in a hot loop',
+    async (_what, retryMs) => {
+      const store = new FaultyStore(new MemoryStore())
+      const holder = candidate(store, 'holder')
+      await vi.advanceTimersByTimeAsync(10)
+      const b = candidate(store, 'beta', { retryMs })
+      await vi.advanceTimersByTimeAsync(10 * TTL)
+      const attempts = store.calls.filter((c) => c.op === 'acquire' && c.owner === 'beta').length
+      // ttl/3 jittered by up to +20%: between 25 and 31 attempts in 10 ttl.
+      expect(attempts, 'a retry ≤ 0 did not fall back to ttl/3').toBeGreaterThanOrEqual(25)
+      expect(attempts).toBeLessThanOrEqual(31)
+      holder.stop()
+      b.stop()
+      await vi.advanceTimersByTimeAsync(10_000)
+    },
+  )
+
+  it('floors a tiny retry at ttl/30', async () => {
+    const store = new FaultyStore(new MemoryStore())
+    const holder = candidate(store, 'holder')
+    await vi.advanceTimersByTimeAsync(10)
+    const b = candidate(store, 'beta', { retryMs: 1 })
+    await vi.advanceTimersByTimeAsync(TTL)
+    const attempts = store.calls.filter((c) => c.op === 'acquire' && c.owner === 'beta').length
+    expect(attempts, 'a 1 ms retry campaigned faster than ttl/30').toBeLessThanOrEqual(31)
+    expect(attempts, 'a 1 ms retry was slowed beyond ttl/30').toBeGreaterThanOrEqual(25)
+    holder.stop()
+    b.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+  })
+
+  it('rejects a retry that is not a number, naming the default', async () => {
+    await expect(
+      run(new MemoryStore(), { name: 'a', owner: 'o', ttlMs: 10, retryMs: Number.NaN }, () => {}),
+    ).rejects.toThrow(/retryMs must be .*≤ 0 for the default ttl\/3.*NaN/)
+  })
+})
