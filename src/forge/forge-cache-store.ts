@@ -19,6 +19,12 @@ export interface ForgeCacheEntry {
   etag?: string
   /** The answer's `last-modified`, when it sent one (used only without an etag). */
   lastModified?: string
+  /**
+   * A fingerprint of the credential the answer was sent to (a truncated SHA-256, never the token):
+   * GitHub does not document whether an etag survives a token rotation, so a successor with another
+   * token revalidates with `If-Modified-Since` where the answer had a last-modified.
+   */
+  credential?: string
   /** The answer's headers, lower-cased, without hop-by-hop and per-answer headers. */
   headers: Record<string, string>
   /** The answer's body as received (already decoded by nothing: the bytes the server sent). */

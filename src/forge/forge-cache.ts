@@ -24,6 +24,7 @@
  *
  * Not a store (see forge-cache-store.ts and its twins) and not a retry layer.
  */
+import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import { type ForgeCacheEntry, type ForgeCacheStore, forgeCacheKey } from './forge-cache-store.js'
 import { credentialKind } from './rate-limit-points.js'
@@ -43,25 +44,42 @@ export interface ForgeCacheOptions {
 type Headers = Record<string, string>
 type IncomingHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2]
 
-/** Builds the interceptor; compose it outside the metering interceptor so the meter sees 304s. */
-export function cachingInterceptor(options: ForgeCacheOptions): Dispatcher.DispatcherComposeInterceptor {
+/** The interceptor and a way to wait for the store writes it started. */
+export interface ForgeCache {
+  /** Compose it outside the metering interceptor so the meter sees 304s. */
+  interceptor: Dispatcher.DispatcherComposeInterceptor
+  /** Resolves once every store write started so far has landed or failed (a short-lived process's exit). */
+  settle(): Promise<void>
+}
+
+/** Builds the revalidating cache over the given stores. */
+export function createForgeCache(options: ForgeCacheOptions): ForgeCache {
   const tiers = tieredStore(options)
+  return { interceptor: cachingInterceptor(tiers, options.installationId), settle: () => tiers.settle() }
+}
+
+function cachingInterceptor(tiers: Tiers, installationId: number): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
     const method = (opts.method ?? 'GET').toUpperCase()
     const headers = headerRecord(opts.headers)
-    if (method !== 'GET' || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
+    if (
+      method !== 'GET' ||
+      headers['if-none-match'] !== undefined ||
+      headers['if-modified-since'] !== undefined
+    ) {
       return dispatch(opts, handler)
     }
     const key = forgeCacheKey({
       method,
       url: `${String(opts.origin ?? '')}${opts.path ?? '/'}`,
       accept: headers.accept,
-      installation: credentialOf(headers.authorization, options.installationId),
+      installation: credentialOf(headers.authorization, installationId),
     })
+    const credential = fingerprint(headers.authorization)
     void tiers.get(key).then(
       (entry) => {
-        const sent = { ...opts, headers: { ...headers, ...validatorsOf(entry) } }
-        dispatch(sent, new RevalidatingHandler(handler, key, entry, tiers))
+        const sent = { ...opts, headers: { ...headers, ...validatorsOf(entry, credential) } }
+        dispatch(sent, new RevalidatingHandler(handler, { key, credential }, entry, tiers))
       },
       (error: unknown) => handler.onResponseError?.(idleController(), asError(error)),
     )
@@ -75,16 +93,32 @@ function credentialOf(authorization: string | undefined, installationId: number)
   return kind === 'installation' ? `inst:${installationId}` : kind === 'app' ? 'app' : 'anonymous'
 }
 
-function validatorsOf(entry: ForgeCacheEntry | undefined): Headers {
-  if (entry?.etag !== undefined) return { 'if-none-match': entry.etag }
+/** A truncated SHA-256 of the Authorization header: tells tokens apart without keeping one. */
+function fingerprint(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined
+  return createHash('sha256').update(authorization).digest('hex').slice(0, 16)
+}
+
+/**
+ * The etag when the entry came to this credential (or has no date to fall back on); else the date,
+ * because an etag may not survive a token rotation (the sandbox's `etagPerToken` assumes it does not)
+ * while a last-modified date does. A server given both must ignore the date (RFC 9110 §13.1.3).
+ */
+function validatorsOf(entry: ForgeCacheEntry | undefined, credential: string | undefined): Headers {
+  const sameCredential = entry?.credential === credential
+  if (entry?.etag !== undefined && (sameCredential || entry.lastModified === undefined)) {
+    return { 'if-none-match': entry.etag }
+  }
   if (entry?.lastModified !== undefined) return { 'if-modified-since': entry.lastModified }
   return {}
 }
 
 interface Tiers {
   get(key: string): Promise<ForgeCacheEntry | undefined>
-  set(entry: ForgeCacheEntry): void
+  /** `local` only: a 304 with unchanged validators refreshes headers here, sparing the shared store a write. */
+  set(entry: ForgeCacheEntry, where?: 'both' | 'local'): void
   delete(key: string): void
+  settle(): Promise<void>
 }
 
 /** Local first, then shared (filling local); writes go to both. Store failures degrade to a miss. */
@@ -93,7 +127,15 @@ function tieredStore({ local, shared, onStoreError }: ForgeCacheOptions): Tiers 
     onStoreError?.(error, operation)
     return undefined
   }
+  const pending = new Set<Promise<unknown>>()
+  const track = (write: Promise<unknown>) => {
+    pending.add(write)
+    void write.finally(() => pending.delete(write))
+  }
   return {
+    async settle() {
+      while (pending.size > 0) await Promise.allSettled([...pending])
+    },
     async get(key) {
       const near = await local.get(key).catch(report('get'))
       if (near !== undefined || shared === undefined) return near
@@ -101,13 +143,13 @@ function tieredStore({ local, shared, onStoreError }: ForgeCacheOptions): Tiers 
       if (far !== undefined) await local.set(far).catch(report('set'))
       return far
     },
-    set(entry) {
-      void local.set(entry).catch(report('set'))
-      void shared?.set(entry).catch(report('set'))
+    set(entry, where = 'both') {
+      track(local.set(entry).catch(report('set')))
+      if (where === 'both' && shared !== undefined) track(shared.set(entry).catch(report('set')))
     },
     delete(key) {
-      void local.delete(key).catch(report('delete'))
-      void shared?.delete(key).catch(report('delete'))
+      track(local.delete(key).catch(report('delete')))
+      if (shared !== undefined) track(shared.delete(key).catch(report('delete')))
     },
   }
 }
@@ -128,7 +170,7 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
-    private readonly key: string,
+    private readonly request: { key: string; credential: string | undefined },
     private readonly entry: ForgeCacheEntry | undefined,
     private readonly tiers: Tiers,
   ) {}
@@ -155,16 +197,16 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
     const answered = flatHeaders(headers)
     if (statusCode === 304 && this.entry !== undefined) {
       this.#mode = 'replay'
-      this.#kept = refreshed(this.entry, answered)
+      this.#kept = refreshed(this.entry, answered, this.request.credential)
       const replayed = { ...this.#kept.headers, 'content-length': String(this.#kept.body.byteLength) }
       this.inner.onResponseStart?.(controller, 200, replayed, 'OK')
       return
     }
     if (statusCode === 200 && (answered.etag !== undefined || answered['last-modified'] !== undefined)) {
       this.#mode = noStore(answered) ? 'pass' : 'record'
-      this.#kept = entryOf(this.key, answered)
+      this.#kept = entryOf(this.request, answered)
     } else if (statusCode === 404 || statusCode === 410) {
-      this.tiers.delete(this.key)
+      this.tiers.delete(this.request.key)
     }
     this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage)
   }
@@ -176,8 +218,13 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHeaders): void {
-    if (this.#mode === 'replay' && this.#kept !== undefined) {
-      this.tiers.set(this.#kept)
+    if (this.#mode === 'replay' && this.#kept !== undefined && this.entry !== undefined) {
+      const { etag, lastModified, credential } = this.#kept
+      const moved =
+        etag !== this.entry.etag ||
+        lastModified !== this.entry.lastModified ||
+        credential !== this.entry.credential
+      this.tiers.set(this.#kept, moved ? 'both' : 'local')
       if (this.#kept.body.byteLength > 0) this.inner.onResponseData?.(controller, this.#kept.body)
     } else if (this.#mode === 'record' && this.#kept !== undefined) {
       this.tiers.set({ ...this.#kept, body: Buffer.concat(this.#chunks) })
@@ -191,12 +238,16 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function entryOf(key: string, answered: Headers): ForgeCacheEntry {
+function entryOf(
+  request: { key: string; credential: string | undefined },
+  answered: Headers,
+): ForgeCacheEntry {
   const headers: Headers = {}
   for (const [name, value] of Object.entries(answered)) if (!PER_ANSWER.has(name)) headers[name] = value
   return {
-    key,
+    key: request.key,
     headers,
+    ...(request.credential === undefined ? {} : { credential: request.credential }),
     body: Buffer.alloc(0),
     ...(answered.etag === undefined ? {} : { etag: answered.etag }),
     ...(answered['last-modified'] === undefined ? {} : { lastModified: answered['last-modified'] }),
@@ -204,12 +255,19 @@ function entryOf(key: string, answered: Headers): ForgeCacheEntry {
 }
 
 /** The kept entry with the 304's headers applied (its etag too, if it sent one). */
-function refreshed(entry: ForgeCacheEntry, answered: Headers): ForgeCacheEntry {
+function refreshed(
+  entry: ForgeCacheEntry,
+  answered: Headers,
+  credential: string | undefined,
+): ForgeCacheEntry {
   const headers = { ...entry.headers }
   for (const [name, value] of Object.entries(answered)) if (!BODY_BOUND.has(name)) headers[name] = value
+  // The 304 was an answer to this credential: if it sent an etag, that etag is this credential's now.
+  const adopt = credential !== undefined && answered.etag !== undefined
   return {
     ...entry,
     headers,
+    ...(adopt ? { credential } : {}),
     ...(answered.etag === undefined ? {} : { etag: answered.etag }),
     ...(answered['last-modified'] === undefined ? {} : { lastModified: answered['last-modified'] }),
   }

@@ -113,7 +113,10 @@ export class MeterHour {
     const list = entries.map((e) => `${entryKey(e)}=${e.count}`).join(', ')
     const noteText = notes.length > 0 ? ` (${notes.join(', ')})` : ''
     const figures = `${this.total} requests (${this.notModified} not modified, ${this.points} points)`
-    return { fields, message: `forge HTTP: ${figures} in the hour ending ${fields.hour}${noteText} — ${list}` }
+    return {
+      fields,
+      message: `forge HTTP: ${figures} in the hour ending ${fields.hour}${noteText} — ${list}`,
+    }
   }
 }
 

@@ -110,8 +110,8 @@ export interface ForgeMeter {
   /** Every attempt since the meter started, by host, API, lane and status class (tests, status). */
   totals(): ForgeMeterTotal[]
   /**
-   * The hours that ended within the last 24 hours, oldest first, then the hour being counted (if any
-   * attempt was counted in it), each with per-lane requests, 304s and points. Hours without a request
+   * The last 24 clock hours, oldest first — the 23 before the current one and the current one (when
+   * anything was counted in it) — each with per-lane requests, 304s and points. Hours without a request
    * are absent.
    */
   hourly(): ForgeMeterHour[]
@@ -177,8 +177,9 @@ class HourlyForgeMeter implements ForgeMeter {
   }
 
   hourly(): ForgeMeterHour[] {
-    const since = this.#clock().getTime() - HISTORY_HOURS * HOUR_MS
-    const hours = this.#history.filter((h) => h.start + HOUR_MS > since)
+    const now = this.#clock().getTime()
+    const since = Math.floor(now / HOUR_MS) * HOUR_MS - (HISTORY_HOURS - 1) * HOUR_MS
+    const hours = this.#history.filter((h) => h.start >= since && h !== this.#hour)
     if (this.#hour !== undefined) hours.push(this.#hour)
     return hours.map(figuresOf)
   }

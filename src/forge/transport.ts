@@ -12,7 +12,7 @@
  * unsupported.
  */
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici'
-import { cachingInterceptor, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
+import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
 import { spendsPoint } from './rate-limit-points.js'
@@ -26,7 +26,7 @@ export interface ForgeTransport {
   fetch: ForgeFetch
   /** The composed dispatcher (metering interceptor over the Agent). */
   dispatcher: Dispatcher
-  /** Closes the Agent, waiting for requests in flight; idempotent. */
+  /** Waits for cache writes, then closes the Agent, waiting for requests in flight; idempotent. */
   close(): Promise<void>
 }
 
@@ -44,10 +44,11 @@ export function createForgeTransport(options: ForgeTransportOptions): ForgeTrans
   const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
   // compose() wraps in order, so the last interceptor is the outermost: the cache sees the caller's
   // request first, the meter sees exactly what goes on the wire.
+  const cache = options.cache === undefined ? undefined : createForgeCache(options.cache)
   const dispatcher =
-    options.cache === undefined
+    cache === undefined
       ? agent.compose(meteringInterceptor(options.meter))
-      : agent.compose(meteringInterceptor(options.meter), cachingInterceptor(options.cache))
+      : agent.compose(meteringInterceptor(options.meter), cache.interceptor)
   let closing: Promise<void> | undefined
   return {
     dispatcher,
@@ -61,7 +62,8 @@ export function createForgeTransport(options: ForgeTransportOptions): ForgeTrans
       }
     },
     close: () => {
-      closing ??= agent.close()
+      // Cache writes still landing (the shared store) finish first: a `once` process exits right after.
+      closing ??= (cache?.settle() ?? Promise.resolve()).then(() => agent.close())
       return closing
     },
   }

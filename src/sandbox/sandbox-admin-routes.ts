@@ -1,10 +1,12 @@
 /**
  * The `/_sandbox/*` routes: ground truth and mutations for tests, benchmarks and demos — read or reset
  * the request counts, arm or clear faults, set a budget, and change the data (move a pull request's
- * head, close or merge it, file, edit or close an issue, post a verdict, rename a repository). JSON in,
+ * head, close or merge it, file, edit or close an issue, post a verdict, rename a repository, churn a
+ * seeded fraction of the records). JSON in,
  * JSON out, no auth, never counted. Not part of GitHub's API; `sandbox-admin.ts` is the typed client.
  */
 import { z } from 'zod'
+import { churnSandbox, sandboxChurnSchema } from './sandbox-churn.js'
 import { type SandboxFaults, sandboxFaultSchema } from './sandbox-faults.js'
 import type { SandboxRateLimit } from './sandbox-rate-limit.js'
 import { issueShape, pullShape, repoShape, statusShape } from './sandbox-shapes.js'
@@ -115,6 +117,7 @@ export function handleAdmin(
       /^POST \/rate-limit$/,
       () => ({ status: 200, body: deps.rateLimit.set(installation, parse(schemas.rateLimit)) }),
     ],
+    [/^POST \/churn$/, () => ({ status: 200, body: churnSandbox(store, parse(sandboxChurnSchema)) })],
     [
       /^POST \/repos$/,
       () => {

@@ -3,6 +3,7 @@
  * sandbox in another process. Uses Node's global fetch: admin traffic is not forge traffic and must not
  * pass the forge's meter. Not a GitHub client.
  */
+import type { SandboxChurnInput, SandboxChurnResult } from './sandbox-churn.js'
 import type { ArmedFault, SandboxFaultInput } from './sandbox-faults.js'
 import type { RateLimitState } from './sandbox-rate-limit.js'
 import type { SandboxStatsSnapshot } from './sandbox-stats.js'
@@ -105,6 +106,12 @@ export interface SandboxAdmin {
   ): Promise<AdminStatus>
   /** Every status of a commit, newest first. */
   statuses(owner: string, name: string, sha: string): Promise<AdminStatus[]>
+  /**
+   * Changes `fraction` of the open pull requests, of their head commits' statuses and of the open
+   * issues, chosen by `seed` (the same seed over the same data changes the same records): one churn
+   * per benchmark pass. Returns what changed. A 422 (SandboxAdminError) names a bad field.
+   */
+  churn(input: SandboxChurnInput): Promise<SandboxChurnResult>
 }
 
 /** A client for the sandbox at `baseUrl` (its `url`). */
@@ -154,5 +161,6 @@ export function createSandboxAdmin(baseUrl: string): SandboxAdmin {
     closeIssue: (owner, name, number) => call('POST', `${repo(owner, name)}/issues/${number}/close`, {}),
     postVerdict: (owner, name, sha, status) => call('POST', `${repo(owner, name)}/statuses/${sha}`, status),
     statuses: (owner, name, sha) => call('GET', `${repo(owner, name)}/statuses/${sha}`),
+    churn: (input) => call('POST', '/churn', input),
   }
 }

@@ -35,6 +35,8 @@ export interface RouteResult {
   status: number
   body?: unknown
   headers?: Record<string, string>
+  /** When the resource last changed, on the routes GitHub sends `last-modified` for (single records). */
+  lastModified?: number
 }
 
 /** One route. */
@@ -163,7 +165,11 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
     }
   })
 
-  repoRoute('GET', '', (ctx) => ({ status: 200, body: repoShape(ctx.repo, ctx.base) }))
+  repoRoute('GET', '', (ctx) => ({
+    status: 200,
+    body: repoShape(ctx.repo, ctx.base),
+    lastModified: ctx.repo.createdAt,
+  }))
 
   repoRoute('GET', '/pulls', (ctx) => {
     const state = ctx.url.searchParams.get('state') ?? 'open'
@@ -189,7 +195,7 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
   repoRoute('GET', '/pulls/:number', (ctx) => {
     const pull = ctx.repo.pulls.get(Number(ctx.params.number))
     if (pull === undefined) return githubError(404, 'Not Found')
-    return { status: 200, body: pullShape(pull, ctx.repo, ctx.base, true) }
+    return { status: 200, body: pullShape(pull, ctx.repo, ctx.base, true), lastModified: pull.updatedAt }
   })
 
   repoRoute('GET', '/commits/:ref/status', (ctx) => {
@@ -278,7 +284,7 @@ export function createSandboxRoutes(deps: SandboxApiDeps): SandboxRoute[] {
     const n = Number(ctx.params.number)
     const item = ctx.repo.issues.get(n) ?? ctx.repo.pulls.get(n)
     if (item === undefined) return githubError(404, 'Not Found')
-    return { status: 200, body: issueShape(item, ctx.repo, ctx.base) }
+    return { status: 200, body: issueShape(item, ctx.repo, ctx.base), lastModified: item.updatedAt }
   })
 
   return routes

@@ -8,13 +8,16 @@
  * Not GitHub: only the routes in `sandbox-api.ts`, one App and one installation, data in memory. It binds
  * loopback only, unless `allowNonLoopback` says otherwise, because it hands tokens to anyone who asks.
  */
-import { createHash, createPublicKey, randomBytes } from 'node:crypto'
+import { createPublicKey, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { z } from 'zod'
 import { verifyAppJwt } from './app-jwt.js'
 import { createSandboxAdmin, type SandboxAdmin } from './sandbox-admin.js'
 import { handleAdmin } from './sandbox-admin-routes.js'
 import { createSandboxRoutes, githubError, type RouteResult } from './sandbox-api.js'
+import { cacheHeaders, GITHUB_VARY, isNotModified, validatorsOf } from './sandbox-conditional.js'
+import { churnSandbox, type SandboxChurnInput, sandboxChurnSchema } from './sandbox-churn.js'
 import { SandboxError } from './sandbox-error.js'
 import { type SandboxFaultInput, SandboxFaults, sandboxFaultSchema } from './sandbox-faults.js'
 import { loadSandboxFixture, parseSandboxFixture, type SandboxFixtureInput } from './sandbox-fixture.js'
@@ -52,6 +55,19 @@ export interface SandboxForgeOptions {
   tokenTtlMs?: number
   /** The sandbox's now (data stamps, budget windows, token and JWT expiry); the wall clock by default. */
   clock?: () => Date
+  /**
+   * Whether an etag is tied to the installation token that fetched it (true by default). GitHub does
+   * not document whether an etag survives the hourly token rotation; `true` assumes it does not (the
+   * first revalidation after a rotation answers 200 and costs a point), the conservative choice for
+   * budget figures. `false`: the etag depends on the body alone, so it survives a rotation.
+   */
+  etagPerToken?: boolean
+  /**
+   * Churn on a timer: every `everyMs` (a minute by default) changes `fraction` of the open pull
+   * requests, head-commit statuses and open issues (see `sandbox-churn.ts`); tick k uses `seed + k`,
+   * so a run is repeatable. Off by default; benchmarks that want churn per pass call `admin.churn`.
+   */
+  churn?: SandboxChurnInput & { everyMs?: number }
 }
 
 /** A running sandbox. */
@@ -110,6 +126,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
   }
   const publicKey = publicKeyObject.export({ type: 'spki', format: 'pem' }).toString()
   const tokenTtlMs = options.tokenTtlMs ?? 3_600_000
+  const etagPerToken = options.etagPerToken ?? true
 
   const store = new SandboxStore(clock, options.generate?.seed ?? 1)
   if (options.generate !== undefined) store.seed(generateSandboxFixture(options.generate))
@@ -133,6 +150,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     faults.add(parsed.data)
   }
   const rateLimit = new SandboxRateLimit(options.rateLimit ?? {}, clock)
+  const churn = parseChurnOption(options.churn)
   const tokens = new Map<string, { installationId: number; expiresAt: number }>()
 
   const routes = createSandboxRoutes({
@@ -213,9 +231,9 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     const caller = identify(req.headers.authorization)
     const label =
       caller.kind === 'installation' ? String(caller.id) : caller.kind === 'app' ? 'app' : 'anonymous'
-    const send = (result: RouteResult, limit?: RateLimitState) => {
-      stats.record(label, method, template, result.status, privateHeader)
-      const headers: Record<string, string> = { ...result.headers }
+    const send = (result: RouteResult, limit?: RateLimitState, spent = false) => {
+      stats.record(label, method, template, result.status, privateHeader, spent)
+      const headers: Record<string, string> = { vary: GITHUB_VARY, ...result.headers }
       if (limit !== undefined) Object.assign(headers, rateLimitHeaders(limit))
       writeJson(res, result.status, result.body, headers)
     }
@@ -281,18 +299,18 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
       )
     }
 
-    let limit: RateLimitState | undefined
-    if (caller.kind === 'installation') {
-      const spendable = route.template !== 'GET /rate_limit'
-      if (spendable) {
-        const taken = rateLimit.take(String(caller.id))
-        limit = taken.state
-        if (!taken.allowed) {
-          return send(githubError(403, `API rate limit exceeded for installation ID ${caller.id}.`), limit)
-        }
-      } else {
-        limit = rateLimit.peek(String(caller.id))
-      }
+    // The budget is checked before the handler runs but spent only once the answer is known: a 304
+    // costs nothing on GitHub, and `GET /rate_limit` never does.
+    const budgeted = caller.kind === 'installation' && route.template !== 'GET /rate_limit'
+    const budgetKey = caller.kind === 'installation' ? String(caller.id) : installation
+    const limit: RateLimitState | undefined =
+      caller.kind === 'installation' ? rateLimit.peek(budgetKey) : undefined
+    if (budgeted && limit !== undefined && limit.remaining === 0) {
+      return send(githubError(403, `API rate limit exceeded for installation ID ${budgetKey}.`), limit)
+    }
+    const spend = (result: RouteResult) => {
+      if (!budgeted) return send(result, limit)
+      return send(result, rateLimit.take(budgetKey).state, true)
     }
 
     const callerInstallation = caller.kind === 'installation' ? caller.id : 0
@@ -309,22 +327,19 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
             const location = `${base}/repositories/${movedId}${rest === '' ? '' : `/${rest}`}${url.search}`
             // GitHub answers 301 for reads and 307 for writes, so clients keep the method and body.
             const status = method === 'GET' || method === 'HEAD' ? 301 : 307
-            return send(
-              {
-                status,
-                body: {
-                  message: 'Moved Permanently',
-                  url: location,
-                  documentation_url: 'https://docs.github.com/rest',
-                },
-                headers: { location },
+            return spend({
+              status,
+              body: {
+                message: 'Moved Permanently',
+                url: location,
+                documentation_url: 'https://docs.github.com/rest',
               },
-              limit,
-            )
+              headers: { location },
+            })
           }
         }
       }
-      if (repo === undefined) return send(githubError(404, 'Not Found'), limit)
+      if (repo === undefined) return spend(githubError(404, 'Not Found'))
     }
 
     let body: unknown
@@ -332,7 +347,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
       try {
         body = JSON.parse(bodyText)
       } catch {
-        return send(githubError(400, 'Problems parsing JSON'), limit)
+        return spend(githubError(400, 'Problems parsing JSON'))
       }
     }
     const result = route.handle({
@@ -345,16 +360,22 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
       installationId: callerInstallation,
     })
     if (method === 'GET' && result.status === 200) {
-      const etag = `W/"${createHash('sha256').update(JSON.stringify(result.body)).digest('hex').slice(0, 40)}"`
-      const asked = req.headers['if-none-match']
-      if (asked?.split(',').some((t) => sameEtag(t, etag))) {
-        // A conditional request answered 304 does not count against the budget on GitHub.
-        if (caller.kind === 'installation' && limit !== undefined) limit = rateLimit.refund(String(caller.id))
-        return send({ status: 304, headers: { etag } }, limit)
+      const validators = validatorsOf(
+        result.body,
+        result.lastModified,
+        etagPerToken ? credentialOf(req.headers.authorization) : undefined,
+      )
+      const conditional = {
+        ifNoneMatch: req.headers['if-none-match'],
+        ifModifiedSince: req.headers['if-modified-since'],
       }
-      result.headers = { ...result.headers, etag }
+      if (isNotModified(conditional, validators)) {
+        // GitHub: a 304 to an authorized conditional request does not count against the primary limit.
+        return send({ status: 304, headers: cacheHeaders(validators) }, limit)
+      }
+      result.headers = { ...result.headers, ...cacheHeaders(validators) }
     }
-    return send(result, limit)
+    return spend(result)
   }
 
   const server = createServer((req, res) => {
@@ -379,6 +400,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
   const address = server.address() as AddressInfo
   base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
 
+  const stopChurn = startChurnTimer(store, churn)
   let closing: Promise<void> | undefined
   return {
     url: base,
@@ -394,6 +416,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve())
+        stopChurn()
         server.closeAllConnections()
       })
       return closing
@@ -421,6 +444,33 @@ export function sandboxForgeConfig(
   }
 }
 
+type ChurnOption = z.output<typeof sandboxChurnSchema> & { everyMs: number }
+
+/** Validates the `churn` option; throws SandboxError `SANDBOX_OPTIONS_INVALID` naming what was expected. */
+function parseChurnOption(churn: SandboxForgeOptions['churn']): ChurnOption | undefined {
+  if (churn === undefined) return undefined
+  const parsed = sandboxChurnSchema.safeParse(churn)
+  const everyMs = churn.everyMs ?? 60_000
+  if (!parsed.success || !Number.isInteger(everyMs) || everyMs < 1) {
+    throw new SandboxError(
+      'SANDBOX_OPTIONS_INVALID',
+      `sandbox start: bad churn ${JSON.stringify(churn)} — expected { fraction: 0…1, seed: integer, everyMs?: positive integer }`,
+    )
+  }
+  return { ...parsed.data, everyMs }
+}
+
+/** Starts the churn timer (unref'd: it never holds the process open); returns its stop. Tick k uses seed + k. */
+function startChurnTimer(store: SandboxStore, churn: ChurnOption | undefined): () => void {
+  if (churn === undefined) return () => {}
+  let tick = 0
+  const timer = setInterval(() => {
+    churnSandbox(store, { ...churn, seed: churn.seed + tick++ })
+  }, churn.everyMs)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
 /** True for 127.0.0.0/8, ::1, localhost (and their IPv4-mapped forms). */
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '')
@@ -437,9 +487,9 @@ function rateLimitHeaders(limit: RateLimitState): Record<string, string> {
   }
 }
 
-function sameEtag(a: string, b: string): boolean {
-  const bare = (t: string) => t.trim().replace(/^W\//, '')
-  return a.trim() === '*' || bare(a) === bare(b)
+/** The credential of an `Authorization` header, for per-token etags. */
+function credentialOf(header: string | undefined): string | undefined {
+  return header?.trim().split(/\s+/)[1]
 }
 
 function writeJson(

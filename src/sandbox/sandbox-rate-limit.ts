@@ -49,13 +49,6 @@ export class SandboxRateLimit {
     return { allowed, state: this.#state(window) }
   }
 
-  /** Gives one request back (a 304 costs nothing on GitHub). */
-  refund(installation: string): RateLimitState {
-    const window = this.#current(installation)
-    if (window.used > 0) window.used--
-    return this.#state(window)
-  }
-
   /** The state without spending. */
   peek(installation: string): RateLimitState {
     return this.#state(this.#current(installation))

@@ -1,7 +1,10 @@
 /**
  * The sandbox's ground truth: every forge request it received, counted by installation, method, route
  * template (`GET /repos/:owner/:repo/pulls/:number`) and status — what a test compares the client's
- * meter against. `/_sandbox/*` admin traffic is not forge traffic and is never counted.
+ * meter against. `/_sandbox/*` admin traffic is not forge traffic and is never counted. Requests that
+ * spent a point of an installation's primary budget are counted apart from the rest (a 304, a
+ * `GET /rate_limit` or a refusal once the budget is spent cost nothing), so a benchmark reads the
+ * rate-limit points a client really paid from here.
  */
 
 /** What became of a request: the status sent, or `dropped` when the sandbox cut the connection. */
@@ -14,6 +17,8 @@ export interface SandboxStatsEntry {
   route: string
   status: SandboxOutcome
   count: number
+  /** How many of `count` spent a point of the installation's primary budget. */
+  points: number
 }
 
 /** A snapshot of the counts since the last reset. */
@@ -24,6 +29,10 @@ export interface SandboxStatsSnapshot {
   entries: SandboxStatsEntry[]
   /** Requests that arrived carrying a private `x-leasecron-*` header (the transport must strip them). */
   privateHeaders: number
+  /** Requests answered `304 Not Modified` (free on GitHub). */
+  notModified: number
+  /** Requests that spent a point of an installation's primary budget. */
+  points: number
 }
 
 /** Counts requests; resettable. */
@@ -33,26 +42,32 @@ export class SandboxStats {
   #since: number
   #total = 0
   #privateHeaders = 0
+  #notModified = 0
+  #points = 0
 
   constructor(clock: () => number) {
     this.#clock = clock
     this.#since = clock()
   }
 
-  /** Counts one request. */
+  /** Counts one request; `spent` when it cost a point of the installation's budget. */
   record(
     installation: string,
     method: string,
     route: string,
     status: SandboxOutcome,
     privateHeader: boolean,
+    spent = false,
   ): void {
     const key = `${installation}\u0000${method}\u0000${route}\u0000${status}`
-    const entry = this.#counts.get(key) ?? { installation, method, route, status, count: 0 }
+    const entry = this.#counts.get(key) ?? { installation, method, route, status, count: 0, points: 0 }
     entry.count++
+    if (spent) entry.points++
     this.#counts.set(key, entry)
     this.#total++
     if (privateHeader) this.#privateHeaders++
+    if (status === 304) this.#notModified++
+    if (spent) this.#points++
   }
 
   /** The counts, sorted by route, method, installation, status. */
@@ -71,6 +86,8 @@ export class SandboxStats {
       since: new Date(this.#since).toISOString(),
       entries,
       privateHeaders: this.#privateHeaders,
+      notModified: this.#notModified,
+      points: this.#points,
     }
   }
 
@@ -79,6 +96,8 @@ export class SandboxStats {
     this.#counts.clear()
     this.#total = 0
     this.#privateHeaders = 0
+    this.#notModified = 0
+    this.#points = 0
     this.#since = this.#clock()
   }
 }
@@ -86,15 +105,28 @@ export class SandboxStats {
 /** Sums the entries of a snapshot that match every given field (a route, a status, …). */
 export function countRequests(
   snapshot: SandboxStatsSnapshot,
-  filter: Partial<Omit<SandboxStatsEntry, 'count'>> = {},
+  filter: Partial<Omit<SandboxStatsEntry, 'count' | 'points'>> = {},
 ): number {
-  return snapshot.entries
-    .filter(
-      (e) =>
-        (filter.installation === undefined || e.installation === filter.installation) &&
-        (filter.method === undefined || e.method === filter.method) &&
-        (filter.route === undefined || e.route === filter.route) &&
-        (filter.status === undefined || e.status === filter.status),
-    )
-    .reduce((sum, e) => sum + e.count, 0)
+  return matching(snapshot, filter).reduce((sum, e) => sum + e.count, 0)
+}
+
+/** Sums the budget points spent by the entries that match every given field. */
+export function countPoints(
+  snapshot: SandboxStatsSnapshot,
+  filter: Partial<Omit<SandboxStatsEntry, 'count' | 'points'>> = {},
+): number {
+  return matching(snapshot, filter).reduce((sum, e) => sum + e.points, 0)
+}
+
+function matching(
+  snapshot: SandboxStatsSnapshot,
+  filter: Partial<Omit<SandboxStatsEntry, 'count' | 'points'>>,
+): SandboxStatsEntry[] {
+  return snapshot.entries.filter(
+    (e) =>
+      (filter.installation === undefined || e.installation === filter.installation) &&
+      (filter.method === undefined || e.method === filter.method) &&
+      (filter.route === undefined || e.route === filter.route) &&
+      (filter.status === undefined || e.status === filter.status),
+  )
 }

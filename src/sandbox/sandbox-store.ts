@@ -369,6 +369,18 @@ export class SandboxStore {
     return issue
   }
 
+  /**
+   * Marks a pull request or issue as changed (a comment, an edit): a later `updatedAt`, at least a
+   * second past the last one so its JSON and etag change even under a frozen clock.
+   */
+  touch(repo: RepoRecord, number: number): PullRecord | IssueRecord {
+    const record = repo.pulls.get(number) ?? repo.issues.get(number)
+    if (record === undefined)
+      throw new SandboxNotFoundError(`sandbox: no pull request or issue ${repo.owner}/${repo.name}#${number}`)
+    record.updatedAt = Math.max(this.#clock(), Math.floor(record.updatedAt / 1000) * 1000 + 1000)
+    return record
+  }
+
   /** Posts a commit status; throws SandboxNotFoundError when the repository does not know the commit. */
   addStatus(owner: string, name: string, sha: string, status: NewStatus): StatusRecord {
     const repo = this.#mustRepo(owner, name)

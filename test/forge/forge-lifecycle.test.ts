@@ -48,7 +48,7 @@ describe('forge lifecycle', () => {
       forge!.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', pullParams),
     )
     expect(logs.messages('info')).toEqual([
-      `forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z) — ${host} rest merge-gate-sweeper=2, ${host} rest auth=1`,
+      `forge HTTP: 3 requests (1 not modified, 1 points) in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z) — ${host} rest merge-gate-sweeper=2, ${host} rest auth=1`,
     ])
 
     now = new Date('2026-09-30T15:40:00Z')
@@ -57,7 +57,7 @@ describe('forge lifecycle', () => {
     forge.meter.flush()
     expect(logs.messages('info')).toHaveLength(2)
     expect(logs.messages('info')[1]).toBe(
-      `forge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z (until 15:40:00Z, stopping) — ${host} rest merge-gate-sweeper=1`,
+      `forge HTTP: 1 requests (1 not modified, 0 points) in the hour ending 2026-09-30T16:00Z (until 15:40:00Z, stopping) — ${host} rest merge-gate-sweeper=1`,
     )
   })
 
@@ -77,6 +77,8 @@ describe('forge lifecycle', () => {
       },
       logger: logs.logger,
       registry,
+      // Repeating one GET must spend the budget here: unconditional, as without the cache.
+      cache: { enabled: false },
     })
     const host = new URL(sandbox.url).host
     const gauge = async (name: string) =>

@@ -19,11 +19,13 @@ const hit = (
   host = 'api.github.com',
   api: ForgeApi = 'rest',
   outcome: number | 'error' = 200,
+  point = false,
 ) => ({
   host,
   api,
   lane,
   outcome,
+  point,
 })
 
 describe('forge meter: the hourly line', () => {
@@ -32,7 +34,9 @@ describe('forge meter: the hourly line', () => {
     const logs = captureLogs()
     const meter = createForgeMeter({ logger: logs.logger, clock: t.clock })
     t.set('2026-09-30T14:10:00Z')
-    for (let i = 0; i < 3; i++) meter.record(hit('merge-gate-sweeper'))
+    meter.record(hit('merge-gate-sweeper', 'api.github.com', 'rest', 200, true))
+    meter.record(hit('merge-gate-sweeper', 'api.github.com', 'rest', 304))
+    meter.record(hit('merge-gate-sweeper', 'api.github.com', 'rest', 304))
     meter.record(hit('auth'))
     meter.record(hit('board-issue-sync', 'api.github.com', 'graphql'))
     meter.record(hit('merge-gate-sweeper', 'api.github.com', 'rest', 'error'))
@@ -44,17 +48,33 @@ describe('forge meter: the hourly line', () => {
     meter.record(hit('merge-gate-sweeper'))
     expect(logs.lines).toHaveLength(1)
     expect(logs.lines[0]!.message).toBe(
-      'forge HTTP: 7 requests in the hour ending 2026-09-30T15:00Z — api.github.com rest merge-gate-sweeper=4, ' +
+      'forge HTTP: 7 requests (2 not modified, 1 points) in the hour ending 2026-09-30T15:00Z — api.github.com rest merge-gate-sweeper=4, ' +
         'api.github.com graphql board-issue-sync=2, api.github.com rest auth=1',
     )
     expect(logs.lines[0]!.fields).toEqual({
       event: 'forge_http_hour',
       total: 7,
+      notModified: 2,
+      points: 1,
       hour: '2026-09-30T15:00Z',
       entries: [
-        { host: 'api.github.com', api: 'rest', lane: 'merge-gate-sweeper', count: 4 },
-        { host: 'api.github.com', api: 'graphql', lane: 'board-issue-sync', count: 2 },
-        { host: 'api.github.com', api: 'rest', lane: 'auth', count: 1 },
+        {
+          host: 'api.github.com',
+          api: 'rest',
+          lane: 'merge-gate-sweeper',
+          count: 4,
+          notModified: 2,
+          points: 1,
+        },
+        {
+          host: 'api.github.com',
+          api: 'graphql',
+          lane: 'board-issue-sync',
+          count: 2,
+          notModified: 0,
+          points: 0,
+        },
+        { host: 'api.github.com', api: 'rest', lane: 'auth', count: 1, notModified: 0, points: 0 },
       ],
     })
   })
@@ -69,7 +89,7 @@ describe('forge meter: the hourly line', () => {
     t.set('2026-09-30T17:05:00Z')
     meter.record(hit('a'))
     expect(logs.messages()).toEqual([
-      'forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z) — api.github.com rest a=1, api.github.com rest b=1',
+      'forge HTTP: 2 requests (0 not modified, 0 points) in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z) — api.github.com rest a=1, api.github.com rest b=1',
     ])
     expect(logs.lines[0]!.fields.countedFrom).toBe('14:20:05Z')
   })
@@ -83,7 +103,7 @@ describe('forge meter: the hourly line', () => {
     meter.flush()
     meter.flush()
     expect(logs.messages()).toEqual([
-      'forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z, until 14:50:00Z, stopping) — api.github.com rest merge-gate-sweeper=1',
+      'forge HTTP: 1 requests (0 not modified, 0 points) in the hour ending 2026-09-30T15:00Z (counted from 14:20:05Z, until 14:50:00Z, stopping) — api.github.com rest merge-gate-sweeper=1',
     ])
     expect(logs.lines[0]!.fields).toMatchObject({
       until: '14:50:00Z',
@@ -105,7 +125,7 @@ describe('forge meter: the hourly line', () => {
     t.set('2026-09-30T15:10:00Z')
     meter.flush()
     expect(logs.messages()).toEqual([
-      'forge HTTP: 1 requests in the hour ending 2026-09-30T14:00Z — api.github.com rest a=1',
+      'forge HTTP: 1 requests (0 not modified, 0 points) in the hour ending 2026-09-30T14:00Z — api.github.com rest a=1',
     ])
   })
 
@@ -143,6 +163,64 @@ describe('forge meter: Prometheus', () => {
     expect(by).toEqual({ '2xx': 2, '3xx': 1, '4xx': 1, '5xx': 1, error: 1 })
   })
 
+  it('counts 304s and points apart, by lane, without changing the request count', async () => {
+    const registry = new Registry()
+    const meter = createForgeMeter({ logger: captureLogs().logger, registry })
+    meter.record(hit('sweep', 'h:1', 'rest', 304))
+    meter.record(hit('sweep', 'h:1', 'rest', 304))
+    meter.record(hit('sweep', 'h:1', 'rest', 200, true))
+    meter.record(hit('board', 'h:1', 'rest', 200, true))
+    meter.record(hit('auth', 'h:1', 'rest', 201))
+    const value = async (name: string, lane: string) =>
+      (await registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.lane === lane)?.value ?? 0
+    expect(await value('forge_not_modified_total', 'sweep')).toBe(2)
+    expect(await value('forge_points_total', 'sweep')).toBe(1)
+    expect(await value('forge_points_total', 'board')).toBe(1)
+    expect(await value('forge_points_total', 'auth')).toBe(0)
+    const requests = (await registry.getSingleMetric('forge_requests_total')!.get()).values
+    expect(requests.reduce((n, v) => n + v.value, 0)).toBe(5)
+  })
+})
+
+describe('forge meter: hourly figures for the status page', () => {
+  it('keeps per-lane requests, 304s and points for the last 24 hours, oldest first, and the current hour', () => {
+    const t = fixedClock('2026-09-30T00:10:00Z')
+    const meter = createForgeMeter({ logger: captureLogs().logger, clock: t.clock })
+    for (let h = 0; h < 30; h++) {
+      t.set(
+        `2026-09-${h < 24 ? '30' : '31'}T${String(h % 24).padStart(2, '0')}:30:00Z`.replace('09-31', '10-01'),
+      )
+      meter.record(hit('sweep', 'h:1', 'rest', 304))
+      meter.record(hit('sweep', 'h:1', 'rest', 200, true))
+      meter.record(hit('board', 'h:1', 'rest', 200, true))
+    }
+    const hours = meter.hourly()
+    // 23 finished hours inside the last 24 hours, plus the one being counted.
+    expect(hours).toHaveLength(24)
+    expect(hours[0]!.hour).toBe('2026-09-30T07:00Z')
+    expect(hours.at(-1)).toEqual({
+      hour: '2026-10-01T06:00Z',
+      requests: 3,
+      notModified: 1,
+      points: 2,
+      lanes: [
+        { lane: 'sweep', requests: 2, notModified: 1, points: 1 },
+        { lane: 'board', requests: 1, notModified: 0, points: 1 },
+      ],
+    })
+    expect(meter.current()).toEqual(hours.at(-1))
+    t.set('2026-10-01T07:00:00Z')
+    expect(meter.current()).toEqual({
+      hour: '2026-10-01T08:00Z',
+      requests: 0,
+      notModified: 0,
+      points: 0,
+      lanes: [],
+    })
+  })
+})
+
+describe('forge transport: the API of a path', () => {
   it('classifies GraphQL by path', () => {
     expect(apiOf('/graphql')).toBe('graphql')
     expect(apiOf('/api/graphql')).toBe('graphql')

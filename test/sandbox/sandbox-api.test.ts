@@ -345,6 +345,7 @@ describe('sandbox stats and mutations', () => {
       route: 'GET /repos/:owner/:repo/pulls/:number',
       status: 200,
       count: 2,
+      points: 2,
     })
     expect(countRequests(stats, { status: 404 })).toBe(2)
     expect(countRequests(stats, { route: 'GET (unmatched)' })).toBe(1)
