@@ -106,6 +106,42 @@ export function parseOpMsg(message: Buffer): { command: string; collection: stri
   return { command: 'op-msg-unparsed', collection: undefined }
 }
 
+function opOf(message: Buffer, connection: number): MongoOp {
+  const opCode = message.readInt32LE(12)
+  const at = Date.now()
+  if (opCode === OP_MSG) return { ...parseOpMsg(message), at, connection }
+  const command =
+    opCode === OP_QUERY ? 'op-query' : opCode === OP_COMPRESSED ? 'op-compressed' : `op-${opCode}`
+  return { command, collection: undefined, at, connection }
+}
+
+/**
+ * Forwards one client connection to the upstream server and records each whole client→server message.
+ * A frame that is not the wire protocol we know stops the parsing of that connection, never its
+ * forwarding.
+ */
+function pipeConnection(client: Socket, upstream: Socket, id: number, record: (op: MongoOp) => void): void {
+  let pending: Buffer = Buffer.alloc(0)
+  const parse = (chunk: Buffer) => {
+    upstream.write(chunk)
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    while (pending.length >= 16) {
+      const length = pending.readInt32LE(0)
+      if (length < 16 || length > 64 * 1024 * 1024) {
+        record({ command: 'unparseable', collection: undefined, at: Date.now(), connection: id })
+        client.off('data', parse)
+        client.on('data', (c: Buffer) => upstream.write(c))
+        return
+      }
+      if (pending.length < length) break
+      record(opOf(pending.subarray(0, length), id))
+      pending = pending.subarray(length)
+    }
+  }
+  client.on('data', parse)
+  upstream.on('data', (chunk: Buffer) => client.write(chunk))
+}
+
 /**
  * Starts the proxy in front of `upstreamUrl` (a `mongodb://host:port/…` URL of one server) and resolves
  * once it listens on a free loopback port.
@@ -115,64 +151,29 @@ export async function startMongoOpCounter(
   options: { maxOps?: number } = {},
 ): Promise<MongoOpCounter> {
   const parsed = new URL(upstreamUrl)
-  const upstreamHost = parsed.hostname
-  const upstreamPort = Number(parsed.port || 27017)
+  const upstream = { host: parsed.hostname, port: Number(parsed.port || 27017) }
   const maxOps = options.maxOps ?? 2_000_000
   let ops: MongoOp[] = []
   let dropped = 0
   let connections = 0
   const listeners = new Set<(op: MongoOp) => void>()
   const sockets = new Set<Socket>()
-
   const record = (op: MongoOp) => {
     if (ops.length < maxOps) ops.push(op)
     else dropped++
     for (const l of listeners) l(op)
   }
-
   const server: Server = createServer((client) => {
-    const id = ++connections
-    const upstream = createConnection({ host: upstreamHost, port: upstreamPort })
-    sockets.add(client)
-    sockets.add(upstream)
-    let pending: Buffer = Buffer.alloc(0)
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk)
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
-      while (pending.length >= 16) {
-        const length = pending.readInt32LE(0)
-        if (length < 16 || length > 64 * 1024 * 1024) {
-          // Not the wire protocol we know: stop parsing this connection, keep forwarding.
-          record({ command: 'unparseable', collection: undefined, at: Date.now(), connection: id })
-          pending = Buffer.alloc(0)
-          client.removeAllListeners('data')
-          client.on('data', (c: Buffer) => upstream.write(c))
-          return
-        }
-        if (pending.length < length) break
-        const message = pending.subarray(0, length)
-        const opCode = message.readInt32LE(12)
-        const at = Date.now()
-        if (opCode === OP_MSG) record({ ...parseOpMsg(message), at, connection: id })
-        else if (opCode === OP_QUERY)
-          record({ command: 'op-query', collection: undefined, at, connection: id })
-        else if (opCode === OP_COMPRESSED)
-          record({ command: 'op-compressed', collection: undefined, at, connection: id })
-        else record({ command: `op-${opCode}`, collection: undefined, at, connection: id })
-        pending = pending.subarray(length)
-      }
-    })
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    const toMongo = createConnection(upstream)
+    for (const s of [client, toMongo]) sockets.add(s)
+    pipeConnection(client, toMongo, ++connections, record)
     const closeBoth = () => {
-      client.destroy()
-      upstream.destroy()
-      sockets.delete(client)
-      sockets.delete(upstream)
+      for (const s of [client, toMongo]) {
+        s.destroy()
+        sockets.delete(s)
+      }
     }
-    client.on('close', closeBoth)
-    upstream.on('close', closeBoth)
-    client.on('error', closeBoth)
-    upstream.on('error', closeBoth)
+    for (const s of [client, toMongo]) s.on('close', closeBoth).on('error', closeBoth)
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -71,6 +71,76 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((c) => c.stop('SIGTERM', 5_000)))
 }
 
+/**
+ * A pool of same-kind children (workers, agenda processes) for the kill-and-take-over scenarios: a stopped
+ * member is removed and the scenario spawns a fresh one, so the pool's size holds across trials. `isRun`
+ * says which log line marks an execution (a pass start) and carries its wall-clock `at`.
+ */
+export class ProcessPool {
+  readonly members: Child[] = []
+  #spawned = 0
+
+  constructor(
+    private readonly spawnMember: (index: number) => Child,
+    private readonly isRun: (line: LogLine) => boolean,
+  ) {}
+
+  add(): Child {
+    const child = this.spawnMember(this.#spawned++)
+    this.members.push(child)
+    return child
+  }
+
+  remove(child: Child): void {
+    this.members.splice(this.members.indexOf(child), 1)
+  }
+
+  /** Executions the pool logged in [from, to), oldest first. */
+  runsBetween(from: number, to: number): Array<{ child: Child; at: number }> {
+    return this.members
+      .flatMap((child) => child.lines.filter(this.isRun).map((l) => ({ child, at: Number(l.at) })))
+      .filter((r) => r.at >= from && r.at < to)
+      .sort((a, b) => a.at - b.at)
+  }
+
+  /** The member that logged the latest execution. */
+  latestRunner(): Child | undefined {
+    return this.runsBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY).at(-1)?.child
+  }
+
+  /** The first execution any of `among` (the whole pool by default) logs after `after` (wall-clock ms). */
+  nextRun(after: number, what: string, timeoutMs = 30_000, among: readonly Child[] = this.members) {
+    return Promise.any(
+      among.map((child) =>
+        child
+          .waitFor((l) => this.isRun(l) && Number(l.at) > after, timeoutMs, what)
+          .then((line) => ({ child, at: Number(line.at), line })),
+      ),
+    )
+  }
+
+  /** Waits until every member logged a line that `started` accepts. */
+  async allStarted(started: (line: LogLine) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+    await Promise.all(this.members.map((child) => child.waitFor(started, timeoutMs, what)))
+  }
+
+  /** Sends `signal` to `victim`, waits for another member's next execution and the victim's exit. */
+  async killAndTime(victim: Child, signal: NodeJS.Signals, timeoutMs = 120_000) {
+    const sentAt = Date.now()
+    victim.child.kill(signal)
+    const others = this.members.filter((c) => c !== victim)
+    const next = await this.nextRun(sentAt, 'an execution after the stop', timeoutMs, others)
+    const { code } = await victim.exited
+    const exitedMs = Date.now() - sentAt
+    this.remove(victim)
+    return { sentAt, next, takeoverMs: next.at - sentAt, exitedMs, exitCode: code }
+  }
+
+  stopAll(): Promise<unknown> {
+    return Promise.all(this.members.map((child) => child.stop('SIGTERM', 10_000)))
+  }
+}
+
 /** The sandbox forge in its own process. */
 export interface SandboxProcess {
   child: Child

@@ -182,8 +182,8 @@ async function runWindow(
 const forgeTotal = (w: Window) =>
   w.requestsPerHour['merge-gate-sweeper']! + w.requestsPerHour['board-issue-sync']!
 
-export async function runReplicas(context: BenchContext): Promise<string> {
-  const startedAt = Date.now()
+/** Both modes at every replica count, one window each, against one sandbox. */
+async function runWindows(context: BenchContext): Promise<Window[]> {
   const sandbox = await startSandboxProcess()
   const windows: Window[] = []
   try {
@@ -196,58 +196,62 @@ export async function runReplicas(context: BenchContext): Promise<string> {
   } finally {
     await sandbox.child.stop()
   }
-  const base = (mode: string) => windows.find((w) => w.n === 1 && w.mode === mode)!
+  return windows
+}
+
+/** Each count's windows as ratios of the same mode at N = 1, in all and per net. */
+function ratiosByN(windows: readonly Window[]) {
+  const find = (n: number, mode: Window['mode']) => windows.find((w) => w.n === n && w.mode === mode)!
   const ratio = (w: Window, key?: string) => {
-    const b = base(w.mode)
+    const b = find(1, w.mode)
     return key === undefined
       ? sig(forgeTotal(w) / forgeTotal(b), 3)
       : sig(w.requestsPerHour[key]! / b.requestsPerHour[key]!, 3)
   }
-  const byN = REPLICA_COUNTS.map((n) => {
-    const elected = windows.find((w) => w.n === n && w.mode === 'elected')!
-    const unelected = windows.find((w) => w.n === n && w.mode === 'unelected')!
+  return REPLICA_COUNTS.map((n) => {
+    const elected = find(n, 'elected')
+    const unelected = find(n, 'unelected')
+    const perNet = NET_NAMES.map((net) => [
+      net,
+      { electedRatio: ratio(elected, net), unelectedRatio: ratio(unelected, net) },
+    ])
     return {
       n,
       electedRatio: ratio(elected),
       unelectedRatio: ratio(unelected),
-      perNet: Object.fromEntries(
-        NET_NAMES.map((net) => [
-          net,
-          { electedRatio: ratio(elected, net), unelectedRatio: ratio(unelected, net) },
-        ]),
-      ),
+      perNet: Object.fromEntries(perNet),
       elected,
       unelected,
     }
   })
-  const at10 = byN.find((r) => r.n === 10) ?? byN[byN.length - 1]!
-  const path = await writeResult('replicas', context, startedAt, {
-    inputs: {
-      replicaCounts: REPLICA_COUNTS,
-      modes: {
-        elected:
-          'leasecron run --config bench/nets/product.mjs (dist/), one lease per net in the shared Mongo',
-        unelected:
-          'bench/unelected-worker.mjs: createWorker({ nets, unelected: true }) — every replica runs every pass',
-      },
-      windowMs: WINDOW_MS,
-      windowAlignment:
-        'starts half a second past a whole second: 60 sweep ticks and 12 board ticks in every window',
-      nets: {
-        'merge-gate-sweeper': { schedule: SWEEP_SCHEDULE, ttlMs: 3000, retryMs: 1000 },
-        'board-issue-sync': { schedule: BOARD_SCHEDULE, ttlMs: 15000, retryMs: 5000, repos: '(all, listed)' },
-      },
-      seededData: {
-        sandbox: SANDBOX_DATA,
-        gatingRuns: `${GATING_RUNS} healthy runs (state running, updated 10 min before the run, on open pull requests' heads), recorded per fresh database with recordGatingRun`,
-      },
-      counting:
-        "the sandbox's own stats (GET /_sandbox/stats) reset at the window's start; routes charged to nets: pulls/:number, commits/:ref/status, statuses/:sha → merge-gate-sweeper; issues, installation/repositories → board-issue-sync; /app… → auth (token mints, one per process)",
-      ratio: 'requests per hour of both nets (auth excluded) at N ÷ the same at N = 1, per mode',
-    },
-    target: { electedRatioAtN10: 1.05, met: at10.electedRatio <= 1.05, measured: at10.electedRatio },
-    byN,
-  })
+}
+
+type ReplicaRow = ReturnType<typeof ratiosByN>[number]
+
+const INPUTS = {
+  replicaCounts: REPLICA_COUNTS,
+  modes: {
+    elected: 'leasecron run --config bench/nets/product.mjs (dist/), one lease per net in the shared Mongo',
+    unelected:
+      'bench/unelected-worker.mjs: createWorker({ nets, unelected: true }) — every replica runs every pass',
+  },
+  windowMs: WINDOW_MS,
+  windowAlignment:
+    'starts half a second past a whole second: 60 sweep ticks and 12 board ticks in every window',
+  nets: {
+    'merge-gate-sweeper': { schedule: SWEEP_SCHEDULE, ttlMs: 3000, retryMs: 1000 },
+    'board-issue-sync': { schedule: BOARD_SCHEDULE, ttlMs: 15000, retryMs: 5000, repos: '(all, listed)' },
+  },
+  seededData: {
+    sandbox: SANDBOX_DATA,
+    gatingRuns: `${GATING_RUNS} healthy runs (state running, updated 10 min before the run, on open pull requests' heads), recorded per fresh database with recordGatingRun`,
+  },
+  counting:
+    "the sandbox's own stats (GET /_sandbox/stats) reset at the window's start; routes charged to nets: pulls/:number, commits/:ref/status, statuses/:sha → merge-gate-sweeper; issues, installation/repositories → board-issue-sync; /app… → auth (token mints, one per process)",
+  ratio: 'requests per hour of both nets (auth excluded) at N ÷ the same at N = 1, per mode',
+}
+
+function printReplicas(byN: readonly ReplicaRow[]): void {
   const rows = [['N', 'mode', 'sweeper req/h', 'board req/h', 'auth req/h', 'passes (sweep/board)', 'ratio']]
   for (const r of byN) {
     for (const w of [r.elected, r.unelected]) {
@@ -263,8 +267,21 @@ export async function runReplicas(context: BenchContext): Promise<string> {
     }
   }
   console.log(`\n${table(rows)}\n`)
+}
+
+export async function runReplicas(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const byN = ratiosByN(await runWindows(context))
+  const at10 = byN.find((r) => r.n === 10) ?? byN[byN.length - 1]!
+  const met = at10.electedRatio <= 1.05
+  const path = await writeResult('replicas', context, startedAt, {
+    inputs: INPUTS,
+    target: { electedRatioAtN10: 1.05, met, measured: at10.electedRatio },
+    byN,
+  })
+  printReplicas(byN)
   console.log(
-    `bench replicas: elected ratio at N=10 ${at10.electedRatio} (target ≤ 1.05: ${at10.electedRatio <= 1.05 ? 'met' : 'MISSED'}), unelected ${at10.unelectedRatio}; wrote ${path}`,
+    `bench replicas: elected ratio at N=10 ${at10.electedRatio} (target ≤ 1.05: ${met ? 'met' : 'MISSED'}), unelected ${at10.unelectedRatio}; wrote ${path}`,
   )
   return path
 }

@@ -12,8 +12,9 @@
 import { randomInt } from 'node:crypto'
 import {
   type BenchContext,
-  type Child,
   distribution,
+  type LogLine,
+  ProcessPool,
   NETS,
   QUICK,
   sleep,
@@ -64,6 +65,126 @@ const keep = (l: { event?: unknown; msg?: unknown }) =>
   l.msg === 'released' ||
   String(l.msg).startsWith('passes still running')
 
+const isPassStart = (l: LogLine) => l.event === 'pass-start' && l.net === NET
+const loggedAt = (l: LogLine | undefined) => (l ? Date.parse(String(l.time)) : Number.NaN)
+
+function trialKind(t: number): Trial['kind'] {
+  if (t >= TRIALS_PER_KIND * 2) return 'clean-mid-pass'
+  return t % 2 === 0 ? 'clean' : 'crash'
+}
+
+/** Waits for the pool to campaign and the holder to pass; picks the holder and waits out the phase. */
+async function aimAtHolder(pool: ProcessPool, kind: Trial['kind'], since: number) {
+  await pool.allStarted((l) => l.msg === 'campaigning', 'a campaign', 30_000)
+  await pool.nextRun(since, 'a pass')
+  if (kind !== 'clean-mid-pass') {
+    const holder = pool.latestRunner()!
+    const phaseMs = randomInt(0, 1000)
+    await sleep(phaseMs)
+    return { holder, phaseMs }
+  }
+  const fresh = await pool.nextRun(Date.now(), 'a pass')
+  await sleep(Math.max(0, fresh.at + MID_PASS_DELAY_MS - Date.now()))
+  return { holder: fresh.child, phaseMs: MID_PASS_DELAY_MS }
+}
+
+/** One trial: stop the holder, time the first pass another worker starts. */
+async function runTrial(pool: ProcessPool, kind: Trial['kind'], since: number) {
+  const { holder, phaseMs } = await aimAtHolder(pool, kind, since)
+  const stop = await pool.killAndTime(holder, kind === 'crash' ? 'SIGKILL' : 'SIGTERM', 30_000)
+  const elected = stop.next.child.lines.find((l) => l.msg === 'elected' && loggedAt(l) >= stop.sentAt)
+  const released = holder.lines.find((l) => l.msg === 'released' && loggedAt(l) >= stop.sentAt)
+  const trial: Trial = {
+    kind,
+    phaseMs,
+    takeoverMs: stop.takeoverMs,
+    electedMs: elected ? loggedAt(elected) - stop.sentAt : undefined,
+    releasedMs: released ? loggedAt(released) - stop.sentAt : undefined,
+    shutdownTimedOut: holder.lines.some((l) => String(l.msg).startsWith('passes still running')),
+    exitedMs: stop.exitedMs,
+    exitCode: stop.exitCode,
+  }
+  return { trial, nextAt: stop.next.at }
+}
+
+async function runTrials(pool: ProcessPool): Promise<Trial[]> {
+  const trials: Trial[] = []
+  const total = TRIALS_PER_KIND * 2 + MID_PASS_TRIALS
+  let since = 0
+  for (let t = 0; t < total; t++) {
+    const { trial, nextAt } = await runTrial(pool, trialKind(t), since)
+    trials.push(trial)
+    since = nextAt
+    console.log(`bench takeover: trial ${t + 1}/${total} ${trial.kind}: ${trial.takeoverMs} ms`)
+    pool.add()
+  }
+  return trials
+}
+
+const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined)
+
+function summarizeKind(mine: readonly Trial[], kind: Trial['kind']) {
+  const takeover = distribution(mine.map((t) => t.takeoverMs))
+  const bound = BOUNDS[kind === 'crash' ? 'crash' : 'clean']
+  return {
+    takeover,
+    elected: distribution(defined(mine.map((t) => t.electedMs))),
+    released: distribution(defined(mine.map((t) => t.releasedMs))),
+    bound,
+    overNominal: mine.filter((t) => t.takeoverMs > bound.nominalMs).length,
+    overWithJitter: mine.filter((t) => t.takeoverMs > bound.withJitterMs).length,
+    maxOverWithJitterMs: Math.max(0, takeover.maxMs - bound.withJitterMs),
+    exitCodes: [...new Set(mine.map((t) => t.exitCode))],
+    shutdownTimedOut: mine.filter((t) => t.shutdownTimedOut).length,
+    releasedInOrder: mine.filter((t) => t.releasedMs !== undefined).length,
+  }
+}
+
+type TakeoverSummary = Record<Trial['kind'], ReturnType<typeof summarizeKind>>
+
+function summarize(trials: readonly Trial[]): TakeoverSummary {
+  const kinds = ['clean', 'crash', 'clean-mid-pass'] as const
+  const entries = kinds.map((kind) => [
+    kind,
+    summarizeKind(
+      trials.filter((t) => t.kind === kind),
+      kind,
+    ),
+  ])
+  return Object.fromEntries(entries) as TakeoverSummary
+}
+
+const INPUTS = {
+  workers: POOL,
+  net: `${NET}, schedule * * * * * * (every second)`,
+  ttlMs: TTL_MS,
+  retryMs: RETRY_MS,
+  retryJitter: `up to +${JITTER * 100}%`,
+  tickMs: TICK_MS,
+  trialsPerKind: TRIALS_PER_KIND,
+  order: 'alternating clean, crash; then the directed clean-mid-pass trials',
+  midPassTrials: MID_PASS_TRIALS,
+  midPass: `SIGTERM ${MID_PASS_DELAY_MS} ms after the holder's pass start (a sweep takes about 100 ms here), so a pass is in flight when the stop begins`,
+  phase: 'a uniform 0–999 ms after one of the holder’s pass starts',
+  measured:
+    'signal sent → the first pass-start logged by another process (wall-clock ms in the log line); electedMs: → its elected line',
+  replacement: 'a fresh worker joins after each trial, so three processes campaign at every trial',
+}
+
+function printSummary(summary: TakeoverSummary): void {
+  const rows = [['kind', 'n', 'min ms', 'median ms', 'p95 ms', 'max ms', 'bound ms (+jitter)', 'over bound']]
+  for (const [kind, s] of Object.entries(summary)) {
+    const { n, minMs, medianMs, p95Ms, maxMs } = s.takeover
+    rows.push([
+      kind,
+      ...[n, minMs, medianMs, p95Ms, maxMs].map(String),
+      `${s.bound.nominalMs} (${s.bound.withJitterMs})`,
+      `${s.overNominal} (${s.overWithJitter})`,
+    ])
+  }
+  console.log(`\n${table(rows)}\n`)
+}
+
 export async function runTakeover(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
   const sandbox = await startSandboxProcess()
@@ -76,156 +197,19 @@ export async function runTakeover(context: BenchContext): Promise<string> {
     LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
     LEASECRON_NET_BOARD_ISSUE_SYNC_ENABLED: 'false',
   })
-  let spawned = 0
-  const pool: Child[] = []
-  const spawnOne = () => {
-    const w = spawnNode(`worker-${++spawned}`, WORKER_MAIN, ['run', '--config', NETS.product], env, keep)
-    pool.push(w)
-    return w
-  }
-  const trials: Trial[] = []
+  const args = ['run', '--config', NETS.product]
+  const pool = new ProcessPool((i) => spawnNode(`worker-${i + 1}`, WORKER_MAIN, args, env, keep), isPassStart)
+  let trials: Trial[]
   try {
-    for (let i = 0; i < POOL; i++) spawnOne()
-    const latestPass = () =>
-      pool
-        .flatMap((w) =>
-          w.lines
-            .filter((l) => l.event === 'pass-start' && l.net === NET)
-            .map((l) => ({ w, at: Number(l.at) })),
-        )
-        .sort((a, b) => b.at - a.at)[0]
-    let since = 0
-    const total = TRIALS_PER_KIND * 2 + MID_PASS_TRIALS
-    for (let t = 0; t < total; t++) {
-      const kind: Trial['kind'] =
-        t >= TRIALS_PER_KIND * 2 ? 'clean-mid-pass' : t % 2 === 0 ? 'clean' : 'crash'
-      await Promise.all(pool.map((w) => w.waitFor((l) => l.msg === 'campaigning', 30_000, 'a campaign')))
-      // The holder: whoever started the latest pass, after the previous trial's takeover.
-      await Promise.any(
-        pool.map((w) =>
-          w.waitFor(
-            (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > since,
-            30_000,
-            'a pass',
-          ),
-        ),
-      )
-      let holder = latestPass()!.w
-      let phaseMs = randomInt(0, 1000)
-      if (kind === 'clean-mid-pass') {
-        const mark = Date.now()
-        const fresh = await Promise.any(
-          pool.map((w) =>
-            w
-              .waitFor(
-                (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > mark,
-                30_000,
-                'a pass',
-              )
-              .then((line) => ({ w, at: Number(line.at) })),
-          ),
-        )
-        holder = fresh.w
-        phaseMs = MID_PASS_DELAY_MS
-        await sleep(Math.max(0, fresh.at + MID_PASS_DELAY_MS - Date.now()))
-      } else {
-        await sleep(phaseMs)
-      }
-      const sentAt = Date.now()
-      holder.child.kill(kind === 'crash' ? 'SIGKILL' : 'SIGTERM')
-      const others = pool.filter((w) => w !== holder)
-      const next = await Promise.any(
-        others.map((w) =>
-          w
-            .waitFor(
-              (l) => l.event === 'pass-start' && l.net === NET && Number(l.at) > sentAt,
-              30_000,
-              'a takeover pass',
-            )
-            .then((line) => ({ w, line })),
-        ),
-      )
-      const elected = next.w.lines.find(
-        (l) => l.msg === 'elected' && Number(new Date(String(l.time))) >= sentAt,
-      )
-      const { code } = await holder.exited
-      const exitedMs = Date.now() - sentAt
-      const released = holder.lines.find((l) => l.msg === 'released' && Date.parse(String(l.time)) >= sentAt)
-      pool.splice(pool.indexOf(holder), 1)
-      trials.push({
-        kind,
-        phaseMs,
-        takeoverMs: Number(next.line.at) - sentAt,
-        electedMs: elected ? Number(new Date(String(elected.time))) - sentAt : undefined,
-        releasedMs: released ? Date.parse(String(released.time)) - sentAt : undefined,
-        shutdownTimedOut: holder.lines.some((l) => String(l.msg).startsWith('passes still running')),
-        exitedMs,
-        exitCode: code,
-      })
-      since = Number(next.line.at)
-      console.log(`bench takeover: trial ${t + 1}/${total} ${kind}: ${Number(next.line.at) - sentAt} ms`)
-      spawnOne()
-    }
+    for (let i = 0; i < POOL; i++) pool.add()
+    trials = await runTrials(pool)
   } finally {
-    await Promise.all(pool.map((w) => w.stop('SIGTERM', 10_000)))
+    await pool.stopAll()
     await sandbox.child.stop()
   }
-  const summary = Object.fromEntries(
-    (['clean', 'crash', 'clean-mid-pass'] as const).map((kind) => {
-      const mine = trials.filter((t) => t.kind === kind)
-      const takeover = distribution(mine.map((t) => t.takeoverMs))
-      const bound = BOUNDS[kind === 'crash' ? 'crash' : 'clean']
-      return [
-        kind,
-        {
-          takeover,
-          elected: distribution(mine.flatMap((t) => (t.electedMs === undefined ? [] : [t.electedMs]))),
-          released: distribution(mine.flatMap((t) => (t.releasedMs === undefined ? [] : [t.releasedMs]))),
-          bound,
-          overNominal: mine.filter((t) => t.takeoverMs > bound.nominalMs).length,
-          overWithJitter: mine.filter((t) => t.takeoverMs > bound.withJitterMs).length,
-          maxOverWithJitterMs: Math.max(0, takeover.maxMs - bound.withJitterMs),
-          exitCodes: [...new Set(mine.map((t) => t.exitCode))],
-          shutdownTimedOut: mine.filter((t) => t.shutdownTimedOut).length,
-          releasedInOrder: mine.filter((t) => t.releasedMs !== undefined).length,
-        },
-      ]
-    }),
-  )
-  const path = await writeResult('takeover', context, startedAt, {
-    inputs: {
-      workers: POOL,
-      net: `${NET}, schedule * * * * * * (every second)`,
-      ttlMs: TTL_MS,
-      retryMs: RETRY_MS,
-      retryJitter: `up to +${JITTER * 100}%`,
-      tickMs: TICK_MS,
-      trialsPerKind: TRIALS_PER_KIND,
-      order: 'alternating clean, crash; then the directed clean-mid-pass trials',
-      midPassTrials: MID_PASS_TRIALS,
-      midPass: `SIGTERM ${MID_PASS_DELAY_MS} ms after the holder's pass start (a sweep takes about 100 ms here), so a pass is in flight when the stop begins`,
-      phase: 'a uniform 0–999 ms after one of the holder’s pass starts',
-      measured:
-        'signal sent → the first pass-start logged by another process (wall-clock ms in the log line); electedMs: → its elected line',
-      replacement: 'a fresh worker joins after each trial, so three processes campaign at every trial',
-    },
-    summary,
-    trials,
-  })
-  const rows = [['kind', 'n', 'min ms', 'median ms', 'p95 ms', 'max ms', 'bound ms (+jitter)', 'over bound']]
-  for (const [kind, s] of Object.entries(summary)) {
-    rows.push([
-      kind,
-      String(s.takeover.n),
-      String(s.takeover.minMs),
-      String(s.takeover.medianMs),
-      String(s.takeover.p95Ms),
-      String(s.takeover.maxMs),
-      `${s.bound.nominalMs} (${s.bound.withJitterMs})`,
-      `${s.overNominal} (${s.overWithJitter})`,
-    ])
-  }
-  console.log(`\n${table(rows)}\n`)
+  const summary = summarize(trials)
+  const path = await writeResult('takeover', context, startedAt, { inputs: INPUTS, summary, trials })
+  printSummary(summary)
   console.log(`bench takeover: wrote ${path}`)
   return path
 }
