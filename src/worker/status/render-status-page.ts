@@ -145,7 +145,8 @@ function plural(n: number, word: string): string {
 
 function renderRateLimits(limits: RateLimitStatus[] | null): string {
   if (limits === null) return '<h3>Rate limits</h3><p class="muted">Not known here (no request sent).</p>'
-  if (limits.length === 0) return '<h3>Rate limits</h3><p class="muted">No rate-limit headers seen yet.</p>'
+  if (limits.length === 0)
+    return '<h3>Rate limits</h3><p class="muted">This replica has seen no rate-limit headers yet.</p>'
   const row = (l: RateLimitStatus) =>
     `<tr><td>${esc(l.host)}</td><td>${esc(l.resource)}</td><td class="num">${l.remaining} / ${l.limit}</td><td><meter min="0" max="${l.limit}" low="${l.limit * 0.1}" optimum="${l.limit}" value="${l.remaining}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
   return `<h3>Rate limits</h3><div class="scroll"><table>

@@ -10,6 +10,10 @@ export async function mongoServerVersion(db: Db): Promise<string> {
   const version = typeof info.version === 'string' ? info.version : 'unknown'
   // FerretDB 1.x names itself in `ferretdbVersion`, 2.x in `ferretdb.version`.
   const ferret = info.ferretdbVersion ?? (info.ferretdb as { version?: unknown } | undefined)?.version
-  if (typeof ferret === 'string') return `FerretDB ${ferret.replace(/^v/, '')} (MongoDB ${version} wire)`
+  if (typeof ferret === 'string') {
+    // A FerretDB built without version stamps (tools/ferretdb/build.sh) says `unknown`: leave it out.
+    const named = ferret === 'unknown' ? '' : ` ${ferret.replace(/^v/, '')}`
+    return `FerretDB${named} (MongoDB ${version} wire)`
+  }
   return `MongoDB ${version}`
 }
