@@ -8,26 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defineLease, defineNet } from '../../src/index.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { launchChromium } from '../support/chromium.js'
 import { mongoServer } from '../support/mongo.js'
-
-const lease = defineLease('status-tick', 'status page test net')
-/** Every second: one forge request in the net's lane (revalidated: 304s), so the chart has something to draw. */
-const tick = defineNet({
-  name: 'status-tick',
-  lease: lease.name,
-  schedule: '* * * * * *',
-  description: 'status page test net',
-  options: {},
-  setup: () => ({}),
-  term:
-    () =>
-    async ({ forge, signal }) => {
-      await forge.request('GET /installation/repositories', { request: { signal } })
-    },
-})
+import { statusLease as lease, statusTick as tick } from './fixtures/status-nets.js'
 
 const SHOTS = join(tmpdir(), `leasecron-status-${process.pid}`)
 let browser: Browser

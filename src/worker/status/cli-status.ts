@@ -5,6 +5,7 @@
  */
 import { MemoryStore } from '../../lease/memory-store.js'
 import { MongoStore } from '../../lease/mongo-store.js'
+import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
 import type { WorkerConfig } from '../config.js'
 import { createLogger } from '../logger.js'
 import { connectMongo } from '../mongo-connection.js'
@@ -48,6 +49,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
         serverVersion: () => mongoServerVersion(connection.db),
         leases: () => new MongoStore(connection.db).list(bound()),
         forgeHours: (since) => new MongoForgeHourStore(connection.db).read(since, bound()),
+        history: (net, limit) => new MongoRunLedger(connection.db).history(net, limit, bound()),
       }),
       now,
     )
@@ -59,7 +61,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
 
 function cliSources(
   config: WorkerConfig,
-  store: Pick<StatusSources, 'ping' | 'serverVersion' | 'leases' | 'forgeHours'>,
+  store: Pick<StatusSources, 'ping' | 'serverVersion' | 'leases' | 'forgeHours' | 'history'>,
 ): StatusSources {
   return {
     replica: null,
