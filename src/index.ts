@@ -57,7 +57,7 @@ export {
 } from './nets/options.js'
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
-export type { WorkerFileConfig } from './worker/cli.js'
+export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './worker/load-config-file.js'
 export { ownerId } from './worker/owner-id.js'
 export {
   createForge,
@@ -134,3 +134,10 @@ export { MemoryBoardStore } from './nets/board-sync/memory-board-store.js'
 export { MongoBoardStore } from './nets/board-sync/mongo-board-store.js'
 export { cardId, type Card, type BoardColumn } from './nets/board-sync/card.js'
 export { planDemoGatingRuns, seedDemoGatingRuns } from './nets/demo-seed.js'
+export {
+  leaseCoordinator,
+  parseFireKey,
+  LeaseCoordinatorError,
+  type LeaseCoordinator,
+  type LeaseCoordinatorOptions,
+} from './coordinator.js'

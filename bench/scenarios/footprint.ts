@@ -3,7 +3,8 @@
  *
  * - Cold start, 5 trials: spawn of `leasecron run --config bench/nets/idle-ten.mjs` → its first acquire
  *   on the wire (the first `findAndModify leases` — an acquire — the op counter sees) and → `/readyz` answering 200 (polled
- *   every 10 ms), against spawn → exit of `node -e 0`.
+ *   every 10 ms), against spawn → exit of `node -e 0`; and spawn → exit of `leasecron once bench-net-1`
+ *   (acquire, a pass that does nothing, release), what a serverless trigger pays each time.
  * - Idle minute: RSS (VmRSS) and CPU % of one core (utime + stime from /proc/<pid>/stat) over 60 s, for
  *   the ten nets at the shipped pace (every minute: TTL 180 s) and compressed (every second: TTL 3 s),
  *   each the only worker on its own fresh database, the two measured side by side in the same minute;
@@ -44,6 +45,20 @@ async function nodeColdStart(): Promise<number> {
   return Date.now() - child.spawnedAt
 }
 
+/** Spawn → exit of `leasecron once bench-net-1`: acquire, one pass that does nothing, release. */
+async function onceColdStart(env: Record<string, string>): Promise<number> {
+  const child = spawnNode(
+    'once',
+    WORKER_MAIN,
+    ['once', 'bench-net-1', '--config', NETS.idleTen],
+    env,
+    () => false,
+  )
+  const { code } = await child.exited
+  if (code !== 0) throw new Error(`footprint: leasecron once exited ${code}`)
+  return Date.now() - child.spawnedAt
+}
+
 async function pollReady(port: number, deadline: number): Promise<number> {
   for (;;) {
     try {
@@ -64,7 +79,7 @@ export async function runFootprint(context: BenchContext): Promise<string> {
   const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
   const keep = (l: { msg?: unknown }) =>
     typeof l.msg === 'string' && /^(serving|elected|campaigning)/.test(l.msg)
-  const cold: Array<{ firstAcquireMs: number; readyMs: number; nodeMs: number }> = []
+  const cold: Array<{ firstAcquireMs: number; readyMs: number; onceMs: number; nodeMs: number }> = []
   const children: Child[] = []
   let idle: Record<string, unknown>
   try {
@@ -88,12 +103,14 @@ export async function runFootprint(context: BenchContext): Promise<string> {
       const until = Date.now() + 30_000
       while (firstAcquire === undefined && Date.now() < until) await sleep(5)
       off()
+      await w.stop('SIGTERM', 10_000)
+      const onceMs = await onceColdStart(env)
       cold.push({
         firstAcquireMs: (firstAcquire ?? Number.NaN) - w.spawnedAt,
         readyMs: readyAt - w.spawnedAt,
+        onceMs,
         nodeMs,
       })
-      await w.stop('SIGTERM', 10_000)
       console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
     }
 
@@ -184,21 +201,24 @@ export async function runFootprint(context: BenchContext): Promise<string> {
   }
   const firstAcquire = distribution(cold.map((c) => c.firstAcquireMs))
   const ready = distribution(cold.map((c) => c.readyMs))
+  const onceTotal = distribution(cold.map((c) => c.onceMs))
   const node = distribution(cold.map((c) => c.nodeMs))
   const coldStart = {
     trials: cold,
     firstAcquire,
     ready,
+    once: onceTotal,
     nodeE0: node,
     firstAcquireOverNode: sig(firstAcquire.medianMs / node.medianMs, 3),
     readyOverNode: sig(ready.medianMs / node.medianMs, 3),
+    onceOverNode: sig(onceTotal.medianMs / node.medianMs, 3),
   }
   const path = await writeResult('footprint', context, startedAt, {
     inputs: {
       nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
       coldStarts: COLD_STARTS,
       coldStart:
-        'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); node -e 0: spawn → exit',
+        'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); `leasecron once bench-net-1`: spawn → exit; node -e 0: spawn → exit',
       idleWindowMs: IDLE_WINDOW_MS,
       idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
       paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
@@ -227,6 +247,12 @@ export async function runFootprint(context: BenchContext): Promise<string> {
       String(ready.medianMs),
       String(node.medianMs),
       `${coldStart.readyOverNode}×`,
+    ],
+    [
+      '`once`, a pass that does nothing: spawn → exit (median ms)',
+      String(onceTotal.medianMs),
+      String(node.medianMs),
+      `${coldStart.onceOverNode}×`,
     ],
     [
       'RSS, shipped pace (MiB)',

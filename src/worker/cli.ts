@@ -5,11 +5,8 @@
  * 78 invalid configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown (or
  * a `once` pass aborted by a signal).
  */
-import { existsSync } from 'node:fs'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { LEASES, type LeaseDefinition } from '../leases.js'
-import type { NetDefinition } from '../nets/net.js'
+import { LEASES } from '../leases.js'
 import {
   ConfigError,
   GLOBAL_VARIABLES,
@@ -22,13 +19,10 @@ import { prepareDemo } from './demo.js'
 import { EXIT } from './exit-codes.js'
 import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
 import { storeStatusSnapshot } from './status/cli-status.js'
+import { type WorkerFileConfig, loadWorkerFile } from './load-config-file.js'
 import { createWorker } from './worker.js'
 
-/** What worker.config.ts exports (default export). */
-export interface WorkerFileConfig {
-  nets: readonly NetDefinition[]
-  leases?: readonly LeaseDefinition[]
-}
+export type { WorkerFileConfig } from './load-config-file.js'
 
 export { EXIT } from './exit-codes.js'
 
@@ -46,7 +40,8 @@ Commands:
   config         print the effective configuration (secrets redacted) or its errors
 
 Options:
-  --config FILE  a module whose default export is { nets, leases? } (default: worker.config.js)
+  --config FILE  a .ts/.mts/.js/.mjs module whose default export is { nets, leases? }
+                 (default: the built-in nets, the package's own worker.config.js)
   --help         help for a command
 
 Configuration comes from the environment; see the README's configuration table.`,
@@ -83,25 +78,6 @@ interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: NodeJS.ProcessEnv
-}
-
-/** Loads the nets module: `--config FILE`, else worker.config.(js|ts) at the package root. */
-export async function loadWorkerFile(path: string | undefined): Promise<WorkerFileConfig> {
-  const candidates = path
-    ? [pathToFileURL(path).href]
-    : ['../../worker.config.js', '../../worker.config.ts', '../worker.config.js'].map(
-        (p) => new URL(p, import.meta.url).href,
-      )
-  const found = candidates.find((c) => existsSync(fileURLToPath(c)))
-  if (!found)
-    throw new Error(
-      `no worker configuration module found (looked for ${candidates.map((c) => fileURLToPath(c)).join(', ')})`,
-    )
-  const module = (await import(found)) as { default?: WorkerFileConfig }
-  if (!module.default || !Array.isArray(module.default.nets)) {
-    throw new Error(`${fileURLToPath(found)}: its default export must be { nets: NetDefinition[], leases? }`)
-  }
-  return module.default
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`. */

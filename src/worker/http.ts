@@ -1,12 +1,13 @@
 /**
- * The worker's HTTP surface: /healthz (the process is up), /readyz (configuration valid and the lease
- * store answering), /metrics (Prometheus text), /status (the status snapshot as JSON) and / (the status
- * page). Nothing else; it serves no secrets and takes no input.
+ * The worker's HTTP surface: /healthz (the process is live: its event loop is not stalled, liveness.ts),
+ * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text), /status (the
+ * status snapshot as JSON) and / (the status page). Nothing else; it serves no secrets and takes no input.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
+import { livenessResponse, watchEventLoop } from './liveness.js'
 
 export interface HealthServer {
   server: Server
@@ -26,6 +27,7 @@ export interface HealthServerOptions {
 
 /** Starts listening; rejects when the port cannot be bound (a clear error naming it). */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const liveness = watchEventLoop()
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     const reply = (status: number, body: string, type = 'application/json') => {
@@ -33,7 +35,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.end(body)
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, '{"error":"method not allowed"}')
-    if (path === '/healthz') return reply(200, '{"status":"ok"}')
+    if (path === '/healthz') return reply(...livenessResponse(liveness.check()))
     if (path === '/readyz') {
       options.ready().then(
         ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),
@@ -52,14 +54,15 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     reply(404, '{"error":"not found"}')
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      liveness.stop()
       reject(
         new Error(
           `worker http: cannot listen on port ${options.port} (PORT): ${error.code ?? error.message}`,
           { cause: error },
         ),
-      ),
-    )
+      )
+    })
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve())
   })
   return {
@@ -67,6 +70,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((resolve) => {
+        liveness.stop()
         server.close(() => resolve())
         server.closeAllConnections()
       }),

@@ -1,4 +1,4 @@
 import { MemoryStore } from '../../src/index.js'
-import { storeConformance } from './store-conformance.js'
+import { storeConformance } from '../../src/testing.js'
 
 storeConformance('MemoryStore', () => new MemoryStore())

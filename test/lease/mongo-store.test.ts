@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MongoStore } from '../../src/index.js'
 import { useTestDatabase } from '../support/mongo.js'
-import { storeConformance } from './store-conformance.js'
+import { storeConformance } from '../../src/testing.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
 let collections = 0

@@ -48,14 +48,14 @@ export async function startTestMongo(
     try {
       return describe(await startMemoryServer())
     } catch (error) {
-      reasons.push(`mongodb-memory-server: ${firstLine(error)}`)
-      log(`mongo: mongodb-memory-server unavailable (${firstLine(error)}); falling back to FerretDB`)
+      reasons.push(`mongodb-memory-server: ${oneLine(error)}`)
+      log(`mongo: mongodb-memory-server unavailable (${oneLine(error)}); falling back to FerretDB`)
     }
   }
   try {
     return describe(await startFerretDb(log))
   } catch (error) {
-    reasons.push(`FerretDB: ${firstLine(error)}`)
+    reasons.push(`FerretDB: ${oneLine(error)}`)
   }
   throw new Error(`No MongoDB server for the tests (${reasons.join('; ')}). ${HOW_TO_PROVIDE_MONGO}`)
 }
@@ -72,9 +72,10 @@ function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@')
 }
 
-function firstLine(error: unknown): string {
+/** The error's message on one line (a download error puts its cause on the next line). */
+function oneLine(error: unknown): string {
   return String(error instanceof Error ? error.message : error)
-    .split('\n')[0]!
+    .replace(/\s*\n\s*/g, ' ')
     .slice(0, 200)
 }
 
@@ -90,9 +91,13 @@ async function serverVersion(url: string): Promise<string> {
 }
 
 async function startMemoryServer(): Promise<Omit<TestMongoServer, 'description'>> {
-  const { MongoMemoryServer } = await import('mongodb-memory-server-core')
+  const { MongoBinary, MongoMemoryServer } = await import('mongodb-memory-server-core')
   let timer: NodeJS.Timeout | undefined
-  const created = MongoMemoryServer.create({ instance: { ip: '127.0.0.1' } })
+  // The binary first: create() prints a 20-line stack of its own when the download fails, where
+  // getPath() only throws, and the caller reports it in one line.
+  const created = MongoBinary.getPath().then(() =>
+    MongoMemoryServer.create({ instance: { ip: '127.0.0.1' } }),
+  )
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('gave up after 120 s')), 120_000)
   })

@@ -1,22 +1,66 @@
 /**
- * No Docker engine runs here, so the deployment files are checked by reading them: non-root, probes on
- * the paths the worker really serves, and only environment variables the configuration accepts.
+ * No Docker engine or cluster runs here, so the deployment files are checked by reading them: each
+ * Kubernetes manifest against the Kubernetes OpenAPI schemas (kubernetes-models' validators) and the
+ * restricted Pod Security profile (test/support/pod-security.ts), probes on the paths the worker really
+ * serves, and only environment variables the configuration accepts.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment'
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget'
+import { Namespace } from 'kubernetes-models/v1/Namespace'
+import { Secret } from 'kubernetes-models/v1/Secret'
+import { Service } from 'kubernetes-models/v1/Service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments } from 'yaml'
 import { GITHUB_APP_VARIABLES } from '../../src/forge/forge-config.js'
 import { GLOBAL_VARIABLES } from '../../src/worker/config.js'
 import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
+import { restrictedViolations } from '../support/pod-security.js'
+
+// A YAML document as parsed: untyped until the schema check below has passed it.
+type Manifest = ReturnType<typeof parse>
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+const packageVersion: string = JSON.parse(read('package.json')).version
 const accepted = new Set<string>([
   ...GLOBAL_VARIABLES.map(([name]) => name),
   ...GITHUB_APP_VARIABLES,
   'GITHUB_API_URL',
 ])
 const acceptedName = (name: string) => accepted.has(name) || name.startsWith('LEASECRON_NET_')
+
+/** The schema validator of each kind the manifests use; a new kind must be added here to be checked. */
+const MODELS: Record<string, { validate(manifest: Manifest): void }> = {
+  'apps/v1 Deployment': { validate: (m) => new Deployment(m).validate() },
+  'policy/v1 PodDisruptionBudget': { validate: (m) => new PodDisruptionBudget(m).validate() },
+  'v1 Service': { validate: (m) => new Service(m).validate() },
+  'v1 Secret': { validate: (m) => new Secret(m).validate() },
+  'v1 Namespace': { validate: (m) => new Namespace(m).validate() },
+}
+
+/** The schema errors of one manifest (empty when it is valid), or why it cannot be checked. */
+function schemaErrors(manifest: Manifest): string[] {
+  const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`]
+  if (!model) return [`no schema model for ${manifest.apiVersion} ${manifest.kind}: add it to MODELS`]
+  try {
+    model.validate(manifest)
+    return []
+  } catch (error) {
+    return [String(error instanceof Error ? error.message : error)]
+  }
+}
+
+const k8sFiles = readdirSync(new URL('../../deploy/k8s/', import.meta.url)).filter((f) => f.endsWith('.yaml'))
+const manifests: Manifest[] = k8sFiles.flatMap((file) =>
+  parseAllDocuments(read(`deploy/k8s/${file}`)).map((doc) => doc.toJS()),
+)
+const only = (kind: string): Manifest => {
+  const found = manifests.filter((m) => m.kind === kind)
+  expect(found, `deploy/k8s should hold exactly one ${kind}`).toHaveLength(1)
+  return found[0]!
+}
+const clone = (m: Manifest): Manifest => structuredClone(m)
 
 let server: HealthServer
 beforeAll(async () => {
@@ -36,16 +80,27 @@ async function served(path: string): Promise<number> {
 describe('the Dockerfile', () => {
   const dockerfile = read('Dockerfile')
 
-  it('builds in one stage and runs production dependencies only in the next', () => {
-    expect(dockerfile.match(/^FROM node:20-slim/gm), 'not a two-stage Node 20 slim build').toHaveLength(2)
-    expect(dockerfile).toMatch(/npm ci --omit=dev/)
+  it('builds in one Node 24 slim stage and runs production dependencies only in the next', () => {
+    expect(
+      dockerfile.match(/^FROM node:24-slim AS \w+$/gm),
+      'not a two-stage Node 24 slim build',
+    ).toHaveLength(2)
     expect(dockerfile).toMatch(/ENV NODE_ENV=production/)
+    expect(dockerfile).toMatch(/COPY --from=build \/app\/dist \.\/dist/)
+  })
+
+  it('installs without lifecycle scripts, so `prepare` never runs without TypeScript or sources', () => {
+    const installs = dockerfile.match(/^RUN npm ci.*$/gm) ?? []
+    expect(installs).toHaveLength(2)
+    for (const install of installs)
+      expect(install, 'prepare would run in the image').toMatch(/--ignore-scripts/)
+    expect(installs[1]).toMatch(/--omit=dev/)
   })
 
   it('runs as a non-root user, stops on SIGTERM and checks /healthz', async () => {
     const user = /^USER (\S+)/m.exec(dockerfile)?.[1]
     expect(user, 'the container runs as root').toBeDefined()
-    expect(['root', '0']).not.toContain(user)
+    expect(user!.split(':')[0], 'Kubernetes cannot verify a named user is not root').toMatch(/^[1-9]\d*$/)
     expect(dockerfile).toMatch(/^STOPSIGNAL SIGTERM$/m)
     const probe = /HEALTHCHECK[\s\S]*?(\/\w+)'/.exec(dockerfile)?.[1]
     expect(probe).toBe('/healthz')
@@ -60,39 +115,146 @@ describe('the Dockerfile', () => {
 
 describe('the compose file', () => {
   const compose = parse(read('deploy/compose.yaml'))
+  const worker = compose.services.worker
 
-  it('runs three workers against one Mongo', () => {
+  it('runs three workers against one Mongo and restarts them unless stopped', () => {
     expect(compose.services.mongo.image).toMatch(/^mongo:/)
-    expect(compose.services.worker.deploy.replicas).toBe(3)
-    expect(compose.services.worker.environment.MONGO_URI).toMatch(/^mongodb:\/\/mongo:27017/)
+    expect(worker.deploy.replicas).toBe(3)
+    expect(worker.environment.MONGO_URI).toMatch(/^mongodb:\/\/mongo:27017/)
+    expect(worker.restart, 'a crashed worker would stay down').toBe('unless-stopped')
+    expect(compose.services.mongo.restart).toBe('unless-stopped')
+    expect(worker.image).toBe(`leasecron:${packageVersion}`)
   })
 
   it('sets only variables the configuration accepts and keeps the key in a secret file', () => {
-    const names = Object.keys(compose.services.worker.environment)
+    const names = Object.keys(worker.environment)
     expect(
       names.filter((n) => !acceptedName(n)),
       'compose sets variables the worker would reject',
     ).toEqual([])
     expect(names).not.toContain('GITHUB_APP_PRIVATE_KEY')
-    expect(compose.services.worker.environment.GITHUB_APP_PRIVATE_KEY_FILE).toMatch(/^\/run\/secrets\//)
-    expect(compose.services.worker.stop_signal).toBe('SIGTERM')
-    expect(compose.services.worker.read_only).toBe(true)
+    expect(worker.environment.GITHUB_APP_PRIVATE_KEY_FILE).toMatch(/^\/run\/secrets\//)
+    expect(worker.environment.GITHUB_APP_ID, 'a missing App id would reach the worker blank').toMatch(
+      /^\$\{GITHUB_APP_ID:\?/,
+    )
+    expect(worker.stop_signal).toBe('SIGTERM')
+    expect(worker.read_only).toBe(true)
+    expect(worker.cap_drop).toEqual(['ALL'])
   })
 })
 
 describe('the Kubernetes manifests', () => {
-  const deployment = parse(read('deploy/k8s/deployment.yaml'))
-  const hpa = parse(read('deploy/k8s/hpa.yaml'))
-  const secret = parseAllDocuments(read('deploy/k8s/secret.yaml'))[0]!.toJS()
+  const deployment = only('Deployment')
   const pod = deployment.spec.template.spec
+  const podLabels = deployment.spec.template.metadata.labels
   const container = pod.containers[0]
 
-  it('wires its probes to the paths the worker serves', async () => {
+  it('are each valid against the Kubernetes schema of their kind', () => {
+    expect(k8sFiles.length).toBeGreaterThan(0)
+    for (const manifest of manifests)
+      expect(schemaErrors(manifest), `${manifest.kind} ${manifest.metadata.name} would be rejected`).toEqual(
+        [],
+      )
+  })
+
+  it('reject a manifest that breaks the schema', () => {
+    const broken = clone(deployment)
+    broken.spec.template.spec.securityContext.seccompProfile = { type: 'Disabled' }
+    broken.spec.replicas = 'two'
+    const errors = schemaErrors(broken).join('\n')
+    expect(errors).toMatch(/replicas must be integer/)
+    expect(schemaErrors({ ...broken, kind: 'CronJob' })[0]).toMatch(/no schema model/)
+  })
+
+  it('give a pod that the restricted Pod Security profile admits', () => {
+    expect(restrictedViolations(pod), 'a restricted namespace would reject the pod').toEqual([])
+    expect(pod.securityContext.seccompProfile.type).toBe('RuntimeDefault')
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    })
+    expect(pod.automountServiceAccountToken).toBe(false)
+  })
+
+  it('would be rejected without seccomp, with a host path, host network or root', () => {
+    const noSeccomp = clone(deployment).spec.template.spec
+    delete noSeccomp.securityContext.seccompProfile
+    delete noSeccomp.containers[0].securityContext.seccompProfile
+    expect(restrictedViolations(noSeccomp)).toEqual([
+      expect.stringMatching(/leasecron has no seccompProfile/),
+    ])
+
+    const hostly = clone(deployment).spec.template.spec
+    hostly.hostNetwork = true
+    hostly.volumes.push({ name: 'docker', hostPath: { path: '/var/run/docker.sock' } })
+    hostly.containers[0].securityContext = { runAsUser: 0, capabilities: { add: ['SYS_ADMIN'] } }
+    expect(restrictedViolations(hostly)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/hostNetwork/),
+        expect.stringMatching(/docker is a hostPath volume/),
+        expect.stringMatching(/runs as user 0/),
+        expect.stringMatching(/allowPrivilegeEscalation/),
+        expect.stringMatching(/does not drop ALL/),
+        expect.stringMatching(/adds the capability SYS_ADMIN/),
+      ]),
+    )
+  })
+
+  it('run in a namespace that enforces the restricted profile', () => {
+    expect(only('Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted')
+  })
+
+  it('name an image in a registry with the package version as its tag, never :latest', () => {
+    const [, registry, tag] = /^([^/]+\.[^/]+)\/leasecron:(.+)$/.exec(container.image) ?? []
+    expect(registry, `${container.image} names no registry`).toBeDefined()
+    expect(tag).toBe(packageVersion)
+  })
+
+  it('keep a standby through rollouts and drains, on another node', () => {
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2)
+    expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0)
+    const budget = only('PodDisruptionBudget')
+    expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels)
+    expect(
+      deployment.spec.replicas - budget.spec.maxUnavailable,
+      'a drain could stop every replica',
+    ).toBeGreaterThanOrEqual(1)
+    const byNode = pod.topologySpreadConstraints.find(
+      (c: { topologyKey: string }) => c.topologyKey === 'kubernetes.io/hostname',
+    )
+    expect(byNode).toMatchObject({
+      maxSkew: 1,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: podLabels },
+    })
+  })
+
+  it('have no autoscaler: replicas are standbys, and CPU is not this workload’s load', () => {
+    expect(manifests.map((m) => m.kind)).not.toContain('HorizontalPodAutoscaler')
+  })
+
+  it('wire the liveness probe to /healthz and readiness to /readyz, as served', async () => {
     expect(container.livenessProbe.httpGet.path).toBe('/healthz')
     expect(container.readinessProbe.httpGet.path).toBe('/readyz')
     expect(await served(container.livenessProbe.httpGet.path)).toBe(200)
     expect(await served(container.readinessProbe.httpGet.path)).toBe(200)
     expect(container.ports[0].containerPort).toBe(8080)
+    expect(container.livenessProbe.failureThreshold, 'one long pause would restart the pod').toBeGreaterThan(
+      1,
+    )
+  })
+
+  it('expose /metrics to Prometheus through a Service over every pod, ready or not', async () => {
+    const service = only('Service')
+    expect(service.spec.selector).toEqual(podLabels)
+    expect(service.spec.publishNotReadyAddresses).toBe(true)
+    const annotations = service.metadata.annotations
+    expect(annotations['prometheus.io/scrape']).toBe('true')
+    expect(Number(annotations['prometheus.io/port'])).toBe(container.ports[0].containerPort)
+    expect(await served(annotations['prometheus.io/path'])).toBe(200)
   })
 
   it('gives a 30 s grace period, longer than the worker’s shutdown timeout', () => {
@@ -101,13 +263,8 @@ describe('the Kubernetes manifests', () => {
     expect(Number(timeout.value)).toBeLessThan(30_000)
   })
 
-  it('runs as non-root with a read-only root filesystem and /tmp writable', () => {
-    expect(pod.securityContext.runAsNonRoot).toBe(true)
-    expect(container.securityContext.readOnlyRootFilesystem).toBe(true)
-    expect(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toContain('/tmp')
-  })
-
   it('sets only accepted variables and reads secrets from the Secret', () => {
+    const secret = only('Secret')
     const names = container.env.map((e: { name: string }) => e.name)
     expect(
       names.filter((n: string) => !acceptedName(n)),
@@ -122,13 +279,6 @@ describe('the Kubernetes manifests', () => {
       (v: { secret?: { secretName: string } }) => v.secret?.secretName === secret.metadata.name,
     )
     expect(keyVolume, 'the App key is not mounted from the Secret').toBeDefined()
-  })
-
-  it('scales 1 → 10 with the HPA', () => {
-    expect(hpa.spec).toMatchObject({
-      minReplicas: 1,
-      maxReplicas: 10,
-      scaleTargetRef: { kind: 'Deployment', name: deployment.metadata.name },
-    })
+    expect(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toContain('/tmp')
   })
 })

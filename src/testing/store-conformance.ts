@@ -1,9 +1,11 @@
 /**
  * The one conformance suite every LeaseStore runs: both twins must answer identical calls identically,
- * fenced terms included.
+ * fenced terms included, and a store of your own (Redis, Postgres, …) passes it before it elects anything.
+ * It registers vitest tests (`describe`/`it`) when called, so call it at the top level of a vitest test
+ * file. It is not a load or fault test: the chaos suite covers those for the built-in stores.
  */
 import { describe, expect, it } from 'vitest'
-import { type LeaseGrant, LeaseLostError, type LeaseStore, LeaseStoreError } from '../../src/index.js'
+import { type LeaseGrant, LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
 
 export interface ConformanceOptions {
   /**
@@ -26,6 +28,10 @@ async function granted(
   return grant
 }
 
+/**
+ * Registers the conformance tests of `makeStore` under `label`. `makeStore` is called once per test and
+ * must give an empty store each time. A failing test names the contract clause the store broke.
+ */
 export function storeConformance(
   label: string,
   makeStore: () => LeaseStore | Promise<LeaseStore>,

@@ -1,0 +1,90 @@
+/**
+ * Loads the worker's nets module (`--config FILE`): the file's default export `{ nets, leases? }`.
+ *
+ * A `.ts`/`.mts`/`.cts` file is loaded through jiti (a runtime dependency: 1.8 MB, no native binary, Node
+ * 20 and later), so a user's `worker.config.ts` runs in production (`npm ci --omit=dev`) without a build
+ * step or a loader flag; jiti is imported only then, so `.js`/`.mjs` configurations and the shipped default
+ * never pay for it. jiti hands packages in node_modules to Node's own `import()`, so `leasecron` imported
+ * by the configuration is the same module instance the worker runs (its classes and registries are shared).
+ *
+ * What it is not: a validator of the nets themselves (config.ts checks options and schedules).
+ */
+import { existsSync } from 'node:fs'
+import { extname, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { LeaseDefinition } from '../leases.js'
+import type { NetDefinition } from '../nets/net.js'
+
+/** What a worker configuration module exports (default export). */
+export interface WorkerFileConfig {
+  nets: readonly NetDefinition[]
+  leases?: readonly LeaseDefinition[]
+}
+
+/** A configuration module that could not be found or loaded, or whose default export has the wrong shape. */
+export class ConfigFileError extends Error {
+  override readonly name = 'ConfigFileError'
+  readonly code: 'CONFIG_FILE_MISSING' | 'CONFIG_FILE_FAILED' | 'CONFIG_FILE_SHAPE'
+  readonly component = 'config-file'
+  readonly file: string
+
+  constructor(code: ConfigFileError['code'], file: string, detail: string, options?: { cause?: unknown }) {
+    super(`${file}: ${detail}`, options)
+    this.code = code
+    this.file = file
+  }
+}
+
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts'])
+
+/** The configuration shipped in the package (dist/worker.config.js: the merge-gate sweeper and board sync). */
+const SHIPPED = ['../../worker.config.js', '../../worker.config.ts'].map((p) => new URL(p, import.meta.url))
+
+/** Imports one module, TypeScript through jiti; resolves its default export. */
+async function importDefault(file: string): Promise<unknown> {
+  if (!TYPESCRIPT.has(extname(file))) {
+    const module = (await import(pathToFileURL(file).href)) as { default?: unknown }
+    return module.default
+  }
+  const { createJiti } = await import('jiti')
+  const jiti = createJiti(import.meta.url, { interopDefault: false })
+  const module = await jiti.import<{ default?: unknown }>(file)
+  return module.default
+}
+
+function checkShape(file: string, value: unknown): WorkerFileConfig {
+  const nets = (value as { nets?: unknown } | undefined)?.nets
+  if (!value || typeof value !== 'object' || !Array.isArray(nets)) {
+    throw new ConfigFileError(
+      'CONFIG_FILE_SHAPE',
+      file,
+      `its default export must be { nets: NetDefinition[], leases? } (got ${value === undefined ? 'no default export' : typeof value})`,
+    )
+  }
+  return value as WorkerFileConfig
+}
+
+/**
+ * Loads `path` (relative to the working directory), else the configuration shipped in the package.
+ * Throws ConfigFileError when the file does not exist, fails to load (its own error is the `cause`) or
+ * does not default-export `{ nets, leases? }`.
+ */
+export async function loadWorkerFile(path: string | undefined): Promise<WorkerFileConfig> {
+  const candidates = path ? [resolve(path)] : SHIPPED.map((url) => fileURLToPath(url))
+  const file = candidates.find((c) => existsSync(c))
+  if (!file) {
+    throw new ConfigFileError(
+      'CONFIG_FILE_MISSING',
+      candidates[0] as string,
+      `no worker configuration module here (looked for ${candidates.join(', ')})`,
+    )
+  }
+  let loaded: unknown
+  try {
+    loaded = await importDefault(file)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new ConfigFileError('CONFIG_FILE_FAILED', file, `could not be loaded: ${reason}`, { cause: error })
+  }
+  return checkShape(file, loaded)
+}

@@ -1,0 +1,70 @@
+/**
+ * /healthz fails when the event loop stalls: real stalls (a synchronous busy wait) measured by Node's own
+ * event-loop delay histogram, through the real HTTP server. Bounds are generous (stalls of seconds against
+ * limits of seconds) so a loaded 2-core machine's ordinary jitter cannot decide a result.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
+import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, watchEventLoop } from '../../src/worker/liveness.js'
+import { createWorkerMetrics } from '../../src/worker/metrics.js'
+
+/** Blocks the event loop for `ms`, then lets the histogram's timer record the delay. */
+async function stall(ms: number): Promise<void> {
+  // The histogram measures between two of its own ticks: let the first one happen before blocking.
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const until = performance.now() + ms
+  while (performance.now() < until) {
+    // busy: the stuck pass this models
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
+
+describe('event-loop liveness', () => {
+  it('is lost after a stall longer than the limit, and back at the next check', async () => {
+    const liveness = watchEventLoop(2_000)
+    try {
+      await stall(3_000)
+      const stalled = liveness.check()
+      expect(stalled.live, 'a 3 s stall passed a 2 s limit').toBe(false)
+      expect(stalled.eventLoopDelayMs).toBeGreaterThanOrEqual(2_500)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(liveness.check().live, 'one stall kept failing later checks').toBe(true)
+    } finally {
+      liveness.stop()
+    }
+  })
+
+  it('holds through short pauses under the limit', async () => {
+    const liveness = watchEventLoop(3_000)
+    try {
+      await stall(300)
+      expect(liveness.check()).toMatchObject({ live: true, maxEventLoopDelayMs: 3_000 })
+    } finally {
+      liveness.stop()
+    }
+  })
+})
+
+describe('/healthz', () => {
+  let server: HealthServer | undefined
+  afterEach(() => server?.close())
+
+  it('answers 503 "stalled" after the event loop stalled past the limit, then 200 again', async () => {
+    server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: createWorkerMetrics().registry,
+      ready: async () => ({ ready: true, detail: {} }),
+    })
+    const healthz = async () => {
+      const response = await fetch(`http://127.0.0.1:${server!.port}/healthz`)
+      return { status: response.status, body: await response.json() }
+    }
+    expect((await healthz()).status).toBe(200)
+    await stall(DEFAULT_MAX_EVENT_LOOP_DELAY_MS + 1_000)
+    const stalled = await healthz()
+    expect(stalled.status, 'the kubelet would see a stalled worker as live').toBe(503)
+    expect(stalled.body).toMatchObject({ status: 'stalled', live: false })
+    expect((await healthz()).status, 'one stall would fail every later probe').toBe(200)
+  }, 30_000)
+})
