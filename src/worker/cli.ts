@@ -22,6 +22,7 @@ import { prepareDemo } from './demo.js'
 import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
 import { type WorkerFileConfig, loadWorkerFile } from './load-config-file.js'
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js'
+import { storeStatusSnapshot } from './status/cli-status.js'
 import { createWorker } from './worker.js'
 
 export type { WorkerFileConfig } from './load-config-file.js'
@@ -39,6 +40,7 @@ Commands:
   run            run the worker (default)
   once <net>     one term, one pass for one schedule slot, release, exit (serverless, cron jobs)
   status         list the leases: holder, fence, expires in, and each net's last run
+                 (--json: the status snapshot a worker serves at GET /status)
   history <net>  list a net's last runs from the run ledger
   config         print the effective configuration (secrets redacted) or its errors
   sandbox        start one seeded sandbox forge for several workers to share (a demo)
@@ -65,10 +67,12 @@ for it, records the outcome and releases the lease. Many triggers of one slot ru
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
 failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not an instant;
 130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
-  status: `Usage: leasecron status [--config FILE]
+  status: `Usage: leasecron status [--json] [--config FILE]
 
 Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
-last run of its net (slot, owner, outcome, duration).`,
+last run of its net (slot, owner, outcome, duration).
+--json prints the status snapshot (the object a worker answers at GET /status; see the README), read
+from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
   history: `Usage: leasecron history <net> [--limit N] [--json] [--config FILE]
 
 Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
@@ -132,7 +136,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   const config = loaded.config
   if (command === 'config') return printConfig(config, file, io)
   if (command === 'sandbox') return runSandbox(config, { port: values.port, envFile: values['env-out'] }, io)
-  if (command === 'status') return statusCommand(config, io)
+  if (command === 'status') return values.json ? statusJson(config, io) : statusCommand(config, io)
   if (command === 'history') return historyCommand(rest[0], values, config, io)
   if (command === 'once') return onceCommand(rest[0], values, config, io)
   return runWorker(file, config, io)
@@ -245,6 +249,13 @@ function printConfig(config: WorkerConfig, file: WorkerFileConfig, io: Io): numb
     ),
   )
   return EXIT.ok
+}
+
+/** `status --json`: the same object `GET /status` serves, read from the shared store and ledger. */
+async function statusJson(config: WorkerConfig, io: Io): Promise<number> {
+  const snapshot = await storeStatusSnapshot(config, new Date())
+  io.out(JSON.stringify(snapshot, null, 2))
+  return snapshot.store.answering ? EXIT.ok : EXIT.failure
 }
 
 async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): Promise<number> {

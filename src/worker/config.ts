@@ -77,6 +77,8 @@ export interface WorkerConfig {
   shutdownTimeoutMs: number
   forge: ForgeChoice
   publicUrl: string | undefined
+  /** Whether `GET /` serves the status page (LEASECRON_STATUS_PAGE); `/status` answers either way. */
+  statusPage: boolean
   /** Runs kept per net in the run ledger; the holder prunes older ones. */
   runHistory: number
   /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
@@ -111,6 +113,7 @@ export const GLOBAL_VARIABLES = [
     '64',
     'MiB of forge answers kept to revalidate GETs (free 304s); in Mongo too when MONGO_URI is set; 0 turns it off',
   ],
+  ['LEASECRON_STATUS_PAGE', 'true', '`false` turns the status page at `/` off (`/status` JSON stays)'],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
   [
     'LEASECRON_RUN_HISTORY',
@@ -123,7 +126,7 @@ export const GLOBAL_VARIABLES = [
  * `LEASECRON_*` names other parts of the worker read (the run ledger's history, the forge cache, the
  * status page): known here so they are not refused as typos; their values are parsed where they are used.
  */
-const OTHER_GLOBAL_NAMES = ['LEASECRON_STATUS_PAGE']
+const OTHER_GLOBAL_NAMES: string[] = []
 /** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
 const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
 
@@ -199,13 +202,17 @@ export function loadConfig(
   const process_ = readProcess(reader)
   const forge = readForge(reader, options.needsForge ?? true)
   const runHistory = readRunHistory(reader)
+  const statusPage = readStatusPage(reader)
   const forgeCacheMb = readForgeCacheMb(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
   checkRegistry(reader, nets, leases)
   if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
-  return { ok: true, config: { mongo, ...process_, forge, forgeCacheMb, runHistory, nets: netConfigs } }
+  return {
+    ok: true,
+    config: { mongo, ...process_, forge, forgeCacheMb, runHistory, statusPage, nets: netConfigs },
+  }
 }
 
 /** LEASECRON_FORGE_CACHE_MB: MiB the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
@@ -220,6 +227,16 @@ function readForgeCacheMb(r: EnvReader): number {
       .refine((n) => n <= 65_536),
     64,
     'a whole number of MiB from 0 (off) to 65536',
+  )
+}
+
+/** LEASECRON_STATUS_PAGE: whether `/` serves the status page (`/status` JSON is always served). */
+function readStatusPage(r: EnvReader): boolean {
+  return r.parse(
+    'LEASECRON_STATUS_PAGE',
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    true,
+    '`true` or `false`',
   )
 }
 
@@ -522,6 +539,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     forge: redactedForge(config.forge),
     publicUrl: config.publicUrl ?? '(unset)',
+    statusPage: config.statusPage,
     runHistory: config.runHistory,
     forgeCacheMb: config.forgeCacheMb,
     nets: config.nets.map((n) => ({

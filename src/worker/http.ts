@@ -1,10 +1,12 @@
 /**
  * The worker's HTTP surface: /healthz (the process is live: its event loop is not stalled, liveness.ts),
- * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text). Nothing else; it serves no secrets and takes no input.
+ * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text), /status (the
+ * status snapshot as JSON) and / (the status page). Nothing else; it serves no secrets and takes no input.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
+import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
 import { livenessResponse, watchEventLoop } from './liveness.js'
 
 export interface HealthServer {
@@ -19,6 +21,8 @@ export interface HealthServerOptions {
   registry: Registry
   /** Whether the worker can do its work now: the store answers. */
   ready(): Promise<{ ready: boolean; detail: Record<string, unknown> }>
+  /** The status snapshot behind /status and the page at /; both 404 without it. */
+  status?: StatusRoutesOptions
 }
 
 /** Starts listening; rejects when the port cannot be bound (a clear error naming it). */
@@ -46,6 +50,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       )
       return
     }
+    if (options.status && serveStatusRoute(path ?? '/', options.status, reply)) return
     reply(404, '{"error":"not found"}')
   })
   await new Promise<void>((resolve, reject) => {

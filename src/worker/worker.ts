@@ -32,6 +32,7 @@ import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger } from '../runs/run-ledger.js'
+import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -91,6 +92,17 @@ export function createWorker(options: WorkerOptions): Worker {
     campaigns: [],
     held: new Map(),
   }
+  w.status = createWorkerStatus({
+    owner,
+    config,
+    registry: w.metrics.registry,
+    clock: w.clock,
+    log: w.log,
+    store: () => w.store,
+    mongo: () => w.mongo,
+    meter: () => w.forge?.meter,
+    ledger: () => w.ledger,
+  })
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
   const start = async () => {
@@ -99,6 +111,7 @@ export function createWorker(options: WorkerOptions): Worker {
     w.store = openStore(w)
     w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log)
     w.forge = await openForge(w)
+    w.status?.start()
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
     w.campaigns = startCampaigns(w, setups, resources)
@@ -144,6 +157,8 @@ interface WorkerState {
   sandbox?: SandboxForge
   forge?: Forge
   campaigns: Promise<void>[]
+  /** The status page's and /status's data: holders, runs, forge hours (kept in Mongo when configured). */
+  status?: WorkerStatus
   /** The terms being served, by lease: what a forced shutdown releases. */
   readonly held: Map<string, LeaseTerm>
 }
@@ -156,8 +171,17 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     w.metrics.storeUp.set(up ? 1 : 0)
     return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
   }
-  const http = await startHealthServer({ port: w.config.port, registry: w.metrics.registry, ready })
-  w.log.info({ port: http.port }, 'serving /healthz /readyz /metrics')
+  const page = w.config.statusPage
+  const http = await startHealthServer({
+    port: w.config.port,
+    registry: w.metrics.registry,
+    ready,
+    ...(w.status ? { status: { snapshot: w.status.snapshot, page } } : {}),
+  })
+  w.log.info(
+    { port: http.port, statusPage: page },
+    `serving /healthz /readyz /metrics /status${page ? ' and the status page at /' : ''}`,
+  )
   return http
 }
 
@@ -284,6 +308,7 @@ async function stopWorker(w: WorkerState): Promise<void> {
       [...w.held.values()].map((term) => w.store?.release(term, { signal: AbortSignal.timeout(5_000) })),
     )
   }
+  await w.status?.stop()
   await w.forge?.close()
   await w.sandbox?.close()
   await w.http?.close()

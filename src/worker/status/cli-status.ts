@@ -1,0 +1,73 @@
+/**
+ * `leasecron status --json`: the same StatusSnapshot a worker answers at `GET /status`, built by a process
+ * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
+ * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
+ */
+import { MemoryStore } from '../../lease/memory-store.js'
+import { MongoStore } from '../../lease/mongo-store.js'
+import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
+import type { WorkerConfig } from '../config.js'
+import { createLogger } from '../logger.js'
+import { connectMongo } from '../mongo-connection.js'
+import { collectStatus } from './collect-status.js'
+import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
+import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
+import { mongoServerVersion } from './server-version.js'
+import type { StatusSnapshot } from './status-snapshot.js'
+import type { StatusSources } from './status-sources.js'
+import { netPlans } from './worker-status.js'
+
+/** Builds the snapshot from the configured store; without MONGO_URI there is nothing shared to read. */
+export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Promise<StatusSnapshot> {
+  const bound = () => ({ signal: AbortSignal.timeout(10_000) })
+  if (!config.mongo) {
+    const snapshot = await collectStatus(
+      cliSources(config, {
+        ping: async () => true,
+        serverVersion: async () => null,
+        leases: async () => new MemoryStore().list(),
+        forgeHours: (since) => new MemoryForgeHourStore().read(since),
+      }),
+      now,
+    )
+    snapshot.notes.unshift(
+      'no MONGO_URI: leases and forge hours live inside each worker process; ask a worker (GET /status)',
+    )
+    return snapshot
+  }
+  const stop = new AbortController()
+  const connection = connectMongo(
+    config.mongo.uri,
+    config.mongo.db,
+    createLogger({ level: 'silent' }),
+    stop.signal,
+  )
+  try {
+    return await collectStatus(
+      cliSources(config, {
+        ping: () => connection.ping(5_000),
+        serverVersion: () => mongoServerVersion(connection.db),
+        leases: () => new MongoStore(connection.db).list(bound()),
+        forgeHours: (since) => new MongoForgeHourStore(connection.db).read(since, bound()),
+        history: (net, limit) => new MongoRunLedger(connection.db).history(net, limit, bound()),
+      }),
+      now,
+    )
+  } finally {
+    stop.abort()
+    await connection.close().catch(() => undefined)
+  }
+}
+
+function cliSources(
+  config: WorkerConfig,
+  store: Pick<StatusSources, 'ping' | 'serverVersion' | 'leases' | 'forgeHours' | 'history'>,
+): StatusSources {
+  return {
+    replica: null,
+    nets: netPlans(config),
+    storeKind: config.mongo ? 'mongo' : 'memory',
+    forgeScope: config.mongo ? 'installation' : 'replica',
+    ...store,
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * collectStatus: reads every status source once and builds the StatusSnapshot. A source that fails makes
+ * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
+ * an operator opens the page precisely when something is wrong.
+ */
+import { CronExpressionParser } from 'cron-parser'
+import type { LeaseRecord } from '../../lease/store.js'
+import type { RunRecord } from '../../runs/run-ledger.js'
+import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
+import type { StatusNetPlan, StatusSources } from './status-sources.js'
+import {
+  type ForgeStatus,
+  type HolderStatus,
+  type LaneStatus,
+  type NetStatus,
+  type RunStatus,
+  STATUS_SCHEMA,
+  type StatusSnapshot,
+  type StoreStatus,
+} from './status-snapshot.js'
+
+/** How many runs per net the snapshot lists. */
+export const RUNS_SHOWN = 20
+
+/** Builds the snapshot at `now`; never rejects (failed sources become `null` and a note). */
+export async function collectStatus(sources: StatusSources, now: Date): Promise<StatusSnapshot> {
+  const notes: string[] = []
+  const failed = (what: string) => (error: unknown) => {
+    notes.push(`${what}: ${error instanceof Error ? error.message : String(error)}`)
+    return undefined
+  }
+  const [store, leases, skipped] = await Promise.all([
+    storeStatus(sources),
+    sources.leases().catch(failed('the lease store did not list its leases')),
+    sources.skippedTicks?.().catch(failed('skipped ticks unavailable')),
+  ])
+  if (!sources.history) notes.push('no run ledger in this build: runs, last finished slot and lag are null')
+  const nets = await Promise.all(
+    sources.nets.map((plan) => netStatus(sources, plan, leases, skipped, now, failed)),
+  )
+  const forge = await forgeStatus(sources, now, failed)
+  return {
+    schema: STATUS_SCHEMA,
+    generatedAt: now.toISOString(),
+    replica: sources.replica,
+    store,
+    nets,
+    forge,
+    notes,
+  }
+}
+
+async function storeStatus(sources: StatusSources): Promise<StoreStatus> {
+  const answering = await sources.ping().catch(() => false)
+  const serverVersion = answering ? await sources.serverVersion().catch(() => null) : null
+  return { kind: sources.storeKind, serverVersion, answering }
+}
+
+async function netStatus(
+  sources: StatusSources,
+  plan: StatusNetPlan,
+  leases: LeaseRecord[] | undefined,
+  skipped: ReadonlyMap<string, Record<string, number>> | undefined,
+  now: Date,
+  failed: (what: string) => (error: unknown) => undefined,
+): Promise<NetStatus> {
+  const record = leases?.find((l) => l.name === plan.leaseName)
+  const history = await sources
+    .history?.(plan.name, RUNS_SHOWN)
+    .catch(failed(`the run ledger did not answer for ${plan.name}`))
+  const runs = history?.map(runStatus) ?? null
+  const lastFinished = history?.find((r) => r.finishedAt !== undefined)
+  return {
+    name: plan.name,
+    leaseName: plan.leaseName,
+    enabled: plan.enabled,
+    schedule: plan.schedule,
+    timeZone: plan.timeZone,
+    nextFireAt: plan.enabled ? nextFire(plan, now) : null,
+    holder: record ? holderStatus(record, sources.replica?.owner, now) : null,
+    runs,
+    lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
+    runLagMs: lastFinished ? now.getTime() - lastFinished.slot.getTime() : null,
+    skippedTicks: sources.skippedTicks ? (skipped?.get(plan.name) ?? {}) : null,
+  }
+}
+
+/** The holder of an unexpired lease; `null` when the lease is free (expired or released). */
+export function holderStatus(
+  record: LeaseRecord,
+  thisOwner: string | undefined,
+  now: Date,
+): HolderStatus | null {
+  if (record.owner === undefined || record.expiresAt === undefined) return null
+  const expiresInMs = record.expiresAt.getTime() - now.getTime()
+  if (expiresInMs <= 0) return null
+  return {
+    owner: record.owner,
+    thisReplica: record.owner === thisOwner,
+    fence: record.fence,
+    expiresAt: record.expiresAt.toISOString(),
+    expiresInMs,
+  }
+}
+
+/** One ledger record as the snapshot shows it. */
+export function runStatus(record: RunRecord): RunStatus {
+  const requests = record.requests ? Object.values(record.requests).reduce((sum, n) => sum + n, 0) : null
+  const end = record.finishedAt?.getTime()
+  return {
+    slot: record.slot.toISOString(),
+    owner: record.owner,
+    fence: record.fence,
+    startedAt: record.startedAt.toISOString(),
+    finishedAt: record.finishedAt ? record.finishedAt.toISOString() : null,
+    durationMs: end === undefined ? null : Math.max(0, end - record.startedAt.getTime()),
+    // A finished record always has its outcome; one without is still running.
+    outcome: record.outcome ?? 'running',
+    error: record.error ?? null,
+    requests,
+  }
+}
+
+/** The schedule's first fire time after `now`, in the zone it is read in. */
+function nextFire(plan: StatusNetPlan, now: Date): string | null {
+  try {
+    const parsed = CronExpressionParser.parse(plan.schedule, { currentDate: now, tz: plan.timeZone })
+    return parsed.next().toDate().toISOString()
+  } catch {
+    return null
+  }
+}
+
+async function forgeStatus(
+  sources: StatusSources,
+  now: Date,
+  failed: (what: string) => (error: unknown) => undefined,
+): Promise<ForgeStatus> {
+  const current = hourStart(now.getTime())
+  const since = new Date(current - (HOURS_KEPT - 1) * HOUR_MS)
+  const [rows, rateLimits] = await Promise.all([
+    sources.forgeHours(since).catch(failed('forge hours unavailable')),
+    sources.rateLimits?.().catch(failed('rate limits unavailable')),
+  ])
+  return {
+    scope: sources.forgeScope,
+    hourStart: new Date(current).toISOString(),
+    lanes: laneStatuses(rows ?? [], current),
+    rateLimits: rateLimits ?? null,
+  }
+}
+
+/** One entry per lane seen in the last 24 hours, each with 24 hours (missing hours are zero). */
+export function laneStatuses(rows: readonly ForgeHourRow[], current: number): LaneStatus[] {
+  const lanes = [...new Set(rows.map((r) => r.lane))].sort()
+  return lanes.map((lane) => {
+    const hours = Array.from({ length: HOURS_KEPT }, (_, i) => {
+      const hour = current - (HOURS_KEPT - 1 - i) * HOUR_MS
+      const row = rows.find((r) => r.lane === lane && r.hour === hour)
+      return {
+        hour: new Date(hour).toISOString(),
+        requests: row?.requests ?? 0,
+        notModified: row?.notModified ?? 0,
+        points: row?.points ?? 0,
+      }
+    })
+    const { hour: _hour, ...thisHour } = hours[hours.length - 1]!
+    return { lane, thisHour, hours }
+  })
+}

@@ -1,0 +1,162 @@
+/**
+ * The status page (`GET /`): the StatusSnapshot as one server-rendered HTML document — no framework, no
+ * external asset, readable on a phone, light or dark by the reader's preference, refreshing itself.
+ * One renderer per section; each takes the snapshot's part it shows and returns escaped HTML.
+ *
+ * It shows, never acts: there is no form and no button but the refresh pause.
+ */
+import { duration, esc, instant, timeOfDay } from './html-text.js'
+import { laneChart } from './lane-chart.js'
+import { PAGE_STYLE, pageScript } from './page-assets.js'
+import type { ForgeStatus, NetStatus, RateLimitStatus, RunStatus, StatusSnapshot } from './status-snapshot.js'
+
+/** How often the page refreshes itself. */
+export const REFRESH_MS = 5_000
+
+/** The whole document. */
+export function renderStatusPage(snapshot: StatusSnapshot): string {
+  const who = snapshot.replica ? `replica ${snapshot.replica.owner}` : 'read from the store'
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
+<title>leasecron status — ${esc(who)}</title>
+<style>${PAGE_STYLE}</style></head>
+<body><header><h1>leasecron status</h1>
+<span class="muted" id="refresh-state">refreshing every ${REFRESH_MS / 1000} s</span>
+<button type="button" id="pause" aria-pressed="false">Pause</button></header>
+${renderMain(snapshot)}
+<script>${pageScript(REFRESH_MS)}</script>
+</body></html>`
+}
+
+/** The part the script swaps on each refresh. */
+export function renderMain(snapshot: StatusSnapshot): string {
+  return `<main>
+${renderReplica(snapshot)}
+${snapshot.nets.map((net) => renderNet(net, snapshot.generatedAt)).join('\n')}
+${renderForge(snapshot.forge)}
+${renderNotes(snapshot.notes)}
+</main>`
+}
+
+function renderReplica(snapshot: StatusSnapshot): string {
+  const { store, replica } = snapshot
+  const kind =
+    store.kind === 'memory'
+      ? 'memory (this process only)'
+      : `Mongo${store.serverVersion ? ` — ${esc(store.serverVersion)}` : ''}`
+  const answering = store.answering
+    ? '<span class="ok">answering</span>'
+    : '<span class="bad">not answering</span>'
+  const rows = [
+    ['Store', `${kind}, ${answering}`],
+    ['This replica', replica ? esc(replica.owner) : '<span class="muted">none (CLI)</span>'],
+    ['Version', replica ? esc(replica.version) : '—'],
+    ['Up since', replica ? esc(instant(replica.startedAt)) : '—'],
+    ['Updated', esc(instant(snapshot.generatedAt))],
+  ]
+  return `<section aria-labelledby="h-replica"><h2 id="h-replica">Replica and store</h2>
+<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></section>`
+}
+
+function renderHolder(net: NetStatus): string {
+  const h = net.holder
+  if (!h) return '<span class="warn">nobody (the lease is free)</span>'
+  const who = h.thisReplica
+    ? `<strong>this replica</strong> <span class="muted">(${esc(h.owner)})</span>`
+    : `<strong>${esc(h.owner)}</strong> <span class="muted">(another replica)</span>`
+  return who
+}
+
+/** One net: its lease, schedule, lag, skipped ticks and runs. */
+export function renderNet(net: NetStatus, now: string): string {
+  const id = `net-${net.name.replace(/[^A-Za-z0-9_-]/g, '-')}`
+  const h = net.holder
+  const skipped = net.skippedTicks
+    ? Object.entries(net.skippedTicks)
+        .map(([reason, n]) => `${esc(reason)} ${n}`)
+        .join(' · ') || 'none'
+    : '—'
+  const rows = [
+    ['Holder', renderHolder(net)],
+    ['Fence', h ? String(h.fence) : '—'],
+    ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
+    ['Schedule', `<code>${esc(net.schedule)}</code> (${esc(net.timeZone)})`],
+    ['Next fire', net.nextFireAt ? esc(instant(net.nextFireAt, net.timeZone)) : 'not scheduled'],
+    ['Run lag', net.runLagMs === null ? '—' : esc(duration(net.runLagMs))],
+    ['Skipped ticks', skipped],
+  ]
+  const disabled = net.enabled ? '' : ' <span class="muted">(disabled on this replica)</span>'
+  return `<section class="net" aria-labelledby="${id}" data-net="${esc(net.name)}">
+<h2 id="${id}">${esc(net.name)}${disabled}</h2>
+<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
+${renderRuns(net.runs, now)}</section>`
+}
+
+/** The ledger's last runs; failed ones marked in colour and in words. */
+export function renderRuns(runs: RunStatus[] | null, now: string): string {
+  if (runs === null) return '<h3>Last runs</h3><p class="muted">No run ledger in this build.</p>'
+  if (runs.length === 0) return '<h3>Last runs</h3><p class="muted">No runs yet.</p>'
+  const row = (r: RunStatus) => {
+    const outcome =
+      r.outcome === 'failed'
+        ? '<span class="bad">✗ failed</span>'
+        : r.outcome === 'ok'
+          ? '<span class="ok">✓ ok</span>'
+          : esc(r.outcome)
+    const took =
+      r.durationMs === null
+        ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}`
+        : esc(duration(r.durationMs))
+    const main = `<tr class="run-${r.outcome}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${r.fence}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${r.requests ?? '—'}</td></tr>`
+    const error = r.error
+      ? `<tr class="run-failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>`
+      : ''
+    return main + error
+  }
+  return `<h3>Last ${runs.length} runs <span class="muted">(UTC)</span></h3><div class="scroll"><table>
+<thead><tr><th>Slot</th><th>Owner</th><th class="num">Fence</th><th>Started</th><th class="num">Duration</th><th>Outcome</th><th class="num">Requests</th></tr></thead>
+<tbody>${runs.map(row).join('')}</tbody></table></div>`
+}
+
+/** The forge: this hour per lane, the 24-hour charts and the rate limits. */
+export function renderForge(forge: ForgeStatus): string {
+  const scope = forge.scope === 'installation' ? 'every replica of the installation' : 'this replica only'
+  const lanes =
+    forge.lanes.length === 0
+      ? '<p class="muted">No forge requests in the last 24 hours.</p>'
+      : `<div class="lanes">${forge.lanes
+          .map(
+            (l) =>
+              `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${l.thisHour.notModified} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
+          )
+          .join('')}</div>`
+  return `<section aria-labelledby="h-forge"><h2 id="h-forge">Forge</h2>
+<p class="muted">Requests per lane, last 24 hours (UTC hours; the lower, second-shade part of a bar answered 304), counted by ${scope}.</p>
+${lanes}
+${renderRateLimits(forge.rateLimits)}</section>`
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+function renderRateLimits(limits: RateLimitStatus[] | null): string {
+  if (limits === null) return '<h3>Rate limits</h3><p class="muted">Not known here (no request sent).</p>'
+  if (limits.length === 0)
+    return '<h3>Rate limits</h3><p class="muted">This replica has seen no rate-limit headers yet.</p>'
+  const row = (l: RateLimitStatus) =>
+    `<tr><td>${esc(l.host)}</td><td>${esc(l.resource)}</td><td class="num">${l.remaining} / ${l.limit}</td><td><meter min="0" max="${l.limit}" low="${l.limit * 0.1}" optimum="${l.limit}" value="${l.remaining}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
+  return `<h3>Rate limits</h3><div class="scroll"><table>
+<thead><tr><th>Host</th><th>Resource</th><th class="num">Remaining / limit</th><th></th><th>Resets (UTC)</th></tr></thead>
+<tbody>${limits.map(row).join('')}</tbody></table></div>`
+}
+
+function renderNotes(notes: string[]): string {
+  if (notes.length === 0) return ''
+  return `<section aria-labelledby="h-notes" class="notes"><h2 id="h-notes">Not shown</h2><ul>${notes
+    .map((n) => `<li>${esc(n)}</li>`)
+    .join('')}</ul></section>`
+}

@@ -1,0 +1,122 @@
+/**
+ * The status snapshot: what `GET /status` answers, what `leasecron status --json` prints and what the
+ * status page (`GET /`) renders — one object, one shape, documented field by field in the README.
+ *
+ * Field names are stable; a field this build cannot fill is `null` (and `notes` says why), never a guess.
+ * Nothing secret belongs here: no tokens, keys or connection strings, only owner ids, lease and net names,
+ * counts and instants. Times are ISO 8601 UTC strings; durations are milliseconds.
+ */
+
+/** Bumped only when a field changes meaning or disappears; new fields do not bump it. */
+export const STATUS_SCHEMA = 1
+
+export interface StatusSnapshot {
+  schema: typeof STATUS_SCHEMA
+  generatedAt: string
+  /** The replica that answered; `null` when the CLI read the store without being a replica. */
+  replica: ReplicaStatus | null
+  store: StoreStatus
+  nets: NetStatus[]
+  forge: ForgeStatus
+  /** Plain sentences about figures this snapshot could not give (and why). */
+  notes: string[]
+}
+
+export interface ReplicaStatus {
+  /** This process's owner id (host + random suffix). */
+  owner: string
+  /** leasecron's package version. */
+  version: string
+  startedAt: string
+}
+
+export interface StoreStatus {
+  kind: 'memory' | 'mongo'
+  /** The Mongo server's version (`buildInfo`), `null` for memory or when it did not answer. */
+  serverVersion: string | null
+  answering: boolean
+}
+
+export interface NetStatus {
+  name: string
+  leaseName: string
+  enabled: boolean
+  /** The cron expression (node-cron syntax, seconds optional). */
+  schedule: string
+  /** The IANA time zone the schedule fires in. */
+  timeZone: string
+  nextFireAt: string | null
+  /** The lease's current holder; `null` when nobody holds it unexpired. */
+  holder: HolderStatus | null
+  /** The newest runs from the ledger (newest slot first, at most 20); `null` when there is no ledger. */
+  runs: RunStatus[] | null
+  /** The slot of the newest finished run. */
+  lastFinishedSlot: string | null
+  /** now − lastFinishedSlot. */
+  runLagMs: number | null
+  /** Ticks this replica's scheduler skipped, by reason (`overlap`, `deadline`); `null` from the CLI. */
+  skippedTicks: Record<string, number> | null
+}
+
+export interface HolderStatus {
+  owner: string
+  /** Whether the answering replica is the holder. */
+  thisReplica: boolean
+  /** The term's fence: grows with every new term of the lease. */
+  fence: number
+  expiresAt: string
+  expiresInMs: number
+}
+
+export interface RunStatus {
+  slot: string
+  owner: string
+  fence: number
+  startedAt: string
+  finishedAt: string | null
+  durationMs: number | null
+  /** `ok`, `failed`, `aborted`, or `running` while unfinished. */
+  outcome: 'ok' | 'failed' | 'aborted' | 'running'
+  error: string | null
+  /** Forge requests the run spent, all lanes together; `null` when not recorded. */
+  requests: number | null
+}
+
+export interface ForgeStatus {
+  /** `installation`: every replica's spend (Mongo); `replica`: this process only (memory). */
+  scope: 'installation' | 'replica'
+  /** The start of the UTC hour being counted. */
+  hourStart: string
+  lanes: LaneStatus[]
+  /** The last rate-limit headers seen, per host and resource; `null` from the CLI (it sends nothing). */
+  rateLimits: RateLimitStatus[] | null
+}
+
+export interface LaneStatus {
+  lane: string
+  thisHour: LaneHourFigures
+  /** 24 entries, oldest first, the last being the current hour. */
+  hours: LaneHour[]
+}
+
+export interface LaneHourFigures {
+  /** Attempts sent (each retry and redirect hop counts). */
+  requests: number
+  /** Conditional GETs answered 304 (free: revalidated from the cache). */
+  notModified: number
+  /** Points of the installation's rate limit the lane spent. */
+  points: number
+}
+
+export interface LaneHour extends LaneHourFigures {
+  /** The start of the UTC hour. */
+  hour: string
+}
+
+export interface RateLimitStatus {
+  host: string
+  resource: string
+  limit: number
+  remaining: number
+  resetAt: string | null
+}

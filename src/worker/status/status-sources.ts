@@ -1,0 +1,41 @@
+/**
+ * StatusSources: the narrow view of the worker (or of the store, for the CLI) that the status collector
+ * reads. Each optional source is absent when the process cannot know it — the CLI has no meter and no
+ * scheduler, a build without the run ledger has no history — and the snapshot then says `null` and why.
+ */
+import type { LeaseRecord } from '../../lease/store.js'
+import type { RunRecord } from '../../runs/run-ledger.js'
+import type { ForgeHourRow } from './forge-hour-store.js'
+import type { RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
+
+/** One net as configured: what the page lists even before anything ran. */
+export interface StatusNetPlan {
+  name: string
+  leaseName: string
+  enabled: boolean
+  schedule: string
+  /** The IANA zone node-cron fires the schedule in. */
+  timeZone: string
+}
+
+export interface StatusSources {
+  replica: ReplicaStatus | null
+  nets: readonly StatusNetPlan[]
+  storeKind: 'memory' | 'mongo'
+  /** `installation` when forge hours come from a store every replica writes to. */
+  forgeScope: 'installation' | 'replica'
+  /** Resolves whether the store answers (bounded by the caller's timeout). */
+  ping(): Promise<boolean>
+  /** The store server's version; `null` for memory. */
+  serverVersion(): Promise<string | null>
+  /** Every lease the store holds (expired included). */
+  leases(): Promise<LeaseRecord[]>
+  /** The newest `limit` runs of `net`, newest first; absent without a run ledger. */
+  history?: (net: string, limit: number) => Promise<RunRecord[]>
+  /** Forge figures per hour and lane for hours ≥ `since`. */
+  forgeHours(since: Date): Promise<ForgeHourRow[]>
+  /** The last rate-limit figures seen; absent where no request is sent (CLI). */
+  rateLimits?: () => Promise<RateLimitStatus[]>
+  /** Ticks the scheduler skipped per net and reason; absent outside a worker. */
+  skippedTicks?: () => Promise<ReadonlyMap<string, Record<string, number>>>
+}

@@ -1,0 +1,152 @@
+/**
+ * The status of one running worker: its status sources (store, leases, ledger, meter, registry) and, with
+ * Mongo, the sampler that copies the meter's last 24 hours of this replica's forge spend into
+ * `forge_hours` every 15 s (and at each hour's end), so every replica's page draws the whole
+ * installation's spend. Without Mongo the meter's own memory is the record.
+ *
+ * Not the HTTP route (http.ts serves what `snapshot()` returns) and not a writer of anything but its own
+ * forge-hour rows: the page takes no actions.
+ */
+import type { Registry } from 'prom-client'
+import type { ForgeMeter } from '../../forge/meter.js'
+import type { Clock, TimerHandle } from '../../lease/clock.js'
+import type { LeaseStore } from '../../lease/store.js'
+import type { RunLedger } from '../../runs/run-ledger.js'
+import type { WorkerConfig } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { MongoConnection } from '../mongo-connection.js'
+import { SCHEDULE_TIME_ZONE } from '../schedule.js'
+import { collectStatus } from './collect-status.js'
+import { HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
+import { rowsFromMeter } from './meter-hours.js'
+import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
+import { packageVersion } from './package-version.js'
+import { rateLimitsFromRegistry, skippedTicksFromRegistry } from './registry-figures.js'
+import { mongoServerVersion } from './server-version.js'
+import type { StatusSnapshot } from './status-snapshot.js'
+import type { StatusNetPlan, StatusSources } from './status-sources.js'
+
+/** What the worker hands over; getters, because the store, Mongo and forge exist only once it started. */
+export interface WorkerStatusOptions {
+  owner: string
+  config: WorkerConfig
+  registry: Registry
+  clock: Clock
+  log: Logger
+  store(): LeaseStore | undefined
+  mongo(): MongoConnection | undefined
+  meter(): ForgeMeter | undefined
+  ledger?: () => RunLedger | undefined
+}
+
+export interface WorkerStatus {
+  /** The snapshot now; never rejects (failed sources become null and a note). */
+  snapshot(): Promise<StatusSnapshot>
+  /** Starts copying the meter's hours to Mongo every 15 s and at each hour's end. */
+  start(): void
+  /** Stops sampling and writes the last sample. */
+  stop(): Promise<void>
+}
+
+/** How often the forge hours are copied to Mongo between hour ends. */
+export const SAMPLE_EVERY_MS = 15_000
+
+/** Builds the worker's status; nothing runs until `start()`. */
+export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
+  const { clock } = options
+  const startedAt = clock.now()
+  const sample = () => storeForgeHours(options)
+  let timer: TimerHandle | undefined
+  let stopped = false
+  const schedule = () => {
+    if (stopped) return
+    const now = clock.now().getTime()
+    const toHourEnd = hourStart(now) + HOUR_MS - now
+    timer = clock.setTimeout(
+      () => {
+        sample()
+          .catch((error: unknown) => options.log.debug({ err: error }, 'status: forge hours not stored'))
+          .finally(schedule)
+      },
+      Math.min(SAMPLE_EVERY_MS, toHourEnd + 1),
+    )
+  }
+  const sources = workerSources(options, startedAt, sample)
+  return {
+    snapshot: () => collectStatus(sources, clock.now()),
+    start: schedule,
+    async stop() {
+      stopped = true
+      if (timer !== undefined) clock.clearTimeout(timer)
+      await sample().catch(() => undefined)
+    },
+  }
+}
+
+/**
+ * With Mongo, writes this replica's last 24 hours (the meter keeps them) to `forge_hours` and, in the
+ * first 15 s of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
+ */
+async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
+  const mongo = options.mongo()
+  const meter = options.meter()
+  if (!mongo || !meter) return
+  const store = new MongoForgeHourStore(mongo.db)
+  await store.put(options.owner, rowsFromMeter(meter.hourly()))
+  const now = options.clock.now().getTime()
+  if (now - hourStart(now) < SAMPLE_EVERY_MS)
+    await store.prune(new Date(hourStart(now) - HOURS_KEPT * HOUR_MS))
+}
+
+function workerSources(
+  options: WorkerStatusOptions,
+  startedAt: Date,
+  sample: () => Promise<void>,
+): StatusSources {
+  const { config, registry } = options
+  const bound = () => ({ signal: AbortSignal.timeout(2_000) })
+  const ledger = options.ledger
+  return {
+    replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },
+    nets: netPlans(config),
+    storeKind: config.mongo ? 'mongo' : 'memory',
+    forgeScope: config.mongo ? 'installation' : 'replica',
+    ping: async () => {
+      const mongo = options.mongo()
+      if (!mongo) return options.store() !== undefined
+      return mongo.ping(1_000)
+    },
+    serverVersion: async () => {
+      const mongo = options.mongo()
+      return mongo ? mongoServerVersion(mongo.db) : null
+    },
+    leases: async () => (await options.store()?.list(bound())) ?? [],
+    ...(ledger
+      ? {
+          history: async (net: string, limit: number) => (await ledger()?.history(net, limit, bound())) ?? [],
+        }
+      : {}),
+    forgeHours: async (since) => {
+      const mongo = options.mongo()
+      const own = rowsFromMeter(options.meter()?.hourly() ?? [])
+      if (!mongo) return own.filter((r) => r.hour >= since.getTime())
+      // This replica's latest figures first, so the page is current to the second.
+      await sample()
+      return new MongoForgeHourStore(mongo.db).read(since, bound())
+    },
+    rateLimits: () => rateLimitsFromRegistry(registry),
+    skippedTicks: () => skippedTicksFromRegistry(registry),
+  }
+}
+
+/** The configured nets as the page lists them, with the zone every schedule is read in. */
+export function netPlans(config: WorkerConfig): StatusNetPlan[] {
+  const timeZone = SCHEDULE_TIME_ZONE
+  return config.nets.map((n) => ({
+    name: n.net.name,
+    leaseName: n.net.lease,
+    enabled: n.enabled,
+    schedule: n.schedule,
+    timeZone,
+  }))
+}

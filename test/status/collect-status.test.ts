@@ -1,0 +1,131 @@
+/**
+ * The status snapshot and page from real sources: a MemoryStore holding leases, a MemoryRunLedger with
+ * runs, forge hours — read by collectStatus and rendered by renderStatusPage.
+ */
+import { describe, expect, it } from 'vitest'
+import { MemoryStore } from '../../src/lease/memory-store.js'
+import { MemoryRunLedger } from '../../src/runs/memory-run-ledger.js'
+import { collectStatus } from '../../src/worker/status/collect-status.js'
+import { HOUR_MS, hourStart } from '../../src/worker/status/forge-hour-store.js'
+import { MemoryForgeHourStore } from '../../src/worker/status/memory-forge-hour-store.js'
+import { renderStatusPage } from '../../src/worker/status/render-status-page.js'
+import type { StatusSources } from '../../src/worker/status/status-sources.js'
+
+const NOW = new Date('2026-12-01T10:30:00Z')
+const ME = 'host-a-111111111111'
+const OTHER = 'host-b-222222222222'
+
+async function sources(overrides: Partial<StatusSources> = {}): Promise<StatusSources> {
+  const store = new MemoryStore()
+  await store.acquire('sweep', ME, new Date(NOW.getTime() - 1000), 30_000)
+  await store.acquire('board', OTHER, new Date(NOW.getTime() - 60_000), 30_000) // expired at NOW
+  const ledger = new MemoryRunLedger()
+  for (let i = 0; i < 25; i++) {
+    const slot = new Date(NOW.getTime() - (25 - i) * 60_000)
+    await ledger.claim({ net: 'sweeper', slot, owner: ME, fence: 3, startedAt: slot })
+    const failed = i === 23
+    await ledger.finish('sweeper', slot, ME, 3, {
+      finishedAt: new Date(slot.getTime() + 1500),
+      outcome: failed ? 'failed' : 'ok',
+      ...(failed ? { error: 'forge answered 502 <twice>' } : {}),
+      requests: { sweeper: 4, auth: 1 },
+    })
+  }
+  const hours = new MemoryForgeHourStore()
+  const h = hourStart(NOW.getTime())
+  await hours.put(ME, [
+    { hour: h, lane: 'sweeper', requests: 40, notModified: 30, points: 10 },
+    { hour: h - 3 * HOUR_MS, lane: 'sweeper', requests: 7, notModified: 0, points: 7 },
+  ])
+  await hours.put(OTHER, [{ hour: h, lane: 'sweeper', requests: 2, notModified: 1, points: 1 }])
+  return {
+    replica: { owner: ME, version: '9.9.9', startedAt: NOW.toISOString() },
+    nets: [
+      {
+        name: 'sweeper',
+        leaseName: 'sweep',
+        enabled: true,
+        schedule: '*/5 * * * *',
+        timeZone: 'Europe/Berlin',
+      },
+      { name: 'board', leaseName: 'board', enabled: true, schedule: '0 * * * *', timeZone: 'UTC' },
+    ],
+    storeKind: 'memory',
+    forgeScope: 'replica',
+    ping: async () => true,
+    serverVersion: async () => null,
+    leases: () => store.list(),
+    history: (net, limit) => ledger.history(net, limit),
+    forgeHours: (since) => hours.read(since),
+    rateLimits: async () => [
+      { host: 'api.github.com', resource: 'core', limit: 5000, remaining: 4200, resetAt: null },
+    ],
+    skippedTicks: async () => new Map([['sweeper', { overlap: 2 }]]),
+    ...overrides,
+  }
+}
+
+describe('collectStatus', () => {
+  it('names this replica as the holder of its lease and nobody for an expired one', async () => {
+    const snapshot = await collectStatus(await sources(), NOW)
+    const [sweeper, board] = snapshot.nets
+    expect(sweeper?.holder).toMatchObject({ owner: ME, thisReplica: true, expiresInMs: 29_000 })
+    expect(sweeper?.holder?.fence).toBeGreaterThan(0)
+    expect(board?.holder, 'an expired lease was shown as held').toBeNull()
+  })
+
+  it('lists the newest 20 runs with durations, outcomes and requests, and the lag since the last finished slot', async () => {
+    const { nets } = await collectStatus(await sources(), NOW)
+    const runs = nets[0]!.runs!
+    expect(runs).toHaveLength(20)
+    expect(runs[0]).toMatchObject({
+      slot: '2026-12-01T10:29:00.000Z',
+      durationMs: 1500,
+      outcome: 'ok',
+      requests: 5,
+    })
+    expect(runs[1]).toMatchObject({ outcome: 'failed', error: 'forge answered 502 <twice>' })
+    expect(nets[0]!.runLagMs).toBe(60_000)
+    expect(nets[0]!.skippedTicks).toEqual({ overlap: 2 })
+    expect(nets[0]!.nextFireAt).toBe('2026-12-01T10:35:00.000Z')
+  })
+
+  it('draws 24 hours per lane, summing every owner, with this hour’s requests, 304s and points', async () => {
+    const { forge } = await collectStatus(await sources(), NOW)
+    const lane = forge.lanes.find((l) => l.lane === 'sweeper')!
+    expect(lane.hours).toHaveLength(24)
+    expect(lane.thisHour).toEqual({ requests: 42, notModified: 31, points: 11 })
+    expect(lane.hours[20]).toMatchObject({ requests: 7, points: 7 })
+  })
+
+  it('turns a failing source into null and a note instead of failing the snapshot', async () => {
+    const snapshot = await collectStatus(
+      await sources({
+        ping: async () => false,
+        leases: async () => {
+          throw new Error('store unreachable')
+        },
+        history: undefined,
+      }),
+      NOW,
+    )
+    expect(snapshot.store.answering).toBe(false)
+    expect(snapshot.nets[0]?.holder).toBeNull()
+    expect(snapshot.nets[0]?.runs).toBeNull()
+    expect(snapshot.notes.join('\n')).toMatch(/store unreachable[\s\S]*no run ledger/)
+  })
+})
+
+describe('renderStatusPage', () => {
+  it('marks failed runs, escapes what it shows, names the schedule’s zone and stays under 100 KB', async () => {
+    const html = renderStatusPage(await collectStatus(await sources(), NOW))
+    expect(html).toContain('<tr class="run-failed">')
+    expect(html).toContain('✗ failed')
+    expect(html).toContain('forge answered 502 &lt;twice&gt;')
+    expect(html).not.toContain('<twice>')
+    expect(html).toMatch(/2026-12-01 11:35:00 GMT\+1/)
+    expect(html).toContain('<svg class="chart"')
+    expect(Buffer.byteLength(html), 'the page grew past 100 KB').toBeLessThan(100_000)
+    expect(html, 'the page loads something from elsewhere').not.toMatch(/(src|href)="(https?:)?\/\//)
+  })
+})

@@ -1,0 +1,55 @@
+/**
+ * The forge-hour store conformance suite: every twin (memory, Mongo) runs these same cases.
+ */
+import { describe, expect, it } from 'vitest'
+import { type ForgeHourRow, type ForgeHourStore, HOUR_MS } from '../../src/worker/status/forge-hour-store.js'
+
+const H0 = Date.UTC(2026, 11, 1, 10)
+const row = (hour: number, lane: string, requests: number, notModified = 0, points = 0): ForgeHourRow => ({
+  hour,
+  lane,
+  requests,
+  notModified,
+  points,
+})
+
+export function forgeHourStoreConformance(name: string, open: () => Promise<ForgeHourStore>): void {
+  describe(`${name} (forge-hour store conformance)`, () => {
+    it('sums every owner’s figures per hour and lane, ordered by hour then lane', async () => {
+      const store = await open()
+      await store.put('a', [row(H0, 'sweeper', 10, 4, 2), row(H0 + HOUR_MS, 'board', 3)])
+      await store.put('b', [row(H0, 'sweeper', 5, 1, 1), row(H0, 'auth', 1)])
+      expect(await store.read(new Date(H0))).toEqual([
+        row(H0, 'auth', 1),
+        row(H0, 'sweeper', 15, 5, 3),
+        row(H0 + HOUR_MS, 'board', 3),
+      ])
+    })
+
+    it('replaces what an owner wrote for an hour and lane instead of adding to it', async () => {
+      const store = await open()
+      await store.put('a', [row(H0, 'sweeper', 10)])
+      await store.put('a', [row(H0, 'sweeper', 12, 2, 0)])
+      expect(await store.read(new Date(H0)), 'a repeated write was counted twice').toEqual([
+        row(H0, 'sweeper', 12, 2, 0),
+      ])
+    })
+
+    it('reads only hours from `since` and prunes hours before `before`', async () => {
+      const store = await open()
+      await store.put('a', [row(H0, 'x', 1), row(H0 + HOUR_MS, 'x', 2), row(H0 + 2 * HOUR_MS, 'x', 3)])
+      expect((await store.read(new Date(H0 + HOUR_MS))).map((r) => r.requests)).toEqual([2, 3])
+      expect(await store.prune(new Date(H0 + 2 * HOUR_MS))).toBe(2)
+      expect((await store.read(new Date(0))).map((r) => r.requests)).toEqual([3])
+    })
+
+    it('refuses a row whose hour is not the start of an hour, naming the field', async () => {
+      const store = await open()
+      await expect(store.put('a', [row(H0 + 5, 'x', 1)])).rejects.toThrow(
+        /hour must be the start of a UTC hour/,
+      )
+      await expect(store.put('a', [row(H0, 'x', -1)])).rejects.toThrow(/requests must be a whole number/)
+      expect(await store.read(new Date(0)), 'a refused write stored something').toEqual([])
+    })
+  })
+}

@@ -1,0 +1,66 @@
+/**
+ * `leasecron status --json` prints the status snapshot read from the store: run against the test Mongo
+ * while a real worker holds the lease and records runs there.
+ */
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/worker/cli.js'
+import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
+import { createWorker, type Worker } from '../../src/worker/worker.js'
+import { mongoServer } from '../support/mongo.js'
+import statusNets from './fixtures/status-nets.js'
+
+const NETS = fileURLToPath(new URL('./fixtures/status-nets.ts', import.meta.url))
+let worker: Worker | undefined
+afterAll(async () => {
+  await worker?.stop()
+})
+
+async function statusJson(env: Record<string, string>): Promise<{ code: number; snapshot: StatusSnapshot }> {
+  const out: string[] = []
+  const code = await main(['status', '--json', '--config', NETS], {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    env,
+  })
+  return { code, snapshot: JSON.parse(out.join('\n')) as StatusSnapshot }
+}
+
+describe('leasecron status --json', () => {
+  it('prints the holder, the ledger’s runs and the installation’s forge hours from Mongo, with no replica', async () => {
+    const mongo = mongoServer()
+    const env = {
+      MONGO_URI: mongo.url,
+      MONGO_DB: `cli_status_${Date.now().toString(36)}`,
+      LEASECRON_FORGE: 'sandbox',
+    }
+    worker = createWorker({
+      ...statusNets,
+      env: { ...env, PORT: '0', LOG_LEVEL: 'silent' },
+      sandbox: { generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 5 } },
+    })
+    await worker.start()
+    const owner = worker.owner
+    let result = await statusJson(env)
+    await expect
+      .poll(
+        async () => {
+          result = await statusJson(env)
+          const net = result.snapshot.nets[0]
+          return Boolean(net?.runs?.some((r) => r.outcome === 'ok') && result.snapshot.forge.lanes.length > 0)
+        },
+        { timeout: 40_000, interval: 2_000 },
+      )
+      .toBe(true)
+    const { code, snapshot } = result
+    expect(code).toBe(0)
+    expect(snapshot.replica, 'the CLI claimed to be a replica').toBeNull()
+    expect(snapshot.store).toMatchObject({ kind: 'mongo', answering: true })
+    expect(snapshot.nets[0]?.holder).toMatchObject({ owner, thisReplica: false })
+    expect(snapshot.nets[0]?.runs?.[0]?.owner).toBe(owner)
+    expect(snapshot.nets[0]?.skippedTicks).toBeNull()
+    expect(snapshot.forge.scope).toBe('installation')
+    expect(snapshot.forge.lanes.map((l) => l.lane)).toContain('status-tick')
+    expect(snapshot.forge.rateLimits).toBeNull()
+  }, 90_000)
+})

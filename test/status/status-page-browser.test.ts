@@ -1,0 +1,119 @@
+/**
+ * The status page as an operator sees it: real workers on the sandbox forge (one on the memory store, two
+ * replicas on the test Mongo), `/` opened in headless Chromium (Debian's package, driven by
+ * playwright-core), read through what the page shows. Each page is saved as a PNG whose path is printed.
+ */
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWorker, type Worker } from '../../src/worker/worker.js'
+import { launchChromium } from '../support/chromium.js'
+import { mongoServer } from '../support/mongo.js'
+import { statusLease as lease, statusTick as tick } from './fixtures/status-nets.js'
+
+const SHOTS = join(tmpdir(), `leasecron-status-${process.pid}`)
+let browser: Browser
+const workers: Worker[] = []
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true })
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+  await Promise.allSettled(workers.map((w) => w.stop()))
+})
+
+async function startWorker(env: Record<string, string>): Promise<Worker> {
+  const worker = createWorker({
+    nets: [tick],
+    leases: [lease],
+    env: { PORT: '0', LEASECRON_FORGE: 'sandbox', LOG_LEVEL: 'silent', ...env },
+    sandbox: { generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 14 } },
+  })
+  workers.push(worker)
+  await worker.start()
+  return worker
+}
+
+/** Opens the page, collecting console errors and failed requests for the test to assert on. */
+async function openPage(worker: Worker): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } })
+  const errors: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(`http://127.0.0.1:${worker.port}/`)
+  return { page, errors }
+}
+
+/** The text a person reads next to a label of a net's section. */
+function field(page: Page, net: string, label: string) {
+  return page.locator(`section[data-net="${net}"] dt:text-is("${label}") + dd`)
+}
+
+/** Waits (through the page's own refresh) until the net shows a finished run. */
+async function waitForFinishedRun(page: Page, net: string): Promise<string> {
+  const row = page.locator(`section[data-net="${net}"] tbody tr.run-ok`).first()
+  await row.waitFor({ timeout: 30_000 })
+  return row.locator('td').nth(4).innerText()
+}
+
+async function screenshot(page: Page, name: string): Promise<string> {
+  const path = join(SHOTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  console.log(`status page screenshot: ${path}`)
+  return path
+}
+
+describe('the status page in a browser', () => {
+  it('shows the memory worker as holder, its finished runs with durations and the forge chart, without console errors', async () => {
+    const worker = await startWorker({})
+    const { page, errors } = await openPage(worker)
+    await expect
+      .poll(() => field(page, 'status-tick', 'Holder').innerText(), { timeout: 20_000 })
+      .toContain('this replica')
+    const duration = await waitForFinishedRun(page, 'status-tick')
+    expect(duration, 'a finished run shows no duration').toMatch(/^\d+(\.\d)? (ms|s)$/)
+    await expect
+      .poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 })
+      .toBe(1)
+    expect(await page.locator('header').innerText()).toContain('refreshing every 5 s')
+    const rateLimit = page.locator('section[aria-labelledby="h-forge"] tbody tr').first()
+    expect(await rateLimit.innerText(), 'no rate limit shown against its limit').toMatch(/core\s+\d+ \/ \d+/)
+    expect(await field(page, 'status-tick', 'Next fire').innerText()).toMatch(/\d{2}:\d{2}:\d{2} UTC/)
+    await screenshot(page, 'memory-worker')
+    expect(errors, 'the page logged errors in the browser console').toEqual([])
+    await page.close()
+  }, 90_000)
+
+  it('on the second of two Mongo replicas names the first as the holder', async () => {
+    const mongo = mongoServer()
+    const env = { MONGO_URI: mongo.url, MONGO_DB: `status_${Date.now().toString(36)}` }
+    const first = await startWorker({ ...env, LEASECRON_WORKER_ID: 'first' })
+    const firstPage = await openPage(first)
+    await expect
+      .poll(() => field(firstPage.page, 'status-tick', 'Holder').innerText(), { timeout: 30_000 })
+      .toContain('this replica')
+    const second = await startWorker({ ...env, LEASECRON_WORKER_ID: 'second' })
+    const { page, errors } = await openPage(second)
+    const holder = await field(page, 'status-tick', 'Holder').innerText()
+    expect(holder, 'the second replica does not name the first as holder').toContain(first.owner)
+    expect(holder).toContain('another replica')
+    await waitForFinishedRun(page, 'status-tick')
+    expect(await page.locator('section[data-net] tbody tr.run-ok td:nth-child(2)').first().innerText()).toBe(
+      first.owner,
+    )
+    expect(await page.locator('dt:text-is("Store") + dd').innerText()).toMatch(/Mongo.*answering/)
+    await expect
+      .poll(() => page.locator('svg.chart[data-lane="status-tick"]').count(), { timeout: 20_000 })
+      .toBe(1)
+    await screenshot(firstPage.page, 'mongo-first-replica')
+    await screenshot(page, 'mongo-second-replica')
+    expect(firstPage.errors, 'the first replica’s page logged console errors').toEqual([])
+    expect(errors, 'the second replica’s page logged console errors').toEqual([])
+  }, 120_000)
+})
