@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { renderBudget } from './render-budget.js'
+import { replicaCells } from './scenarios/replicas.js'
 import { repoRoot, resultsDir } from './support.js'
 import { barChart, COLORS, lineChart, stripChart } from './svg-charts.js'
 
@@ -147,19 +148,7 @@ function replicasTable(replicas: Json): string {
       'ratio to N = 1',
     ],
   ]
-  for (const r of replicas.byN) {
-    for (const w of [r.elected, r.unelected]) {
-      rows.push([
-        String(r.n),
-        w.mode,
-        String(w.requestsPerHour['merge-gate-sweeper']),
-        String(w.requestsPerHour['board-issue-sync']),
-        String(w.requestsPerHour.auth),
-        `${w.passesStarted['merge-gate-sweeper']} / ${w.passesStarted['board-issue-sync']}`,
-        `**${(w.mode === 'elected' ? r.electedRatio : r.unelectedRatio).toFixed(3)}×**`,
-      ])
-    }
-  }
+  for (const cells of replicaCells(replicas.byN)) rows.push([...cells.slice(0, -1), `**${cells.at(-1)}**`])
   return mdTable(rows)
 }
 
