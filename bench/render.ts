@@ -454,6 +454,13 @@ export async function renderDocs(): Promise<string> {
       `${c.nodeE0.medianMs} ms`,
       `${c.readyOverNode}×`,
     ])
+    if (c.once)
+      rows.push([
+        '`leasecron once`, a pass that does nothing: spawn → exit (median)',
+        `${c.once.medianMs} ms`,
+        `${c.nodeE0.medianMs} ms`,
+        `${c.onceOverNode}×`,
+      ])
     rows.push([
       'RSS, shipped pace (every minute)',
       `${i.workerShippedPace.rssMiB.mean} MiB (max ${i.workerShippedPace.rssMiB.max})`,

@@ -11,7 +11,7 @@
  *   against an idle `node -e "setInterval(() => {}, 1000)"` in the same minute.
  *
  * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
- * node-cron, the HTTP server, the forge client).
+ * node-cron, the HTTP server; the forge client is built only when a pass reads it, which these never do).
  */
 import { type MongoOpCounter, startMongoOpCounter } from '../mongo-op-counter.js'
 import {

@@ -80,8 +80,9 @@ const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451]
 
 /**
  * Builds a forge for `options.config` (validated again here: a bad key throws ForgeConfigError before any
- * request is sent). Synchronous: the installation token is minted on the first request and cached by
- * `@octokit/app` until shortly before it expires.
+ * request is sent). Synchronous: the client (Octokit over the undici transport) is built on the first read
+ * of `octokit`, and the installation token is minted on the first request and cached by `@octokit/app`
+ * until shortly before it expires — a process that never calls the forge loads neither.
  */
 export function createForge(options: ForgeOptions): Forge {
   const config = checkForgeConfig(options.config)
