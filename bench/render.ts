@@ -340,6 +340,16 @@ function footprintTable(footprint: Json): string {
       `${c.nodeE0.medianMs} ms`,
       `${c.readyOverNode}×`,
     ],
+    ...(c.once
+      ? [
+          [
+            '`leasecron once`, a pass that does nothing: spawn → exit (median)',
+            `${c.once.medianMs} ms`,
+            `${c.nodeE0.medianMs} ms`,
+            `${c.onceOverNode}×`,
+          ],
+        ]
+      : []),
     [
       'RSS, shipped pace (every minute)',
       rss(i.workerShippedPace),
