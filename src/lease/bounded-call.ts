@@ -40,17 +40,3 @@ export async function boundedCall<T>(
     parent?.removeEventListener('abort', onParent)
   }
 }
-
-/** Resolves after `ms` on `clock`, or at once when `signal` aborts (never rejects). */
-export function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = () => {
-      clock.clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = clock.setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
-}

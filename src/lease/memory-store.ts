@@ -16,10 +16,10 @@ import {
   checkToken,
   type LeaseCallOptions,
   type LeaseGrant,
-  type LeaseTerm,
   LeaseLostError,
   type LeaseRecord,
   type LeaseStore,
+  type LeaseTerm,
 } from './store.js'
 
 const COMPONENT = 'MemoryStore'

@@ -35,11 +35,11 @@ import {
   type LeaseCallOptions,
   type LeaseErrorContext,
   type LeaseGrant,
-  type LeaseTerm,
   LeaseLostError,
   type LeaseRecord,
   type LeaseStore,
   LeaseStoreError,
+  type LeaseTerm,
 } from './store.js'
 
 const COMPONENT = 'MongoStore'

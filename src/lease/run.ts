@@ -13,7 +13,7 @@
  * run twice claims its item (the run ledger claims each schedule slot) or writes the fence with its results.
  */
 import { randomUUID } from 'node:crypto'
-import { type Answer, boundedCall, pause } from './bounded-call.js'
+import { type Answer, boundedCall } from './bounded-call.js'
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import {
   type LeaseGrant,
@@ -25,9 +25,10 @@ import {
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
 import { type LeaseLog, termEventLog } from './term-event-log.js'
+import { waitFor } from './wait.js'
 
-export type { LeaseLog } from './term-event-log.js'
 export type { TermEnd, TermInfo } from './term.js'
+export type { LeaseLog } from './term-event-log.js'
 
 export interface RunSpec {
   /** The lease name (see leases.ts: one registry, so two nets never share one). */
@@ -172,7 +173,7 @@ class Campaign {
     while (!signal.aborted) {
       await this.#attempt()
       if (signal.aborted) break
-      await pause(clock, this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal)
+      await waitFor(this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal, clock)
     }
   }
 
