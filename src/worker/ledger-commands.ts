@@ -93,7 +93,10 @@ export async function onceCommand(
       ledger: openRunLedger(world.connection?.db, world.connection?.connected, log),
       runHistory: config.runHistory,
       pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
-      forge: world.forge.octokit,
+      // A getter: the forge's client is built only if the pass runs and asks for it.
+      get forge() {
+        return world.forge.octokit
+      },
       meter: world.forge.meter,
       log,
       clock: systemClock,
