@@ -21,10 +21,11 @@ export async function renderBudget(
   barChart: Chart,
   mdTable: (rows: string[][]) => string,
 ) {
+  const mixOf = (r: Json) => r.mix ?? 'shipped'
   const bars = budget.runs
     .filter((r: Json) => ['worker-unconditional', 'worker', 'once-memory', 'once-mongo'].includes(r.mode))
     .map((r: Json) => ({
-      label: `${r.churn * 100}% · ${r.mode}`,
+      label: `${r.churn * 100}% · ${r.mode}${mixOf(r) === 'shipped' ? '' : ' · board every pass'}`,
       value: r.pointsPerHour,
       color:
         r.mode === 'worker-unconditional' ? '#9ca3af' : r.mode.startsWith('once') ? '#f59e0b' : '#2563eb',
@@ -35,10 +36,12 @@ export async function renderBudget(
   )
   const rows = runRows(budget)
   const ratios = ratioRows(budget)
+  const mixes = (budget.inputs.mixes ?? []) as Json[]
+  const mixText = mixes.map((m) => `“${m.label}”: ${m.passes} passes`).join('; ')
   return [
     '## 6. budget: conditional requests',
     '',
-    `Both nets over the seeded sandbox (${JSON.stringify(budget.inputs.sandbox)}, ${budget.inputs.gatingRuns} gating runs), ${budget.inputs.passes} passes driven directly per mode, a seeded churn before each pass after the first. Per hour scales the sweeper to a pass a minute and the board sync to one every five. Points, 304s and requests are the sandbox’s ground truth. \`pointsRatio\` = points with conditional requests ÷ points without, over the whole run (the first, cold pass included). The \`once\` modes are a fresh forge per pass in one process (new token, empty memory tier), not child processes. “stable etags” runs the sandbox with \`etagPerToken: false\` (GitHub does not document whether an etag survives a token rotation; the sandbox’s default assumes it does not, and then only answers with a last-modified — single pulls and issues — revalidate for a new token).`,
+    `Both nets over the seeded sandbox (${JSON.stringify(budget.inputs.sandbox)}, ${budget.inputs.gatingRuns} gating runs — the replicas scenario's — of which ${budget.inputs.staleGatingRuns} went silent), passes driven directly per mode (a pass is one minute), a seeded churn before each pass after the first. Mixes: ${mixText}. The cadence matters because the board's issue list carries a \`since\` watermark that moves every pass, so it never revalidates (never a 304): run on every pass with few gating runs, the board's points outweigh the sweeper's, unlike production, where the sweeper is ~95 % of the requests; \`pointsRatio\` is the shipped-cadence figure and “board every pass” keeps the earlier mix measurable. Per hour scales the sweeper to a pass a minute and the board sync to one every five. Points, 304s and requests are the sandbox’s ground truth. \`pointsRatio\` = points with conditional requests ÷ points without, over the whole run (the first, cold pass included). The \`once\` modes are a fresh forge per pass in one process (new token, empty memory tier), not child processes. “stable etags” runs the sandbox with \`etagPerToken: false\` (GitHub does not document whether an etag survives a token rotation; the sandbox’s default assumes it does not, and then only answers with a last-modified — single pulls and issues — revalidate for a new token).`,
     '',
     mdTable(ratios),
     '',
@@ -52,10 +55,21 @@ export async function renderBudget(
 /** One row per mode and churn. */
 function runRows(budget: Json): string[][] {
   const rows = [
-    ['churn', 'mode', 'requests/h', '304s/h', 'points/h', 'statuses posted', 'cards written', 'ms/pass'],
+    [
+      'mix',
+      'churn',
+      'mode',
+      'requests/h',
+      '304s/h',
+      'points/h',
+      'statuses posted',
+      'cards written',
+      'ms/pass',
+    ],
   ]
   for (const r of budget.runs) {
     rows.push([
+      r.mix === 'board-every-pass' ? 'board every pass' : 'shipped',
       `${r.churn * 100} %`,
       r.mode,
       String(r.requestsPerHour),
@@ -74,7 +88,8 @@ function ratioRows(budget: Json): string[][] {
   const ratios = [
     [
       'churn',
-      'pointsRatio (worker)',
+      'pointsRatio (worker, shipped cadence)',
+      'board every pass (worker)',
       'once, memory',
       'once, Mongo',
       'once, Mongo, stable etags',
@@ -87,10 +102,11 @@ function ratioRows(budget: Json): string[][] {
     ratios.push([
       `${s.churn * 100} %`,
       `**${s.pointsRatio}**`,
+      String(s.pointsRatioBoardEveryPass ?? '—'),
       String(s.pointsRatioOnceMemory),
       String(s.pointsRatioOnceMongo),
       String(s.pointsRatioOnceMongoStableEtag),
-      s.sameWork ? 'yes' : '**no**',
+      s.sameWork && s.sameWorkBoardEveryPass !== false ? 'yes' : '**no**',
       String(s.mongoMsPerPass),
       String(s.mongoPointsSavedPerPass),
     ])
