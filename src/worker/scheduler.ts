@@ -127,8 +127,8 @@ async function serveTerm(
   info: TermInfo,
 ): Promise<void> {
   const { net } = options
-  const termLog = log.child({ fence: info.fence })
-  const serve = slotServer(options, termLog, term, info)
+  // Pass lines get their fence (with pass and slot) from runSlotPass; binding it here too would repeat it.
+  const serve = slotServer(options, log, term, info)
   const task = cron.createTask(
     net.schedule,
     (context: TaskContext) => serve(slotAtOrBefore(net.schedule, context.date)),
