@@ -22,7 +22,7 @@ import type { RunLedger } from '../runs/run-ledger.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
+import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
 import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
 export interface NetCampaignOptions {
@@ -139,6 +139,7 @@ async function serveTerm(
     },
   )
   await task.start()
+  logNextPass(termLog, net, options.clock.now())
   if (net.catchUp === 'latest') serve.now(slotAtOrBefore(net.schedule, options.clock.now()))
   try {
     await new Promise<void>((resolve) => {
@@ -149,6 +150,12 @@ async function serveTerm(
     await task.destroy()
     await serve.settled()
   }
+}
+
+/** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601). */
+function logNextPass(log: Logger, net: NetConfig, now: Date): void {
+  const nextPassAt = nextFireTime(net.schedule, now).toISOString()
+  log.info({ schedule: net.schedule, nextPassAt }, `term began: next scheduled pass at ${nextPassAt}`)
 }
 
 interface SlotServer {

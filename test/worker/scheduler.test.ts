@@ -30,6 +30,7 @@ interface CampaignOptions {
   ledger?: RunLedger
   env?: Record<string, string>
   runHistory?: number
+  log?: ReturnType<typeof createLogger>
 }
 
 function campaign(net: ReturnType<typeof recordingNet>['net'], options: CampaignOptions = {}) {
@@ -46,7 +47,7 @@ function campaign(net: ReturnType<typeof recordingNet>['net'], options: Campaign
     net: loaded.config.nets[0]!,
     resources: {},
     forge: noForge,
-    log: silent,
+    log: options.log ?? silent,
     metrics,
     clock: systemClock,
     signal: stop.signal,
@@ -90,6 +91,28 @@ describe('the scheduler', () => {
       '2026-09-30T15:00:03.000Z',
     ])
     expect(new Set(passes.map((p) => p.fence)).size, 'the passes of one term carry one fence').toBe(1)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('logs one line per term with the net, the fence and the next pass time in UTC', async () => {
+    const lines: Record<string, unknown>[] = []
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line)) }
+    const log = createLogger({ level: 'info', destination, pretty: false })
+    const { net } = recordingNet({ schedule: '*/5 * * * *' })
+    const c = campaign(net, { log })
+    await vi.advanceTimersByTimeAsync(100)
+    const began = lines.filter((l) => typeof l.nextPassAt === 'string')
+    expect(began, 'an operator cannot tell when an elected net will next run').toEqual([
+      expect.objectContaining({
+        level: 'info',
+        net: net.name,
+        fence: 1,
+        nextPassAt: '2026-09-30T15:05:00.000Z',
+      }),
+    ])
+    expect(String(began[0]!.msg)).toContain('2026-09-30T15:05:00.000Z')
     c.stop()
     await vi.advanceTimersByTimeAsync(1000)
     await c.done
