@@ -19,6 +19,7 @@ import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
 import type { RunLedger } from '../runs/run-ledger.js'
+import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
@@ -45,6 +46,8 @@ export interface NetCampaignOptions {
   unelected?: boolean
   /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
   held?: Map<string, LeaseTerm>
+  /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
+  heartbeats?: CampaignHeartbeats
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -60,6 +63,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       live: () => !options.signal.aborted,
     })
   }
+  const heartbeat = options.heartbeats?.watch({ lease, net: net.net.name, limitMs: staleLimitMs(net.pacing) })
   return run(
     options.store,
     {
@@ -71,6 +75,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       clock: options.clock,
       log: leaseLog(log),
       onEvent: termMetrics(metrics),
+      onAttempt: () => heartbeat?.beat(),
     },
     async (term, info) => {
       options.held?.set(lease, { name: lease, owner, token: info.token })
@@ -80,7 +85,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
         options.held?.delete(lease)
       }
     },
-  )
+  ).finally(() => heartbeat?.end())
 }
 
 /** The lease metrics, derived from run()'s typed term events. */
