@@ -5,6 +5,9 @@
  * writing `bench/results/<scenario>.json`, then renders `docs/benchmarks.md` and its SVG charts from
  * every result present. Each run uses fresh databases, dropped at the end.
  *
+ * `npm run bench -- render` runs nothing: it only re-renders the docs from the committed results (no build,
+ * no Mongo).
+ *
  * A script, not a test: it prints tables and writes JSON, and never fails on a number. It exits 1 only
  * when a scenario could not run. `LEASECRON_BENCH_SKIP_BUILD=1` reuses an existing dist/.
  */
@@ -13,7 +16,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
-import { startTestMongo } from '../test/support/mongo-server.js'
+import { startTestMongo, type TestMongoServer } from '../test/support/mongo-server.js'
 import { renderDocs } from './render.js'
 import { runAgenda } from './scenarios/agenda.js'
 import { runBudget } from './scenarios/budget.js'
@@ -33,12 +36,13 @@ const SCENARIOS: Record<string, (context: BenchContext) => Promise<string>> = {
 }
 const ALIASES: Record<string, string> = { store: 'store-load', storeload: 'store-load', load: 'store-load' }
 
-async function main(): Promise<number> {
-  const asked = process.argv.slice(2).map((a) => ALIASES[a] ?? a)
+/** The scenarios to run and the command line to record, or the exit code of a bad command line. */
+function parseArgs(args: string[]): { chosen: string[]; command: string } | number {
+  const asked = args.map((a) => ALIASES[a] ?? a)
   const unknown = asked.filter((a) => !(a in SCENARIOS))
   if (unknown.length > 0) {
     console.error(
-      `bench: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`,
+      `bench: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')} (or render alone)`,
     )
     return 64
   }
@@ -47,15 +51,18 @@ async function main(): Promise<number> {
     process.env.npm_lifecycle_event === 'bench'
       ? `npm run bench${asked.length ? ` -- ${asked.join(' ')}` : ''}`
       : `node --import tsx bench/run.ts ${asked.join(' ')}`.trim()
-  const suiteStarted = Date.now()
-  if (process.env.LEASECRON_BENCH_SKIP_BUILD !== '1') {
-    console.log('bench: npm run build')
-    execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] })
-  }
-  const server = await startTestMongo()
-  console.log(`bench: Mongo is ${server.description}`)
-  const databases: string[] = []
-  const context: BenchContext = {
+  return { chosen, command }
+}
+
+function buildDist(): void {
+  if (process.env.LEASECRON_BENCH_SKIP_BUILD === '1') return
+  console.log('bench: npm run build')
+  execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] })
+}
+
+/** The scenarios' context on `server`; every database it names is recorded in `databases` for the drop. */
+function benchContext(server: TestMongoServer, command: string, databases: string[]): BenchContext {
+  return {
     mongo: { url: server.url, kind: server.kind, version: server.version, description: server.description },
     command,
     database(label) {
@@ -64,74 +71,109 @@ async function main(): Promise<number> {
       return name
     },
   }
+}
+
+/** Runs each scenario in turn; one that throws is logged and named in `failed`, and the next still runs. */
+async function runScenarios(chosen: string[], context: BenchContext) {
   const durations: Record<string, number> = {}
   const failed: string[] = []
+  for (const name of chosen) {
+    const started = Date.now()
+    console.log(`\nbench: scenario ${name}`)
+    try {
+      await SCENARIOS[name]!(context)
+    } catch (error) {
+      failed.push(name)
+      console.error(`bench: scenario ${name} failed: ${error instanceof Error ? error.stack : String(error)}`)
+    } finally {
+      await stopAll()
+    }
+    durations[name] = sig((Date.now() - started) / 1000)
+    console.log(`bench: ${name} took ${durations[name]} s`)
+  }
+  return { durations, failed }
+}
+
+/** Drops the run's databases and stops the server; a drop that fails is left (a temporary server goes anyway). */
+async function tearDown(server: TestMongoServer, databases: string[]): Promise<void> {
+  await stopAll()
+  const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000 })
+  try {
+    await client.connect()
+    for (const db of databases)
+      await client
+        .db(db)
+        .dropDatabase()
+        .catch(() => undefined)
+  } catch {
+    // The databases go with a temporary server anyway.
+  } finally {
+    await client.close()
+  }
+  await server.stop()
+}
+
+/** bench/results/suite.json: the full suite's duration per scenario, for the docs' header line. */
+async function writeSuite(
+  command: string,
+  totalS: number,
+  run: { durations: Record<string, number>; failed: string[] },
+  mongo: BenchContext['mongo'],
+): Promise<void> {
+  await mkdir(resultsDir, { recursive: true })
+  await writeFile(
+    join(resultsDir, 'suite.json'),
+    `${JSON.stringify(
+      {
+        benchmark: 'leasecron bench suite',
+        generatedAt: new Date().toISOString(),
+        command,
+        commit: gitCommit(),
+        totalS,
+        scenarioS: run.durations,
+        failed: run.failed,
+        machine: machine(mongo),
+      },
+      null,
+      2,
+    )}\n`,
+  )
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2)
+  if (args.length === 1 && args[0] === 'render') {
+    console.log(`bench: rendered ${await renderDocs()} from the committed results`)
+    return 0
+  }
+  const parsed = parseArgs(args)
+  if (typeof parsed === 'number') return parsed
+  const { chosen, command } = parsed
+  const suiteStarted = Date.now()
+  buildDist()
+  const server = await startTestMongo()
+  console.log(`bench: Mongo is ${server.description}`)
+  const databases: string[] = []
+  const context = benchContext(server, command, databases)
   const onSignal = () => {
     void stopAll().then(() => server.stop().finally(() => process.exit(130)))
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
+  let run: Awaited<ReturnType<typeof runScenarios>>
   try {
-    for (const name of chosen) {
-      const started = Date.now()
-      console.log(`\nbench: scenario ${name}`)
-      try {
-        await SCENARIOS[name]!(context)
-      } catch (error) {
-        failed.push(name)
-        console.error(
-          `bench: scenario ${name} failed: ${error instanceof Error ? error.stack : String(error)}`,
-        )
-      } finally {
-        await stopAll()
-      }
-      durations[name] = sig((Date.now() - started) / 1000)
-      console.log(`bench: ${name} took ${durations[name]} s`)
-    }
+    run = await runScenarios(chosen, context)
   } finally {
-    await stopAll()
-    const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000 })
-    try {
-      await client.connect()
-      for (const db of databases)
-        await client
-          .db(db)
-          .dropDatabase()
-          .catch(() => undefined)
-    } catch {
-      // The databases go with a temporary server anyway.
-    } finally {
-      await client.close()
-    }
-    await server.stop()
+    await tearDown(server, databases)
   }
   const totalS = sig((Date.now() - suiteStarted) / 1000)
-  if (asked.length === 0) {
-    await mkdir(resultsDir, { recursive: true })
-    await writeFile(
-      join(resultsDir, 'suite.json'),
-      `${JSON.stringify(
-        {
-          benchmark: 'leasecron bench suite',
-          generatedAt: new Date().toISOString(),
-          command,
-          commit: gitCommit(),
-          totalS,
-          scenarioS: durations,
-          failed,
-          machine: machine(context.mongo),
-        },
-        null,
-        2,
-      )}\n`,
-    )
-  }
+  if (args.length === 0) await writeSuite(command, totalS, run, context.mongo)
   const docs = await renderDocs()
   console.log(
     `\nbench: ${chosen.join(', ')} in ${totalS} s (${(totalS / 60).toFixed(1)} min); rendered ${docs}`,
   )
-  if (failed.length) console.error(`bench: failed: ${failed.join(', ')}`)
-  return failed.length ? 1 : 0
+  if (run.failed.length) console.error(`bench: failed: ${run.failed.join(', ')}`)
+  return run.failed.length ? 1 : 0
 }
 
 process.exitCode = await main()

@@ -27,20 +27,18 @@
  * holds the lease (the duplicate-key answer); `ping`, one round trip that touches no data; renew's exact
  * update sent through the driver without the store; and the three goal operations at other collection sizes.
  */
-import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem } from 'node:os'
+import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { type Collection, type Db, MongoClient } from 'mongodb'
 import { MemoryStore } from '../src/lease/memory-store.js'
 import { type LeaseDocument, MongoStore } from '../src/lease/mongo-store.js'
 import { type LeaseGrant, LeaseLostError, type LeaseStore } from '../src/lease/store.js'
 import { startTestMongo, type TestMongoServer } from '../test/support/mongo-server.js'
+import { gitCommit, machine, percentile, resultsDir, sig, table } from './support.js'
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
-const resultPath = join(repoRoot, 'bench', 'results', 'store.json')
+const resultPath = join(resultsDir, 'store.json')
 
 const ITERATIONS = positiveInt(process.env.LEASECRON_BENCH_ITERATIONS, 2000)
 const WARMUP = 200
@@ -233,14 +231,6 @@ async function measure(
 }
 
 /** Nearest-rank percentile of sorted samples. */
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
-function sig(value: number): number {
-  return Number(value.toPrecision(4))
-}
-
 function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b)
   const total = values.reduce((sum, v) => sum + v, 0)
@@ -261,21 +251,17 @@ function summarize(s: Samples): Stats {
   return result
 }
 
+/** Inserts a lease-shaped document held by OWNER under `token`, for a driver-only workload to update. */
+async function insertHeldLease(leases: Collection<LeaseDocument>, id: string, token: string): Promise<void> {
+  await leases.insertOne({ _id: id, owner: OWNER, token, fence: 1, expiresAt: at(0), renewedAt: at(0) })
+}
+
 /** The yardstick: a bare `updateOne` on an existing lease-shaped document, with the store's write concern. */
 function bareUpdateWorkload(leases: Collection<LeaseDocument>): Workload {
   const bareId = 'bench-bare-update'
   return {
     label: 'bare updateOne',
-    setup: async () => {
-      await leases.insertOne({
-        _id: bareId,
-        owner: OWNER,
-        token: 'bare',
-        fence: 1,
-        expiresAt: at(0),
-        renewedAt: at(0),
-      })
-    },
+    setup: () => insertHeldLease(leases, bareId, 'bare'),
     call: async (k) => {
       const now = at(k)
       const result = await leases.updateOne(
@@ -301,16 +287,7 @@ function driverWorkloads(db: Db, leases: Collection<LeaseDocument>): Workload[] 
     },
     {
       label: "driver updateOne with renew's filter {_id, owner, token} and $max",
-      setup: async () => {
-        await leases.insertOne({
-          _id: renewShapeId,
-          owner: OWNER,
-          token: 'driver',
-          fence: 1,
-          expiresAt: at(0),
-          renewedAt: at(0),
-        })
-      },
+      setup: () => insertHeldLease(leases, renewShapeId, 'driver'),
       call: async (k) => {
         const now = at(k)
         const result = await leases.updateOne(
@@ -414,22 +391,6 @@ async function commandsPerCall(
   } finally {
     await client.close()
   }
-}
-
-function gitCommit(): string | undefined {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim() || undefined
-  } catch {
-    return undefined
-  }
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
-  const lines = rows.map((r) =>
-    r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
-  )
-  return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n')
 }
 
 /** Every measurement of one bench run: the main collection, commands per call, MemoryStore, the sweep. */
@@ -542,19 +503,10 @@ function benchInputs(documents: number) {
   }
 }
 
+/** The suite's machine record, with the load average at the start of the run and at its end. */
 function machineInfo(server: TestMongoServer, loadAtStart: number[]) {
-  const cpuList = cpus()
-  return {
-    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
-    cores: cpuList.length,
-    availableParallelism: availableParallelism(),
-    memoryGiB: sig(totalmem() / 2 ** 30),
-    platform: `${process.platform} ${process.arch} ${kernelRelease()}`,
-    loadAverageAtStart: loadAtStart,
-    loadAverageAtEnd: loadavg().map(sig),
-    node: process.version,
-    server: { kind: server.kind, version: server.version, description: server.description },
-  }
+  const { loadAverage, ...host } = machine(server)
+  return { ...host, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage }
 }
 
 function resultDocument(
@@ -619,7 +571,7 @@ function printTables(kind: string, m: Measured, f: Figures): void {
   row(kind, 'ping', f.ping, f.overBare(f.ping))
   row(kind, DRIVER_RENEW_LABEL, f.driverRenew, f.overBare(f.driverRenew))
   for (const [op, s] of m.memoryResults) row('MemoryStore', op, s)
-  console.log(`\n${table(rows)}\n`)
+  console.log(`\n${table(rows, 2)}\n`)
   const sweepRows = [['documents', 'bare p50 ms', 'acquire ÷ bare', 'renew ÷ bare', 'release ÷ bare']]
   for (const e of m.sweep) {
     sweepRows.push([
@@ -628,7 +580,7 @@ function printTables(kind: string, m: Measured, f: Figures): void {
       ...['acquire', 'renew', 'release'].map((op) => `${e[`${op}P50OverBareUpdate`]!.toFixed(2)}×`),
     ])
   }
-  console.log(`collection-size sweep (p50):\n${table(sweepRows)}\n`)
+  console.log(`collection-size sweep (p50):\n${table(sweepRows, 2)}\n`)
 }
 
 async function main(): Promise<void> {
@@ -636,7 +588,7 @@ async function main(): Promise<void> {
     process.env.npm_lifecycle_event === 'bench:store'
       ? 'npm run bench:store'
       : `node --import tsx ${process.argv.slice(1).join(' ')}`
-  const loadAtStart = loadavg().map(sig)
+  const loadAtStart = loadavg().map((v) => sig(v))
   const server = await startTestMongo()
   console.log(`bench: store against ${server.description}`)
   const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 10_000 })

@@ -238,11 +238,11 @@ export function distribution(values: readonly number[]): Distribution {
   }
 }
 
-/** A text table: first row headers, first column left-aligned, the rest right-aligned. */
-export function table(rows: string[][]): string {
+/** A text table: first row headers, the first `leftColumns` columns left-aligned, the rest right-aligned. */
+export function table(rows: string[][], leftColumns = 1): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)))
   const lines = rows.map((r) =>
-    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+    r.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
   )
   return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n')
 }

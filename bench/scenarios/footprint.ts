@@ -11,9 +11,9 @@
  *   against an idle `node -e "setInterval(() => {}, 1000)"` in the same minute.
  *
  * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
- * node-cron, the HTTP server, the forge client).
+ * node-cron, the HTTP server; the forge client is built only when a pass reads it, which these never do).
  */
-import { startMongoOpCounter } from '../mongo-op-counter.js'
+import { type MongoOpCounter, startMongoOpCounter } from '../mongo-op-counter.js'
 import {
   type BenchContext,
   type Child,
@@ -22,6 +22,7 @@ import {
   NETS,
   procSample,
   QUICK,
+  type SandboxProcess,
   sig,
   sleep,
   spawnNode,
@@ -73,137 +74,192 @@ async function pollReady(port: number, deadline: number): Promise<number> {
   }
 }
 
+/** One cold-start trial: its figures, against `node -e 0` spawned just before it. */
+interface ColdTrial {
+  firstAcquireMs: number
+  readyMs: number
+  onceMs: number
+  nodeMs: number
+}
+
+/** Idle figures of one process over the window. */
+interface IdleStats {
+  rssMiB: { mean: number; max: number }
+  cpuPercentOfOneCore: number
+  cpuSeconds: number
+}
+
+interface IdleResult {
+  windowS: number
+  clockTicksPerSecond: number
+  nodeIdle: IdleStats
+  workerShippedPace: IdleStats & { rssOverNode: number }
+  workerCompressedPace: IdleStats & { rssOverNode: number }
+}
+
+/** The lines a worker's output keeps: what the bench waits for. */
+const keep = (l: { msg?: unknown }) =>
+  typeof l.msg === 'string' && /^(serving|elected|campaigning)/.test(l.msg)
+
+/** The scenario: cold starts, then the idle minute, then the result file and the table. */
 export async function runFootprint(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
   const counter = await startMongoOpCounter(context.mongo.url)
   const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
-  const keep = (l: { msg?: unknown }) =>
-    typeof l.msg === 'string' && /^(serving|elected|campaigning)/.test(l.msg)
-  const cold: Array<{ firstAcquireMs: number; readyMs: number; onceMs: number; nodeMs: number }> = []
   const children: Child[] = []
-  let idle: Record<string, unknown>
+  let cold: ColdTrial[]
+  let idle: IdleResult
   try {
-    const coldDb = context.database('footprint_cold')
-    for (let i = 0; i < COLD_STARTS; i++) {
-      const nodeMs = await nodeColdStart()
-      let firstAcquire: number | undefined
-      const off = counter.onOp((op) => {
-        if (
-          firstAcquire === undefined &&
-          (op.command === 'findAndModify' || op.command === 'update') &&
-          op.collection === 'leases'
-        )
-          firstAcquire = op.at
-      })
-      const env = workerEnv({ ...sandbox.env, MONGO_URI: counter.url, MONGO_DB: coldDb })
-      const w = spawnNode(`cold-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.idleTen], env, keep)
-      children.push(w)
-      const serving = await w.waitFor((l) => String(l.msg).startsWith('serving'), 30_000, 'the HTTP server')
-      const readyAt = await pollReady(Number(serving.port), Date.now() + 30_000)
-      const until = Date.now() + 30_000
-      while (firstAcquire === undefined && Date.now() < until) await sleep(5)
-      off()
-      await w.stop('SIGTERM', 10_000)
-      const onceMs = await onceColdStart(env)
-      cold.push({
-        firstAcquireMs: (firstAcquire ?? Number.NaN) - w.spawnedAt,
-        readyMs: readyAt - w.spawnedAt,
-        onceMs,
-        nodeMs,
-      })
-      console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
-    }
-
-    // The idle minute: three processes side by side.
-    const shipped = spawnNode(
-      'idle (every minute)',
-      WORKER_MAIN,
-      ['run', '--config', NETS.idleTen],
-      workerEnv({
-        ...sandbox.env,
-        ...everyMinute,
-        MONGO_URI: context.mongo.url,
-        MONGO_DB: context.database('footprint_min'),
-      }),
-      keep,
-    )
-    const compressed = spawnNode(
-      'idle (every second)',
-      WORKER_MAIN,
-      ['run', '--config', NETS.idleTen],
-      workerEnv({
-        ...sandbox.env,
-        MONGO_URI: context.mongo.url,
-        MONGO_DB: context.database('footprint_sec'),
-      }),
-      keep,
-    )
-    const bare = spawnNode('node idle', '-e', ['setInterval(() => {}, 1000)'], {})
-    children.push(shipped, compressed, bare)
-    for (const w of [shipped, compressed]) {
-      await w.waitFor((l) => l.msg === 'elected', 30_000, 'an election')
-    }
-    await sleep(5_000)
-    const subjects = { shipped, compressed, bare }
-    const first = Object.fromEntries(
-      await Promise.all(
-        Object.entries(subjects).map(async ([k, c]) => [k, await procSample(c.pid)] as const),
-      ),
-    )
-    const rss: Record<string, number[]> = { shipped: [], compressed: [], bare: [] }
-    const t0 = Date.now()
-    while (Date.now() - t0 < IDLE_WINDOW_MS) {
-      await sleep(1_000)
-      for (const [k, c] of Object.entries(subjects)) {
-        const s = await procSample(c.pid)
-        if (s) rss[k]!.push(s.rssKiB)
-      }
-    }
-    const elapsedS = (Date.now() - t0) / 1000
-    const hz = clockTicks()
-    const last = Object.fromEntries(
-      await Promise.all(
-        Object.entries(subjects).map(async ([k, c]) => [k, await procSample(c.pid)] as const),
-      ),
-    )
-    const describe = (k: string) => {
-      const values = rss[k]!
-      const cpu = ((last[k]!.ticks - first[k]!.ticks) / hz / elapsedS) * 100
-      return {
-        rssMiB: {
-          mean: sig(values.reduce((s, v) => s + v, 0) / values.length / 1024, 3),
-          max: sig(Math.max(...values) / 1024, 3),
-        },
-        cpuPercentOfOneCore: sig(cpu, 3),
-        cpuSeconds: sig((last[k]!.ticks - first[k]!.ticks) / hz, 3),
-      }
-    }
-    const bareStats = describe('bare')
-    const shippedStats = describe('shipped')
-    const compressedStats = describe('compressed')
-    idle = {
-      windowS: sig(elapsedS, 4),
-      clockTicksPerSecond: hz,
-      nodeIdle: bareStats,
-      workerShippedPace: {
-        ...shippedStats,
-        rssOverNode: sig(shippedStats.rssMiB.mean / bareStats.rssMiB.mean, 3),
-      },
-      workerCompressedPace: {
-        ...compressedStats,
-        rssOverNode: sig(compressedStats.rssMiB.mean / bareStats.rssMiB.mean, 3),
-      },
-    }
+    cold = await coldStarts(context, counter, sandbox, children)
+    idle = await idleMinute(context, sandbox, children)
   } finally {
     await Promise.all(children.map((c) => c.stop('SIGTERM', 10_000)))
     await sandbox.child.stop()
     await counter.close()
   }
+  const coldStart = summarizeColdStarts(cold)
+  const path = await writeResult('footprint', context, startedAt, { inputs: INPUTS, coldStart, idle })
+  console.log(`\n${table(summaryRows(coldStart, idle))}\n`)
+  console.log(`bench footprint: wrote ${path}`)
+  return path
+}
+
+const INPUTS = {
+  nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
+  coldStarts: COLD_STARTS,
+  coldStart:
+    'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); `leasecron once bench-net-1`: spawn → exit; node -e 0: spawn → exit',
+  idleWindowMs: IDLE_WINDOW_MS,
+  idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
+  paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
+  baseline: 'node -e "setInterval(() => {}, 1000)" in the same minute',
+  forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
+}
+
+async function coldStarts(
+  context: BenchContext,
+  counter: MongoOpCounter,
+  sandbox: SandboxProcess,
+  children: Child[],
+): Promise<ColdTrial[]> {
+  const env = workerEnv({
+    ...sandbox.env,
+    MONGO_URI: counter.url,
+    MONGO_DB: context.database('footprint_cold'),
+  })
+  const cold: ColdTrial[] = []
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const nodeMs = await nodeColdStart()
+    const trial = await workerColdStart(counter, env, i, children)
+    const onceMs = await onceColdStart(env)
+    cold.push({ ...trial, onceMs, nodeMs })
+    console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
+  }
+  return cold
+}
+
+/** Spawn → first acquire on the wire and → /readyz 200 of one `leasecron run`, stopped after. */
+async function workerColdStart(
+  counter: MongoOpCounter,
+  env: Record<string, string>,
+  i: number,
+  children: Child[],
+): Promise<{ firstAcquireMs: number; readyMs: number }> {
+  let firstAcquire: number | undefined
+  const off = counter.onOp((op) => {
+    const write = op.command === 'findAndModify' || op.command === 'update'
+    if (firstAcquire === undefined && write && op.collection === 'leases') firstAcquire = op.at
+  })
+  const w = spawnNode(`cold-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.idleTen], env, keep)
+  children.push(w)
+  try {
+    const serving = await w.waitFor((l) => String(l.msg).startsWith('serving'), 30_000, 'the HTTP server')
+    const readyAt = await pollReady(Number(serving.port), Date.now() + 30_000)
+    const until = Date.now() + 30_000
+    while (firstAcquire === undefined && Date.now() < until) await sleep(5)
+    return { firstAcquireMs: (firstAcquire ?? Number.NaN) - w.spawnedAt, readyMs: readyAt - w.spawnedAt }
+  } finally {
+    off()
+    await w.stop('SIGTERM', 10_000)
+  }
+}
+
+/** The idle minute: the two paces and bare Node side by side, each worker on its own database. */
+async function idleMinute(
+  context: BenchContext,
+  sandbox: SandboxProcess,
+  children: Child[],
+): Promise<IdleResult> {
+  const idleWorker = (label: string, extra: Record<string, string>, db: string) =>
+    spawnNode(
+      label,
+      WORKER_MAIN,
+      ['run', '--config', NETS.idleTen],
+      workerEnv({ ...sandbox.env, ...extra, MONGO_URI: context.mongo.url, MONGO_DB: context.database(db) }),
+      keep,
+    )
+  const shipped = idleWorker('idle (every minute)', everyMinute, 'footprint_min')
+  const compressed = idleWorker('idle (every second)', {}, 'footprint_sec')
+  const bare = spawnNode('node idle', '-e', ['setInterval(() => {}, 1000)'], {})
+  children.push(shipped, compressed, bare)
+  for (const w of [shipped, compressed]) await w.waitFor((l) => l.msg === 'elected', 30_000, 'an election')
+  await sleep(5_000)
+  const { stats, windowS } = await sampleIdle({ shipped, compressed, bare })
+  const withRatio = (s: IdleStats) => ({ ...s, rssOverNode: sig(s.rssMiB.mean / stats.bare!.rssMiB.mean, 3) })
+  return {
+    windowS,
+    clockTicksPerSecond: clockTicks(),
+    nodeIdle: stats.bare!,
+    workerShippedPace: withRatio(stats.shipped!),
+    workerCompressedPace: withRatio(stats.compressed!),
+  }
+}
+
+/** RSS every second and CPU over the window, per subject. */
+async function sampleIdle(
+  subjects: Record<string, Child>,
+): Promise<{ stats: Record<string, IdleStats>; windowS: number }> {
+  const sampleAll = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(subjects).map(async ([k, c]) => [k, await procSample(c.pid)] as const),
+      ),
+    )
+  const first = await sampleAll()
+  const rss: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]))
+  const t0 = Date.now()
+  while (Date.now() - t0 < IDLE_WINDOW_MS) {
+    await sleep(1_000)
+    for (const [k, c] of Object.entries(subjects)) {
+      const s = await procSample(c.pid)
+      if (s) rss[k]!.push(s.rssKiB)
+    }
+  }
+  const elapsedS = (Date.now() - t0) / 1000
+  const last = await sampleAll()
+  const hz = clockTicks()
+  const describe = (k: string): IdleStats => {
+    const values = rss[k]!
+    const cpuSeconds = (last[k]!.ticks - first[k]!.ticks) / hz
+    return {
+      rssMiB: {
+        mean: sig(values.reduce((s, v) => s + v, 0) / values.length / 1024, 3),
+        max: sig(Math.max(...values) / 1024, 3),
+      },
+      cpuPercentOfOneCore: sig((cpuSeconds / elapsedS) * 100, 3),
+      cpuSeconds: sig(cpuSeconds, 3),
+    }
+  }
+  const stats = Object.fromEntries(Object.keys(subjects).map((k) => [k, describe(k)]))
+  return { stats, windowS: sig(elapsedS, 4) }
+}
+
+function summarizeColdStarts(cold: ColdTrial[]) {
   const firstAcquire = distribution(cold.map((c) => c.firstAcquireMs))
   const ready = distribution(cold.map((c) => c.readyMs))
   const onceTotal = distribution(cold.map((c) => c.onceMs))
   const node = distribution(cold.map((c) => c.nodeMs))
-  const coldStart = {
+  return {
     trials: cold,
     firstAcquire,
     ready,
@@ -213,73 +269,46 @@ export async function runFootprint(context: BenchContext): Promise<string> {
     readyOverNode: sig(ready.medianMs / node.medianMs, 3),
     onceOverNode: sig(onceTotal.medianMs / node.medianMs, 3),
   }
-  const path = await writeResult('footprint', context, startedAt, {
-    inputs: {
-      nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
-      coldStarts: COLD_STARTS,
-      coldStart:
-        'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); `leasecron once bench-net-1`: spawn → exit; node -e 0: spawn → exit',
-      idleWindowMs: IDLE_WINDOW_MS,
-      idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
-      paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
-      baseline: 'node -e "setInterval(() => {}, 1000)" in the same minute',
-      forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
-    },
-    coldStart,
-    idle,
-  })
-  const i = idle as {
-    nodeIdle: ReturnType<typeof Object>
-    workerShippedPace: { rssMiB: { mean: number }; cpuPercentOfOneCore: number; rssOverNode: number }
-    workerCompressedPace: { rssMiB: { mean: number }; cpuPercentOfOneCore: number; rssOverNode: number }
-  }
-  const bare = (idle as { nodeIdle: { rssMiB: { mean: number }; cpuPercentOfOneCore: number } }).nodeIdle
-  const rows = [
+}
+
+/** The table printed at the end: leasecron, node and their ratio per measure. */
+function summaryRows(coldStart: ReturnType<typeof summarizeColdStarts>, idle: IdleResult): string[][] {
+  const node = String(coldStart.nodeE0.medianMs)
+  const bare = idle.nodeIdle
+  const { workerShippedPace: shipped, workerCompressedPace: compressed } = idle
+  return [
     ['measure', 'leasecron', 'node', 'ratio'],
     [
       'cold start → first acquire (median ms)',
-      String(firstAcquire.medianMs),
-      String(node.medianMs),
+      String(coldStart.firstAcquire.medianMs),
+      node,
       `${coldStart.firstAcquireOverNode}×`,
     ],
     [
       'cold start → /readyz 200 (median ms)',
-      String(ready.medianMs),
-      String(node.medianMs),
+      String(coldStart.ready.medianMs),
+      node,
       `${coldStart.readyOverNode}×`,
     ],
     [
       '`once`, a pass that does nothing: spawn → exit (median ms)',
-      String(onceTotal.medianMs),
-      String(node.medianMs),
+      String(coldStart.once.medianMs),
+      node,
       `${coldStart.onceOverNode}×`,
     ],
     [
       'RSS, shipped pace (MiB)',
-      String(i.workerShippedPace.rssMiB.mean),
+      String(shipped.rssMiB.mean),
       String(bare.rssMiB.mean),
-      `${i.workerShippedPace.rssOverNode}×`,
+      `${shipped.rssOverNode}×`,
     ],
     [
       'RSS, compressed pace (MiB)',
-      String(i.workerCompressedPace.rssMiB.mean),
+      String(compressed.rssMiB.mean),
       String(bare.rssMiB.mean),
-      `${i.workerCompressedPace.rssOverNode}×`,
+      `${compressed.rssOverNode}×`,
     ],
-    [
-      'CPU %, shipped pace',
-      String(i.workerShippedPace.cpuPercentOfOneCore),
-      String(bare.cpuPercentOfOneCore),
-      '',
-    ],
-    [
-      'CPU %, compressed pace',
-      String(i.workerCompressedPace.cpuPercentOfOneCore),
-      String(bare.cpuPercentOfOneCore),
-      '',
-    ],
+    ['CPU %, shipped pace', String(shipped.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
+    ['CPU %, compressed pace', String(compressed.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
   ]
-  console.log(`\n${table(rows)}\n`)
-  console.log(`bench footprint: wrote ${path}`)
-  return path
 }

@@ -251,22 +251,27 @@ const INPUTS = {
   ratio: 'requests per hour of both nets (auth excluded) at N ÷ the same at N = 1, per mode',
 }
 
+/**
+ * One row per N and mode: N, mode, sweeper, board and auth requests per hour, passes started (sweep /
+ * board) and the ratio to N = 1. Shared by the console table here and the docs' table (bench/render.ts).
+ */
+export function replicaCells(byN: readonly ReplicaRow[]): string[][] {
+  return byN.flatMap((r) =>
+    [r.elected, r.unelected].map((w) => [
+      String(r.n),
+      w.mode,
+      String(w.requestsPerHour['merge-gate-sweeper']),
+      String(w.requestsPerHour['board-issue-sync']),
+      String(w.requestsPerHour.auth),
+      `${w.passesStarted['merge-gate-sweeper']} / ${w.passesStarted['board-issue-sync']}`,
+      `${(w.mode === 'elected' ? r.electedRatio : r.unelectedRatio).toFixed(3)}×`,
+    ]),
+  )
+}
+
 function printReplicas(byN: readonly ReplicaRow[]): void {
-  const rows = [['N', 'mode', 'sweeper req/h', 'board req/h', 'auth req/h', 'passes (sweep/board)', 'ratio']]
-  for (const r of byN) {
-    for (const w of [r.elected, r.unelected]) {
-      rows.push([
-        String(r.n),
-        w.mode,
-        String(w.requestsPerHour['merge-gate-sweeper']),
-        String(w.requestsPerHour['board-issue-sync']),
-        String(w.requestsPerHour.auth),
-        `${w.passesStarted['merge-gate-sweeper']}/${w.passesStarted['board-issue-sync']}`,
-        `${(w.mode === 'elected' ? r.electedRatio : r.unelectedRatio).toFixed(3)}×`,
-      ])
-    }
-  }
-  console.log(`\n${table(rows)}\n`)
+  const head = ['N', 'mode', 'sweeper req/h', 'board req/h', 'auth req/h', 'passes (sweep/board)', 'ratio']
+  console.log(`\n${table([head, ...replicaCells(byN)])}\n`)
 }
 
 export async function runReplicas(context: BenchContext): Promise<string> {

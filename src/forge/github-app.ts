@@ -13,10 +13,9 @@
  * Not a GitHub SDK of its own (routes are Octokit's) and not an election: it talks to GitHub for
  * whichever net calls it, in that net's lane.
  */
-import { App } from '@octokit/app'
-import { Octokit } from '@octokit/core'
-import { retry } from '@octokit/plugin-retry'
-import { throttling } from '@octokit/plugin-throttling'
+import { createRequire } from 'node:module'
+import type { App } from '@octokit/app'
+import type { Octokit } from '@octokit/core'
 import type { Registry } from 'prom-client'
 import type { ForgeCacheOptions } from './forge-cache.js'
 import type { ForgeCacheBounds, ForgeCacheStore } from './forge-cache-store.js'
@@ -81,8 +80,9 @@ const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451]
 
 /**
  * Builds a forge for `options.config` (validated again here: a bad key throws ForgeConfigError before any
- * request is sent). Synchronous: the installation token is minted on the first request and cached by
- * `@octokit/app` until shortly before it expires.
+ * request is sent). Synchronous: the client (Octokit over the undici transport) is built on the first read
+ * of `octokit`, and the installation token is minted on the first request and cached by `@octokit/app`
+ * until shortly before it expires — a process that never calls the forge loads neither.
  */
 export function createForge(options: ForgeOptions): Forge {
   const config = checkForgeConfig(options.config)
@@ -93,6 +93,38 @@ export function createForge(options: ForgeOptions): Forge {
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   })
   const cache = cacheOptions(options.cache ?? {}, config.installationId, logger)
+  // The client (Octokit, undici) is built on first use: a worker campaigns, and a `once` that finds its
+  // slot taken exits, without loading either.
+  let client: ReturnType<typeof buildClient> | undefined
+  const built = () => {
+    client ??= buildClient(options, config, meter, cache)
+    return client
+  }
+  let closing: Promise<void> | undefined
+  return {
+    get octokit() {
+      return built().octokit
+    },
+    meter,
+    cache: cache?.local,
+    close() {
+      closing ??= (async () => {
+        meter.flush()
+        await client?.transport.close()
+      })()
+      return closing
+    },
+  }
+}
+
+/** The metered transport and the installation's Octokit over it. */
+function buildClient(
+  options: ForgeOptions,
+  config: ForgeConfig,
+  meter: ForgeMeter,
+  cache: ForgeCacheOptions | undefined,
+) {
+  const { logger } = options
   const transport = createForgeTransport({ meter, ...(cache === undefined ? {} : { cache }) })
   const retryOptions = options.retry ?? {}
   const reachability = createReachability({ logger, retryWindowMs: retryWindowMs(retryOptions) })
@@ -101,7 +133,7 @@ export function createForge(options: ForgeOptions): Forge {
   // The App's own client (token mints) does not retry: the installation request around a mint retries
   // already, and two nested retry loops made 16 mints of one unreachable forge.
   const AppOctokit = OctokitClass.defaults({ retry: { enabled: false } })
-  const app = new App({
+  const app = new (octokitModules().App)({
     appId: config.appId,
     privateKey: config.privateKey,
     Octokit: AppOctokit,
@@ -111,19 +143,30 @@ export function createForge(options: ForgeOptions): Forge {
     authStrategy: appInstallationAuth,
     auth: { app, installationId: config.installationId },
   })
-  let closing: Promise<void> | undefined
-  return {
-    octokit,
-    meter,
-    cache: cache?.local,
-    close() {
-      closing ??= (async () => {
-        meter.flush()
-        await transport.close()
-      })()
-      return closing
-    },
+  return { transport, octokit }
+}
+
+// Octokit is required on the first client, not imported with this module: with undici it was a third of
+// a cold start, and every `import 'leasecron'` paid for it. require() of these ES modules (Node >= 20.19,
+// the package's floor; none awaits at top level) keeps createForge synchronous.
+const requireLazily = createRequire(import.meta.url)
+let octokit:
+  | {
+      App: typeof import('@octokit/app').App
+      Octokit: typeof import('@octokit/core').Octokit
+      retry: typeof import('@octokit/plugin-retry').retry
+      throttling: typeof import('@octokit/plugin-throttling').throttling
+    }
+  | undefined
+function octokitModules() {
+  octokit ??= {
+    App: (requireLazily('@octokit/app') as typeof import('@octokit/app')).App,
+    Octokit: (requireLazily('@octokit/core') as typeof import('@octokit/core')).Octokit,
+    retry: (requireLazily('@octokit/plugin-retry') as typeof import('@octokit/plugin-retry')).retry,
+    throttling: (requireLazily('@octokit/plugin-throttling') as typeof import('@octokit/plugin-throttling'))
+      .throttling,
   }
+  return octokit
 }
 
 /** How long plugin-retry keeps retrying one request: (n+1)² × base for each retry n. */
@@ -194,6 +237,7 @@ function buildOctokitClass(
     }
   // A unique throttling id keeps each forge's queues apart (the plugin's groups are process-wide).
   const throttleId = `leasecron-${config.installationId}-${Math.random().toString(36).slice(2, 10)}`
+  const { Octokit, throttling, retry } = octokitModules()
   return Octokit.plugin(throttling, retry, lanePlugin, abortPlugin(stopping)).defaults({
     baseUrl: config.apiUrl,
     userAgent: 'leasecron',

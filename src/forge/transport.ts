@@ -11,7 +11,8 @@
  * Node's built-in fetch never gets this dispatcher: it bundles its own undici, and mixing the two is
  * unsupported.
  */
-import { Agent, type Dispatcher, type RequestInit, type Response, fetch as undiciFetch } from 'undici'
+import { createRequire } from 'node:module'
+import type { Agent, Dispatcher, RequestInit, Response } from 'undici'
 import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
@@ -42,8 +43,19 @@ export interface ForgeTransportOptions {
   cache?: ForgeCacheOptions
 }
 
+// undici is required on the first transport, not imported with this module: it is a fifth of a cold
+// start, and a process that never talks to a forge (`leasecron status`, a worker before its first pass)
+// should not pay for it. require() keeps createForgeTransport synchronous; undici is CommonJS.
+const requireLazily = createRequire(import.meta.url)
+let undici: typeof import('undici') | undefined
+function loadUndici(): typeof import('undici') {
+  undici ??= requireLazily('undici') as typeof import('undici')
+  return undici
+}
+
 /** Builds the Agent, composes the metering interceptor onto it and binds undici's fetch to the result. */
 export function createForgeTransport(options: ForgeTransportOptions): ForgeTransport {
+  const { Agent, fetch: undiciFetch } = loadUndici()
   const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
   // compose() wraps in order, so the last interceptor is the outermost: the cache sees the caller's
   // request first, the meter sees exactly what goes on the wire.

@@ -49,117 +49,139 @@ export function storeConformance(
 
 type MakeStore = () => LeaseStore | Promise<LeaseStore>
 
+/** acquire's cases, by the state of the lease the call meets; in this order, as one `acquire` group. */
 function acquireCases(makeStore: MakeStore): void {
   describe('acquire', () => {
-    it('takes an absent lease and records the owner, fence and truncated expiry', async () => {
-      const store = await makeStore()
-      const grant = await granted(store.acquire('net-a', 'alpha', t0, 3000))
-      expect(grant).toEqual({
-        name: 'net-a',
-        owner: 'alpha',
-        token: expect.any(String),
-        fence: 1,
-        expiresAt: at(3000),
-      })
-      expect(await store.list()).toEqual([
-        { name: 'net-a', owner: 'alpha', fence: 1, expiresAt: at(3000), renewedAt: t0 },
-      ])
-      expect(await store.get('net-a')).toEqual((await store.list())[0])
-    })
+    acquireFreshCases(makeStore)
+    acquireHeldByAnotherCases(makeStore)
+    acquireByHolderCases(makeStore)
+    acquireInputCases(makeStore)
+    acquireNameCases(makeStore)
+  })
+}
 
-    it('refuses with false while another owner holds the lease unexpired', async () => {
-      const store = await makeStore()
-      await store.acquire('net-a', 'alpha', t0, 3000)
-      expect(await store.acquire('net-a', 'beta', at(2999), 3000), 'a live lease was stolen').toBe(false)
-      expect(await store.get('net-a')).toMatchObject({ owner: 'alpha', fence: 1 })
+/** A lease nobody ever held: the first term starts at fence 1. */
+function acquireFreshCases(makeStore: MakeStore): void {
+  it('takes an absent lease and records the owner, fence and truncated expiry', async () => {
+    const store = await makeStore()
+    const grant = await granted(store.acquire('net-a', 'alpha', t0, 3000))
+    expect(grant).toEqual({
+      name: 'net-a',
+      owner: 'alpha',
+      token: expect.any(String),
+      fence: 1,
+      expiresAt: at(3000),
     })
+    expect(await store.list()).toEqual([
+      { name: 'net-a', owner: 'alpha', fence: 1, expiresAt: at(3000), renewedAt: t0 },
+    ])
+    expect(await store.get('net-a')).toEqual((await store.list())[0])
+  })
+}
 
-    it('treats the expiry instant itself as expired and names the previous holder', async () => {
-      const store = await makeStore()
-      await store.acquire('net-a', 'alpha', t0, 3000)
-      const grant = await granted(
-        store.acquire('net-a', 'beta', at(3000), 3000),
-        'an expired lease stayed taken',
-      )
-      expect(grant).toMatchObject({ owner: 'beta', fence: 2, expiresAt: at(6000), previousHolder: 'alpha' })
-      expect(await store.list()).toEqual([
-        { name: 'net-a', owner: 'beta', fence: 2, expiresAt: at(6000), renewedAt: at(3000) },
-      ])
-    })
+/** Another owner holds the lease: refused while live, taken over from the expiry instant on. */
+function acquireHeldByAnotherCases(makeStore: MakeStore): void {
+  it('refuses with false while another owner holds the lease unexpired', async () => {
+    const store = await makeStore()
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    expect(await store.acquire('net-a', 'beta', at(2999), 3000), 'a live lease was stolen').toBe(false)
+    expect(await store.get('net-a')).toMatchObject({ owner: 'alpha', fence: 1 })
+  })
 
-    it('lets the holder acquire again as a new term and extends its expiry', async () => {
-      const store = await makeStore()
-      const first = await granted(store.acquire('net-a', 'alpha', t0, 3000))
-      const second = await granted(store.acquire('net-a', 'alpha', at(1000), 3000))
-      expect(second).toMatchObject({ fence: 2, expiresAt: at(4000), previousHolder: 'alpha' })
-      expect(second.token, 'a new term reused the earlier term’s token').not.toBe(first.token)
-    })
+  it('treats the expiry instant itself as expired and names the previous holder', async () => {
+    const store = await makeStore()
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    const grant = await granted(
+      store.acquire('net-a', 'beta', at(3000), 3000),
+      'an expired lease stayed taken',
+    )
+    expect(grant).toMatchObject({ owner: 'beta', fence: 2, expiresAt: at(6000), previousHolder: 'alpha' })
+    expect(await store.list()).toEqual([
+      { name: 'net-a', owner: 'beta', fence: 2, expiresAt: at(6000), renewedAt: at(3000) },
+    ])
+  })
+}
 
-    it('refuses the holder’s late acquire stamped before its latest term, keeping that term', async () => {
-      const store = await makeStore()
-      const newer = await granted(store.acquire('net-a', 'alpha', at(1000), 3000))
-      expect(await store.acquire('net-a', 'alpha', t0, 3000), 'a resent acquire ended the newer term').toBe(
-        false,
-      )
-      expect(await store.get('net-a'), 'a late stamp changed the lease').toMatchObject({
-        fence: newer.fence,
-        expiresAt: at(4000),
-      })
-      expect(await store.renew(newer, at(1500), 3000)).toBe(true)
-    })
+/** The holder acquires its own lease again: a new term, never a step back in time or expiry. */
+function acquireByHolderCases(makeStore: MakeStore): void {
+  it('lets the holder acquire again as a new term and extends its expiry', async () => {
+    const store = await makeStore()
+    const first = await granted(store.acquire('net-a', 'alpha', t0, 3000))
+    const second = await granted(store.acquire('net-a', 'alpha', at(1000), 3000))
+    expect(second).toMatchObject({ fence: 2, expiresAt: at(4000), previousHolder: 'alpha' })
+    expect(second.token, 'a new term reused the earlier term’s token').not.toBe(first.token)
+  })
 
-    it('never moves an expiry backward when the holder acquires again with a shorter ttl', async () => {
-      const store = await makeStore()
-      await store.acquire('net-a', 'alpha', t0, 3000)
-      const again = await granted(store.acquire('net-a', 'alpha', at(1000), 1000))
-      expect(again.expiresAt, 'the grant reports an expiry the store does not hold').toEqual(at(3000))
-      expect((await store.get('net-a'))?.expiresAt, 'a shorter ttl shortened the lease').toEqual(at(3000))
+  it('refuses the holder’s late acquire stamped before its latest term, keeping that term', async () => {
+    const store = await makeStore()
+    const newer = await granted(store.acquire('net-a', 'alpha', at(1000), 3000))
+    expect(await store.acquire('net-a', 'alpha', t0, 3000), 'a resent acquire ended the newer term').toBe(
+      false,
+    )
+    expect(await store.get('net-a'), 'a late stamp changed the lease').toMatchObject({
+      fence: newer.fence,
+      expiresAt: at(4000),
     })
+    expect(await store.renew(newer, at(1500), 3000)).toBe(true)
+  })
 
-    it('truncates a fractional-millisecond ttl', async () => {
-      const store = await makeStore()
-      await store.acquire('net-a', 'alpha', t0, 1500.9)
-      expect((await store.get('net-a'))?.expiresAt).toEqual(at(1500))
-    })
+  it('never moves an expiry backward when the holder acquires again with a shorter ttl', async () => {
+    const store = await makeStore()
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    const again = await granted(store.acquire('net-a', 'alpha', at(1000), 1000))
+    expect(again.expiresAt, 'the grant reports an expiry the store does not hold').toEqual(at(3000))
+    expect((await store.get('net-a'))?.expiresAt, 'a shorter ttl shortened the lease').toEqual(at(3000))
+  })
+}
 
-    it('trims names and owners', async () => {
-      const store = await makeStore()
-      expect(await store.acquire('  net-a ', ' alpha  ', t0, 3000)).toMatchObject({
-        name: 'net-a',
-        owner: 'alpha',
-      })
-      expect(
-        await store.acquire('net-a', 'alpha', at(1), 3000),
-        'the trimmed owner is a different owner',
-      ).not.toBe(false)
-      expect((await store.list()).map((l) => [l.name, l.owner])).toEqual([['net-a', 'alpha']])
-    })
+/** How the arguments are taken: ttl truncated, names and owners trimmed, the caller's token used. */
+function acquireInputCases(makeStore: MakeStore): void {
+  it('truncates a fractional-millisecond ttl', async () => {
+    const store = await makeStore()
+    await store.acquire('net-a', 'alpha', t0, 1500.9)
+    expect((await store.get('net-a'))?.expiresAt).toEqual(at(1500))
+  })
 
-    it('uses the token the caller drew, so an unanswered acquire can be released by it', async () => {
-      const store = await makeStore()
-      const grant = await granted(store.acquire('net-a', 'alpha', t0, 3000, { token: 'drawn-by-caller' }))
-      expect(grant.token).toBe('drawn-by-caller')
-      await store.release({ name: 'net-a', owner: 'alpha', token: 'drawn-by-caller' })
-      expect(await store.get('net-a'), 'the release by the drawn token left the lease held').toMatchObject({
-        owner: undefined,
-      })
+  it('trims names and owners', async () => {
+    const store = await makeStore()
+    expect(await store.acquire('  net-a ', ' alpha  ', t0, 3000)).toMatchObject({
+      name: 'net-a',
+      owner: 'alpha',
     })
+    expect(
+      await store.acquire('net-a', 'alpha', at(1), 3000),
+      'the trimmed owner is a different owner',
+    ).not.toBe(false)
+    expect((await store.list()).map((l) => [l.name, l.owner])).toEqual([['net-a', 'alpha']])
+  })
 
-    it('keeps independent names independent', async () => {
-      const store = await makeStore()
-      const a = await granted(store.acquire('net-a', 'alpha', t0, 3000))
-      expect(await store.acquire('net-b', 'beta', t0, 3000)).toMatchObject({ fence: 1 })
-      await store.release(a)
-      expect((await store.list()).map((l) => [l.name, l.owner])).toEqual([
-        ['net-a', undefined],
-        ['net-b', 'beta'],
-      ])
+  it('uses the token the caller drew, so an unanswered acquire can be released by it', async () => {
+    const store = await makeStore()
+    const grant = await granted(store.acquire('net-a', 'alpha', t0, 3000, { token: 'drawn-by-caller' }))
+    expect(grant.token).toBe('drawn-by-caller')
+    await store.release({ name: 'net-a', owner: 'alpha', token: 'drawn-by-caller' })
+    expect(await store.get('net-a'), 'the release by the drawn token left the lease held').toMatchObject({
+      owner: undefined,
     })
+  })
+}
 
-    it('answers get for a lease it never had with undefined', async () => {
-      const store = await makeStore()
-      expect(await store.get('never')).toBeUndefined()
-    })
+/** One name's lease never touches another's. */
+function acquireNameCases(makeStore: MakeStore): void {
+  it('keeps independent names independent', async () => {
+    const store = await makeStore()
+    const a = await granted(store.acquire('net-a', 'alpha', t0, 3000))
+    expect(await store.acquire('net-b', 'beta', t0, 3000)).toMatchObject({ fence: 1 })
+    await store.release(a)
+    expect((await store.list()).map((l) => [l.name, l.owner])).toEqual([
+      ['net-a', undefined],
+      ['net-b', 'beta'],
+    ])
+  })
+
+  it('answers get for a lease it never had with undefined', async () => {
+    const store = await makeStore()
+    expect(await store.get('never')).toBeUndefined()
   })
 }
 

@@ -93,7 +93,10 @@ export async function onceCommand(
       ledger: openRunLedger(world.connection?.db, world.connection?.connected, log),
       runHistory: config.runHistory,
       pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
-      forge: world.forge.octokit,
+      // A getter: the forge's client is built only if the pass runs and asks for it.
+      get forge() {
+        return world.forge.octokit
+      },
       meter: world.forge.meter,
       log,
       clock: systemClock,
@@ -155,6 +158,9 @@ async function buildPass(
   return net.net.term(resources, { options: net.options, log, signal: term, stepDownAt })
 }
 
+/** What each read-only command reads, for the message when Mongo does not answer. */
+const STORE_OF: Record<string, string> = { status: 'lease store', history: 'run ledger' }
+
 /** Opens the configured database for a read-only command, or says there is nothing to read. */
 async function withDatabase(
   command: string,
@@ -181,7 +187,7 @@ async function withDatabase(
     await read(connection, AbortSignal.timeout(QUERY_BOUND_MS))
     return EXIT.ok
   } catch (error) {
-    io.err(`leasecron ${command}: the store did not answer: ${describeMongoError(error)}`)
+    io.err(`leasecron ${command}: the ${STORE_OF[command]} did not answer: ${describeMongoError(error)}`)
     return EXIT.failure
   } finally {
     stop.abort()

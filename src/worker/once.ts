@@ -136,7 +136,9 @@ function oncePass(
     claimBoundMs: spec.net.pacing.ttlMs / 3,
     ledger: spec.ledger,
     keepRuns: spec.runHistory,
-    forge: spec.forge,
+    get forge() {
+      return spec.forge
+    },
     meter: spec.meter,
     clock: spec.clock,
     log: spec.log,

@@ -209,7 +209,9 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       claimBoundMs: net.pacing.ttlMs / 3,
       ledger: options.ledger,
       keepRuns: options.runHistory,
-      forge: options.forge,
+      get forge() {
+        return options.forge
+      },
       meter: options.meter,
       metrics,
       clock: options.clock,

@@ -102,7 +102,10 @@ async function runInLane(
       spec.pass({
         signal: spec.term,
         log,
-        forge: spec.forge,
+        // Read on use: a pass that never calls the forge never builds its client (Octokit, undici).
+        get forge() {
+          return spec.forge
+        },
         pass: number,
         fence: spec.fence,
         slot: spec.slot,

@@ -272,7 +272,10 @@ function startCampaigns(
       owner: w.owner,
       net: n,
       resources: resources.get(n.net.name),
-      forge: w.forge!.octokit,
+      // A getter: the forge's client is built when a pass first asks for it, not before the first acquire.
+      get forge() {
+        return w.forge!.octokit
+      },
       log: w.log,
       metrics: w.metrics,
       clock: w.clock,

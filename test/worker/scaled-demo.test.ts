@@ -82,7 +82,7 @@ async function holderOf(env: Record<string, string>, lease: string): Promise<str
   const status = spawnNodeProcess(MAIN, ['status'], env, { label: 'status' })
   const { code } = await status.exited
   expect(code, status.text.join('\n')).toBe(0)
-  expect(status.text[0], 'status printed no header row').toMatch(/^LEASE\s+OWNER\s+FENCE\s+EXPIRES$/)
+  expect(status.text[0], 'status printed no header row').toMatch(/^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+LAST RUN$/)
   const line = status.text.find((l) => l.startsWith(`${lease} `) && l.includes('expires in'))
   return line?.split(/\s+/)[1]
 }
