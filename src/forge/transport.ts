@@ -12,15 +12,18 @@
  * unsupported.
  */
 import { createRequire } from 'node:module'
-import type { Agent, Dispatcher } from 'undici'
+import type { Agent, Dispatcher, RequestInit, Response } from 'undici'
 import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
 import { spendsPoint } from './rate-limit-points.js'
 import { stringHeader } from './rate-limit-watch.js'
 
-/** A fetch-compatible function, as Octokit's `request.fetch` expects. */
-export type ForgeFetch = (input: string | URL, init?: Record<string, unknown>) => Promise<Response>
+/**
+ * A fetch-compatible function, as Octokit's `request.fetch` expects (Octokit types it `any`). Its types are
+ * undici's own, not the DOM's: the two Response types differ in detail, and this fetch is undici's.
+ */
+export type ForgeFetch = (input: string | URL, init?: RequestInit) => Promise<Response>
 
 /** The transport handed to Octokit. */
 export interface ForgeTransport {
@@ -66,11 +69,9 @@ export function createForgeTransport(options: ForgeTransportOptions): ForgeTrans
     dispatcher,
     fetch: async (input, init) => {
       try {
-        return (await undiciFetch(input, { ...init, dispatcher } as Parameters<
-          typeof undiciFetch
-        >[1])) as unknown as Response
+        return await undiciFetch(input, { ...init, dispatcher })
       } catch (error) {
-        throw asAbortError(error, init?.signal as AbortSignal | undefined)
+        throw asAbortError(error, init?.signal ?? undefined)
       }
     },
     close: () => {
@@ -145,6 +146,17 @@ export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherCom
 }
 
 type DispatchHeaders = Dispatcher.DispatchOptions['headers']
+type HeaderPair = [string, string | string[] | undefined]
+
+/** undici's flat `[name, value, name, value]` list (not a list of pairs). */
+function isFlatList(headers: NonNullable<DispatchHeaders>): headers is string[] {
+  return Array.isArray(headers) && (headers.length === 0 || !Array.isArray(headers[0]))
+}
+
+/** Any iterable of `[name, value]` pairs: an array of pairs, a Headers, a Map. */
+function isPairs(headers: NonNullable<DispatchHeaders>): headers is Iterable<HeaderPair> {
+  return Symbol.iterator in headers
+}
 
 /** Copies the headers without LANE_HEADER (any case), returning the lane it carried. */
 function stripLane(headers: DispatchHeaders): { headers: DispatchHeaders; lane: string | undefined } {
@@ -152,33 +164,25 @@ function stripLane(headers: DispatchHeaders): { headers: DispatchHeaders; lane: 
   let lane: string | undefined
   const isLane = (name: unknown) => typeof name === 'string' && name.toLowerCase() === LANE_HEADER
   const laneValue = (value: unknown) => (Array.isArray(value) ? String(value[0]) : String(value))
-  if (Array.isArray(headers)) {
-    // undici accepts a flat [name, value, name, value] list as well as [[name, value]] pairs.
-    if (headers.length > 0 && Array.isArray(headers[0])) {
-      const pairs = (headers as unknown as [string, string][]).filter(([name, value]) => {
-        if (!isLane(name)) return true
-        lane = laneValue(value)
-        return false
-      })
-      return { headers: pairs as unknown as DispatchHeaders, lane }
-    }
-    const flat: unknown[] = []
+  if (isFlatList(headers)) {
+    const flat: string[] = []
     for (let i = 0; i < headers.length; i += 2) {
-      if (isLane(headers[i])) lane = laneValue(headers[i + 1])
-      else flat.push(headers[i], headers[i + 1])
+      const [name, value] = [headers[i], headers[i + 1]]
+      if (isLane(name)) lane = laneValue(value)
+      else if (name !== undefined && value !== undefined) flat.push(name, value)
     }
-    return { headers: flat as DispatchHeaders, lane }
+    return { headers: flat, lane }
   }
-  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    const pairs: [string, string][] = []
-    for (const [name, value] of headers as Iterable<[string, string]>) {
+  if (isPairs(headers)) {
+    const pairs: HeaderPair[] = []
+    for (const [name, value] of headers) {
       if (isLane(name)) lane = laneValue(value)
       else pairs.push([name, value])
     }
-    return { headers: pairs as unknown as DispatchHeaders, lane }
+    return { headers: pairs, lane }
   }
   const copy: Record<string, string | string[] | undefined> = {}
-  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+  for (const [name, value] of Object.entries(headers)) {
     if (isLane(name)) lane = laneValue(value)
     else copy[name] = value
   }

@@ -48,6 +48,12 @@ export interface RunSpec {
   log?: LeaseLog
   /** Every term event, typed (metrics subscribe here). A throwing subscriber is ignored. */
   onEvent?: (event: TermEvent) => void
+  /**
+   * Called each time an acquire or a renewal settles, answered or not (a store that does not answer
+   * still counts: the campaign moved on). A campaign that stops calling it for several retry periods is
+   * stuck — a heartbeat for liveness checks. A throwing hook is ignored.
+   */
+  onAttempt?: (operation: 'acquire' | 'renew') => void
   /** Time source; the process clock by default. */
   clock?: Clock
   /** Random source in [0, 1) for the retry jitter; Math.random by default. */
@@ -95,6 +101,7 @@ interface CheckedSpec {
   retryMs: number
   signal: AbortSignal
   subscribers: Array<(event: TermEvent) => void>
+  onAttempt: (operation: 'acquire' | 'renew') => void
   clock: Clock
   random: () => number
 }
@@ -130,8 +137,20 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
     retryMs: checkRetry(name, ttlMs, spec.retryMs),
     signal: spec.signal ?? new AbortController().signal,
     subscribers: [spec.onEvent, spec.log && termEventLog(spec.log)].filter((s) => s !== undefined),
+    onAttempt: ignoringThrows(spec.onAttempt),
     clock: spec.clock ?? systemClock,
     random: spec.random ?? Math.random,
+  }
+}
+
+/** The hook, or nothing; a hook that throws must not end the campaign. */
+function ignoringThrows(hook: RunSpec['onAttempt']): CheckedSpec['onAttempt'] {
+  return (operation) => {
+    try {
+      hook?.(operation)
+    } catch {
+      // A liveness hook that throws is the hook's problem, never the campaign's.
+    }
   }
 }
 
@@ -186,6 +205,7 @@ class Campaign {
     const answer = await this.#call(ttlMs / 3, signal, (s) =>
       this.#store.acquire(name, owner, clock.now(), ttlMs, { signal: s, token }),
     )
+    this.#spec.onAttempt('acquire')
     if (!answer.ok) {
       if (!signal.aborted) this.#noteFailure('acquire', answer.error)
       // The grant may have landed without its answer: give that term up, so a deaf candidate holds nothing.
@@ -264,6 +284,7 @@ class Campaign {
   }
 
   #noteRenewal(grant: LeaseGrant, answer: Answer<boolean>, stepDownInMs: number): void {
+    this.#spec.onAttempt('renew')
     if (answer.ok) {
       this.#noteAnswer()
       return

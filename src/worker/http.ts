@@ -1,5 +1,6 @@
 /**
- * The worker's HTTP surface: /healthz (the process is live: its event loop is not stalled, liveness.ts),
+ * The worker's HTTP surface: /healthz (the process is live: its event loop is not stalled and no campaign
+ * is stuck, liveness.ts),
  * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text), /status (the
  * status snapshot as JSON) and / (the status page). Nothing else; it serves no secrets and takes no input.
  */
@@ -7,6 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
+import type { StaleCampaign } from './campaign-heartbeats.js'
 import { livenessResponse, watchEventLoop } from './liveness.js'
 
 export interface HealthServer {
@@ -21,6 +23,8 @@ export interface HealthServerOptions {
   registry: Registry
   /** Whether the worker can do its work now: the store answers. */
   ready(): Promise<{ ready: boolean; detail: Record<string, unknown> }>
+  /** The campaigns silent past their limit (campaign-heartbeats.ts); /healthz fails while any is. */
+  staleCampaigns?: () => StaleCampaign[]
   /** The status snapshot behind /status and the page at /; both 404 without it. */
   status?: StatusRoutesOptions
 }
@@ -35,7 +39,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.end(body)
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, '{"error":"method not allowed"}')
-    if (path === '/healthz') return reply(...livenessResponse(liveness.check()))
+    if (path === '/healthz')
+      return reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
     if (path === '/readyz') {
       options.ready().then(
         ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),

@@ -1,13 +1,14 @@
 /**
- * Event-loop liveness for `/healthz`: the process is live while its event loop keeps turning. A loop
+ * Liveness for `/healthz`: the process is live while its event loop keeps turning and every campaign
+ * keeps attempting (campaign-heartbeats.ts). A loop
  * blocked outright cannot answer the probe at all (the probe times out); this catches the loop that still
  * answers now and then but is stalled for seconds at a time (a synchronous hot spot, a pass gone wrong),
  * during which campaigns cannot renew and every term steps down.
  *
- * It does not check the store or the forge (that is `/readyz`: a restart cures neither), nor yet campaign
- * progress: a stale-campaign check needs a per-attempt signal from run(), which it does not report.
+ * It does not check the store or the forge (that is `/readyz`: a restart cures neither).
  */
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
+import type { StaleCampaign } from './campaign-heartbeats.js'
 
 /** Above this many milliseconds of event-loop delay since the previous check, the process is not live. */
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 5_000
@@ -44,7 +45,24 @@ export function watchEventLoop(maxEventLoopDelayMs = DEFAULT_MAX_EVENT_LOOP_DELA
   }
 }
 
-/** The `/healthz` answer for a report: 200 when live, 503 (the kubelet's failure) when stalled. */
-export function livenessResponse(report: LivenessReport): [status: number, body: string] {
-  return [report.live ? 200 : 503, JSON.stringify({ status: report.live ? 'ok' : 'stalled', ...report })]
+/**
+ * The `/healthz` answer: 200 when the loop is live and no campaign is stale; 503 (the kubelet's failure)
+ * with status `stalled` (the event loop) or `stuck` (naming each stale campaign) otherwise.
+ */
+export function livenessResponse(
+  report: LivenessReport,
+  staleCampaigns: readonly StaleCampaign[] = [],
+): [status: number, body: string] {
+  const live = report.live && staleCampaigns.length === 0
+  const status = !report.live ? 'stalled' : live ? 'ok' : 'stuck'
+  const stuck = staleCampaigns.map((c) => `${c.net} (lease ${c.lease}): no attempt for ${c.silentMs} ms`)
+  return [
+    live ? 200 : 503,
+    JSON.stringify({
+      status,
+      ...report,
+      live,
+      ...(stuck.length > 0 ? { staleCampaigns, detail: `campaign stuck: ${stuck.join('; ')}` } : {}),
+    }),
+  ]
 }

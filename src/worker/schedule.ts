@@ -55,16 +55,14 @@ export function checkSchedule(expression: string): ScheduleCheck {
 }
 
 /**
- * The first time a valid `expression` fires strictly after `after` (the wall clock by default), for the
- * log line a net writes when elected. node-cron counts from the current wall time, so for an `after` in
- * the past this is the first firing after now. Throws when the expression is not valid (check it first).
+ * The first time a valid `expression` fires strictly after `after` (the wall clock by default), read in
+ * SCHEDULE_TIME_ZONE: the "next pass" a net logs when its term begins. Computed by cron-parser, which
+ * counts from `after` itself (node-cron could only count from the current wall time). Throws cron-parser's
+ * error when the expression is not valid (check it first with checkSchedule).
  */
 export function nextFireTime(expression: string, after: Date = new Date()): Date {
-  for (let count = 8; count <= 4096; count *= 8) {
-    const found = nextFireTimes(expression, count).find((d) => d.getTime() > after.getTime())
-    if (found) return found
-  }
-  throw new Error(`schedule ${JSON.stringify(expression)}: no firing found after ${after.toISOString()}`)
+  const parsed = CronExpressionParser.parse(expression.trim(), { currentDate: after, tz: SCHEDULE_TIME_ZONE })
+  return parsed.next().toDate()
 }
 
 function nextFireTimes(expression: string, count: number): Date[] {

@@ -19,10 +19,11 @@ import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
 import type { RunLedger } from '../runs/run-ledger.js'
+import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
+import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
 import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
 export interface NetCampaignOptions {
@@ -45,6 +46,8 @@ export interface NetCampaignOptions {
   unelected?: boolean
   /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
   held?: Map<string, LeaseTerm>
+  /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
+  heartbeats?: CampaignHeartbeats
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -60,6 +63,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       live: () => !options.signal.aborted,
     })
   }
+  const heartbeat = options.heartbeats?.watch({ lease, net: net.net.name, limitMs: staleLimitMs(net.pacing) })
   return run(
     options.store,
     {
@@ -71,6 +75,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       clock: options.clock,
       log: leaseLog(log),
       onEvent: termMetrics(metrics),
+      onAttempt: () => heartbeat?.beat(),
     },
     async (term, info) => {
       options.held?.set(lease, { name: lease, owner, token: info.token })
@@ -80,7 +85,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
         options.held?.delete(lease)
       }
     },
-  )
+  ).finally(() => heartbeat?.end())
 }
 
 /** The lease metrics, derived from run()'s typed term events. */
@@ -139,6 +144,7 @@ async function serveTerm(
     },
   )
   await task.start()
+  logNextPass(termLog, net, options.clock.now())
   if (net.catchUp === 'latest') serve.now(slotAtOrBefore(net.schedule, options.clock.now()))
   try {
     await new Promise<void>((resolve) => {
@@ -149,6 +155,12 @@ async function serveTerm(
     await task.destroy()
     await serve.settled()
   }
+}
+
+/** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601). */
+function logNextPass(log: Logger, net: NetConfig, now: Date): void {
+  const nextPassAt = nextFireTime(net.schedule, now).toISOString()
+  log.info({ schedule: net.schedule, nextPassAt }, `term began: next scheduled pass at ${nextPassAt}`)
 }
 
 interface SlotServer {

@@ -22,6 +22,7 @@ import {
   startSandboxForge,
 } from '../sandbox/sandbox-forge.js'
 import { DEMO_SANDBOX_DATA } from './demo.js'
+import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
 import { ConfigError, type NetConfig, loadConfig, redactedConfig, type WorkerConfig } from './config.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
@@ -91,6 +92,7 @@ export function createWorker(options: WorkerOptions): Worker {
     stopping: new AbortController(),
     campaigns: [],
     held: new Map(),
+    heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
   }
   w.status = createWorkerStatus({
     owner,
@@ -161,6 +163,8 @@ interface WorkerState {
   status?: WorkerStatus
   /** The terms being served, by lease: what a forced shutdown releases. */
   readonly held: Map<string, LeaseTerm>
+  /** When each campaign last attempted: /healthz fails naming one that stopped. */
+  readonly heartbeats: CampaignHeartbeats
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -176,6 +180,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     port: w.config.port,
     registry: w.metrics.registry,
     ready,
+    staleCampaigns: () => w.heartbeats.stale(),
     ...(w.status ? { status: { snapshot: w.status.snapshot, page } } : {}),
   })
   w.log.info(
@@ -277,6 +282,7 @@ function startCampaigns(
       signal: w.stopping.signal,
       unelected: w.options.unelected ?? false,
       held: w.held,
+      heartbeats: w.heartbeats,
     })
   })
 }

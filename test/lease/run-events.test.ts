@@ -150,6 +150,57 @@ describe('lease.run term events', () => {
     await vi.advanceTimersByTimeAsync(10_000)
   })
 
+  it('reports every acquire and renewal attempt, answered or not, and none once stopped', async () => {
+    let down = false
+    const store = new FaultyStore(new MemoryStore(), (op) =>
+      down && op !== 'release' ? { kind: 'fail' } : { kind: 'pass' },
+    )
+    const stop = new AbortController()
+    const attempts: Array<{ operation: string; at: number }> = []
+    const done = run(
+      store,
+      {
+        name: 'net-a',
+        owner: 'alpha',
+        ttlMs: TTL,
+        retryMs: RETRY,
+        signal: stop.signal,
+        onAttempt: (operation) => {
+          attempts.push({ operation, at: Date.now() })
+          throw new Error('a broken hook')
+        },
+      },
+      (signal) => new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
+    )
+    await vi.advanceTimersByTimeAsync(TTL * 2)
+    const serving = attempts.map((a) => a.operation)
+    expect(serving[0], 'the first acquire went unreported').toBe('acquire')
+    // A renewal every ttl/3: about six in two ttl.
+    expect(serving.filter((o) => o === 'renew').length, 'renewals went unreported').toBeGreaterThanOrEqual(5)
+    down = true
+    const before = attempts.length
+    await vi.advanceTimersByTimeAsync(TTL * 3)
+    const failing = attempts.slice(before)
+    expect(
+      failing.map((a) => a.operation),
+      'unanswered calls were not attempts',
+    ).toContain('renew')
+    expect(
+      failing.map((a) => a.operation),
+      'unanswered acquires were not attempts',
+    ).toContain('acquire')
+    const gaps = failing.slice(1).map((a, i) => a.at - failing[i]!.at)
+    expect(Math.max(...gaps), 'attempts stopped while the store failed').toBeLessThanOrEqual(
+      RETRY * 1.2 + TTL / 3,
+    )
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(10_000)
+    await done
+    const stopped = attempts.length
+    await vi.advanceTimersByTimeAsync(TTL * 3)
+    expect(attempts.length, 'a stopped campaign kept attempting').toBe(stopped)
+  })
+
   it('goes on campaigning and resolves when its log and its event subscriber throw', async () => {
     const store = new MemoryStore()
     const stop = new AbortController()

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
 import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, watchEventLoop } from '../../src/worker/liveness.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
+import { createCampaignHeartbeats } from '../../src/worker/campaign-heartbeats.js'
+import { type Clock, systemClock } from '../../src/lease/clock.js'
 
 /** Blocks the event loop for `ms`, then lets the histogram's timer record the delay. */
 async function stall(ms: number): Promise<void> {
@@ -67,4 +69,42 @@ describe('/healthz', () => {
     expect(stalled.body).toMatchObject({ status: 'stalled', live: false })
     expect((await healthz()).status, 'one stall would fail every later probe').toBe(200)
   }, 30_000)
+})
+
+describe('/healthz and campaign heartbeats', () => {
+  let server: HealthServer | undefined
+  afterEach(() => server?.close())
+
+  it('answers 503 "stuck" naming the net whose campaign went silent past its limit, 200 once it beats', async () => {
+    // A clock of the test's own: the heartbeats read only its monotonic time.
+    let monotonic = 0
+    const clock: Clock = { ...systemClock, monotonic: () => monotonic }
+    const heartbeats = createCampaignHeartbeats(clock)
+    const campaign = heartbeats.watch({ lease: 'merge-gate', net: 'merge-gate-sweeper', limitMs: 9_000 })
+    server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: createWorkerMetrics().registry,
+      ready: async () => ({ ready: true, detail: {} }),
+      staleCampaigns: () => heartbeats.stale(),
+    })
+    const healthz = async () => {
+      const response = await fetch(`http://127.0.0.1:${server!.port}/healthz`)
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    }
+    monotonic = 9_000
+    expect((await healthz()).status, 'a campaign at its limit was called stuck').toBe(200)
+    monotonic = 9_001
+    const stuck = await healthz()
+    expect(stuck.status, 'the kubelet would see a stuck campaign as live').toBe(503)
+    expect(stuck.body).toMatchObject({ status: 'stuck', live: false })
+    expect(String(stuck.body.detail)).toContain(
+      'merge-gate-sweeper (lease merge-gate): no attempt for 9001 ms',
+    )
+    campaign.beat()
+    expect((await healthz()).status, 'a campaign that attempted again stayed stuck').toBe(200)
+    monotonic = 100_000
+    campaign.end()
+    expect((await healthz()).status, 'an ended campaign was called stuck').toBe(200)
+  })
 })

@@ -1,11 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { MemoryRunLedger, MemoryStore, RunLedgerError, loadConfig, systemClock } from '../../src/index.js'
+import {
+  defineNet,
+  type LeaseStore,
+  MemoryRunLedger,
+  MemoryStore,
+  RunLedgerError,
+  loadConfig,
+  systemClock,
+} from '../../src/index.js'
+import { createCampaignHeartbeats } from '../../src/worker/campaign-heartbeats.js'
+import { FaultyStore } from '../lease/faulty-store.js'
 import type { RunLedger } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
 import type { ForgeOctokit } from '../../src/forge/github-app.js'
-import { recordingNet, TEST_LEASES } from './test-nets.js'
+import { recordingNet, TEST_LEASES, TICK_LEASE } from './test-nets.js'
 
 // These passes never talk to the forge; the scheduler only hands the client through.
 const noForge = undefined as unknown as ForgeOctokit
@@ -25,15 +35,17 @@ class DeafLedger extends MemoryRunLedger {
 }
 
 interface CampaignOptions {
-  store?: MemoryStore
+  store?: LeaseStore
   owner?: string
   ledger?: RunLedger
   env?: Record<string, string>
   runHistory?: number
+  log?: ReturnType<typeof createLogger>
+  heartbeats?: ReturnType<typeof createCampaignHeartbeats>
 }
 
-function campaign(net: ReturnType<typeof recordingNet>['net'], options: CampaignOptions = {}) {
-  const { store = new MemoryStore(), owner = 'alpha', ledger = new MemoryRunLedger() } = options
+function campaign(net: Parameters<typeof loadConfig>[1][number], options: CampaignOptions = {}) {
+  const { store = new MemoryStore(), owner = 'alpha', ledger = new MemoryRunLedger(), heartbeats } = options
   const loaded = loadConfig(options.env ?? {}, [net], TEST_LEASES)
   if (!loaded.ok) throw new Error('test net configuration rejected')
   const stop = new AbortController()
@@ -46,12 +58,14 @@ function campaign(net: ReturnType<typeof recordingNet>['net'], options: Campaign
     net: loaded.config.nets[0]!,
     resources: {},
     forge: noForge,
-    log: silent,
+    log: options.log ?? silent,
     metrics,
     clock: systemClock,
     signal: stop.signal,
+    ...(heartbeats ? { heartbeats } : {}),
   })
-  return { stop: () => stop.abort(), done, metrics, store, ledger }
+  const { ttlMs } = loaded.config.nets[0]!.pacing
+  return { stop: () => stop.abort(), done, metrics, store, ledger, ttlMs }
 }
 
 async function counter(
@@ -90,6 +104,28 @@ describe('the scheduler', () => {
       '2026-09-30T15:00:03.000Z',
     ])
     expect(new Set(passes.map((p) => p.fence)).size, 'the passes of one term carry one fence').toBe(1)
+    c.stop()
+    await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+
+  it('logs one line per term with the net, the fence and the next pass time in UTC', async () => {
+    const lines: Record<string, unknown>[] = []
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line)) }
+    const log = createLogger({ level: 'info', destination, pretty: false })
+    const { net } = recordingNet({ schedule: '*/5 * * * *' })
+    const c = campaign(net, { log })
+    await vi.advanceTimersByTimeAsync(100)
+    const began = lines.filter((l) => typeof l.nextPassAt === 'string')
+    expect(began, 'an operator cannot tell when an elected net will next run').toEqual([
+      expect.objectContaining({
+        level: 'info',
+        net: net.name,
+        fence: 1,
+        nextPassAt: '2026-09-30T15:05:00.000Z',
+      }),
+    ])
+    expect(String(began[0]!.msg)).toContain('2026-09-30T15:05:00.000Z')
     c.stop()
     await vi.advanceTimersByTimeAsync(1000)
     await c.done
@@ -249,6 +285,78 @@ describe('the scheduler', () => {
     expect(passes, 'a pass started after the term’s deadline').toHaveLength(1)
     c.stop()
     await vi.advanceTimersByTimeAsync(1000)
+    await c.done
+  })
+})
+
+/** A net whose first pass ignores its abort until the test lets it end: the stuck pass liveness is for. */
+function stuckNet() {
+  let letGo = () => {}
+  let first = true
+  const net = defineNet({
+    name: 'tick-net',
+    lease: TICK_LEASE.name,
+    schedule: '* * * * * *',
+    description: 'a first pass that hangs',
+    options: {},
+    setup: () => ({}),
+    term: () => async () => {
+      if (!first) return
+      first = false
+      await new Promise<void>((resolve) => {
+        letGo = resolve
+      })
+    },
+  })
+  return { net, letGo: () => letGo() }
+}
+
+/** A store whose renewals are refused once `lose()` is called: the term ends as lost. */
+function losingStore() {
+  let losing = false
+  const store = new FaultyStore(new MemoryStore(), (op) =>
+    losing && op === 'renew' ? { kind: 'refuse' } : { kind: 'pass' },
+  )
+  return { store, lose: () => (losing = true) }
+}
+
+describe('campaign heartbeats', () => {
+  it('name a campaign stuck behind a pass that ignores its abort, once silent past 3× its TTL', async () => {
+    const heartbeats = createCampaignHeartbeats(systemClock)
+    const { store, lose } = losingStore()
+    const { net, letGo } = stuckNet()
+    const c = campaign(net, { store, heartbeats })
+    await vi.advanceTimersByTimeAsync(100)
+    lose()
+    await vi.advanceTimersByTimeAsync(2 * c.ttlMs)
+    expect(heartbeats.stale(), 'a campaign was called stuck within its limit').toEqual([])
+    await vi.advanceTimersByTimeAsync(2 * c.ttlMs)
+    expect(heartbeats.stale(), 'a stuck campaign would pass /healthz').toEqual([
+      expect.objectContaining({ net: 'tick-net', lease: TICK_LEASE.name, limitMs: 3 * c.ttlMs }),
+    ])
+    letGo()
+    await vi.advanceTimersByTimeAsync(c.ttlMs)
+    expect(heartbeats.stale(), 'a campaign that attempts again stayed stuck').toEqual([])
+    c.stop()
+    await vi.advanceTimersByTimeAsync(c.ttlMs)
+    await c.done
+    await vi.advanceTimersByTimeAsync(10 * c.ttlMs)
+    expect(heartbeats.stale(), 'a stopped campaign was called stuck').toEqual([])
+  })
+
+  it('keep a campaign whose store refuses it live: it goes on attempting', async () => {
+    const heartbeats = createCampaignHeartbeats(systemClock)
+    const { store, lose } = losingStore()
+    const { net } = recordingNet({ passMs: () => 60_000 })
+    const c = campaign(net, { store, heartbeats })
+    await vi.advanceTimersByTimeAsync(100)
+    lose()
+    for (let i = 0; i < 10; i++) {
+      await vi.advanceTimersByTimeAsync(c.ttlMs)
+      expect(heartbeats.stale(), 'a campaign that keeps attempting was called stuck').toEqual([])
+    }
+    c.stop()
+    await vi.advanceTimersByTimeAsync(c.ttlMs)
     await c.done
   })
 })
