@@ -144,7 +144,7 @@ async function serveTerm(
     },
   )
   await task.start()
-  logNextPass(termLog, net, options.clock.now())
+  logNextPass(log.child({ fence: info.fence }), net, options.clock.now())
   if (net.catchUp === 'latest') serve.now(slotAtOrBefore(net.schedule, options.clock.now()))
   try {
     await new Promise<void>((resolve) => {
