@@ -20,7 +20,7 @@ import {
 } from './config.js'
 import { prepareDemo } from './demo.js'
 import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
-import { type WorkerFileConfig, loadWorkerFile } from './load-config-file.js'
+import { loadWorkerFile, type WorkerFileConfig } from './load-config-file.js'
 import { runSandbox, SANDBOX_HELP } from './sandbox-command.js'
 import { storeStatusSnapshot } from './status/cli-status.js'
 import { createWorker } from './worker.js'

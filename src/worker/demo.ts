@@ -10,8 +10,8 @@ import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
 import { MemoryGateRunStore } from '../nets/merge-gate/memory-gate-run-store.js'
 import { createMergeGateSweeper, MERGE_GATE_SWEEPER } from '../nets/merge-gate/merge-gate-sweeper.js'
 import type { NetDefinition } from '../nets/net.js'
-import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
+import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 
 /** The sandbox's data when the worker starts it: a few repositories with pull requests and issues. */
 export const DEMO_SANDBOX_DATA = { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 } as const

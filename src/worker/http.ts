@@ -7,9 +7,9 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
-import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
 import type { StaleCampaign } from './campaign-heartbeats.js'
 import { livenessResponse, watchEventLoop } from './liveness.js'
+import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
 
 export interface HealthServer {
   server: Server

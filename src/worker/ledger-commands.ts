@@ -12,10 +12,15 @@ import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.
 import type { NetConfig, WorkerConfig } from './config.js'
 import { DEMO_SANDBOX_DATA } from './demo.js'
 import { EXIT } from './exit-codes.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
 import { historyJson, historyLines, statusLines } from './ledger-views.js'
 import { createLogger, type Logger } from './logger.js'
-import { forgeCacheSettings } from './forge-cache-settings.js'
-import { connectMongo, describeMongoError, type MongoConnection } from './mongo-connection.js'
+import {
+  connectForCommand,
+  connectMongo,
+  describeMongoError,
+  type MongoConnection,
+} from './mongo-connection.js'
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from './once.js'
 import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
@@ -174,13 +179,7 @@ async function withDatabase(
     )
     return EXIT.ok
   }
-  const stop = new AbortController()
-  const connection = connectMongo(
-    config.mongo.uri,
-    config.mongo.db,
-    createLogger({ level: 'silent' }),
-    stop.signal,
-  )
+  const connection = connectForCommand(config.mongo)
   try {
     // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
     await connection.client.connect()
@@ -190,8 +189,7 @@ async function withDatabase(
     io.err(`leasecron ${command}: the ${STORE_OF[command]} did not answer: ${describeMongoError(error)}`)
     return EXIT.failure
   } finally {
-    stop.abort()
-    await connection.close().catch(() => undefined)
+    await connection.end()
   }
 }
 

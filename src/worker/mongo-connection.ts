@@ -6,8 +6,7 @@
  */
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
-import { scrubSecrets } from './logger.js'
-import type { Logger } from './logger.js'
+import { createLogger, type Logger, scrubSecrets } from './logger.js'
 
 export interface MongoConnection {
   client: MongoClient
@@ -158,4 +157,21 @@ function findSystemError(error: unknown, depth: number): SystemErrorFields | und
     if (inner) return inner
   }
   return findSystemError(e.cause, depth + 1)
+}
+
+/**
+ * A connection for a one-shot command (`status`, `history`, `status --json`): it logs nothing of its own,
+ * and `end()` stops its background connecting and closes it (never rejects).
+ */
+export function connectForCommand(mongo: { uri: string; db: string }): MongoConnection & {
+  end(): Promise<void>
+} {
+  const stop = new AbortController()
+  const connection = connectMongo(mongo.uri, mongo.db, createLogger({ level: 'silent' }), stop.signal)
+  return Object.assign(connection, {
+    async end() {
+      stop.abort()
+      await connection.close().catch(() => undefined)
+    },
+  })
 }

@@ -6,24 +6,27 @@
  * runs one process on an in-memory store (and says so: a second replica would elect itself too). With no
  * GitHub App configured it starts the local sandbox forge, so a fresh checkout does real work.
  */
-import { LEASES, type LeaseDefinition } from '../leases.js'
+
+import { createForge, type Forge } from '../forge/github-app.js'
 import { type Clock, systemClock } from '../lease/clock.js'
-import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
-import { createForge, type Forge } from '../forge/github-app.js'
-import { forgeCacheSettings } from './forge-cache-settings.js'
+import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
+import { LEASES, type LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
+import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
+import type { RunLedger } from '../runs/run-ledger.js'
 import {
   type SandboxForge,
   type SandboxForgeOptions,
   sandboxForgeConfig,
   startSandboxForge,
 } from '../sandbox/sandbox-forge.js'
-import { DEMO_SANDBOX_DATA } from './demo.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
-import { ConfigError, type NetConfig, loadConfig, redactedConfig, type WorkerConfig } from './config.js'
+import { ConfigError, loadConfig, type NetConfig, redactedConfig, type WorkerConfig } from './config.js'
+import { DEMO_SANDBOX_DATA } from './demo.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
@@ -31,8 +34,6 @@ import { connectMongo, type MongoConnection } from './mongo-connection.js'
 import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
-import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
-import type { RunLedger } from '../runs/run-ledger.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {

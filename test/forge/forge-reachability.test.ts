@@ -1,15 +1,11 @@
-/**
- * A forge that cannot be reached, against real sockets: a refused port, a port fetch refuses, a host
- * DNS does not know. The first failure is logged at once with where and until when; permanent failures
- * are not retried; errors carry the cause chain. And a stopping forge cuts its queued writes short.
- */
-import { createServer } from 'node:net'
+
 import { afterEach, describe, expect, it } from 'vitest'
-import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { ForgeUnreachableError } from '../../src/forge/forge-unreachable-error.js'
+import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { serializeError } from '../../src/worker/logger.js'
+import { freePort as closedPort } from '../support/free-port.js'
 
 const { privateKey } = generateAppKeyPair('pkcs1')
 let forge: Forge | undefined
@@ -37,16 +33,6 @@ function forgeAt(apiUrl: string, lines: Line[], signal?: AbortSignal) {
     ...(signal ? { signal } : {}),
   })
   return forge
-}
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
 }
 
 async function failure(f: Forge): Promise<unknown> {

@@ -2,12 +2,12 @@
  * The CLI's one-shot commands on the built worker: `once`, `status`, `config`, `--help`.
  */
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MongoStore } from '../../src/index.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { freePort as closedPort } from '../support/free-port.js'
 import { mongoServer } from '../support/mongo.js'
 import { startWorkerProcess } from '../support/worker-process.js'
 
@@ -153,16 +153,6 @@ describe('leasecron status and config', () => {
     }
   }, 60_000)
 })
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 describe('what a user tries first', () => {
   it('prints the package version with --version', async () => {

@@ -6,13 +6,13 @@
  */
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { freePort } from '../support/free-port.js'
 import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
 import { MAIN, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
 
@@ -30,15 +30,6 @@ beforeAll(() => {
   const buildError = inject('buildError')
   if (buildError) throw new Error(`dist/ could not be built: ${buildError}`)
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 /** Step 1: the FerretDB binary build.sh prints, listening on a free loopback port. */
 async function startFerretDb(): Promise<string> {
@@ -82,7 +73,9 @@ async function holderOf(env: Record<string, string>, lease: string): Promise<str
   const status = spawnNodeProcess(MAIN, ['status'], env, { label: 'status' })
   const { code } = await status.exited
   expect(code, status.text.join('\n')).toBe(0)
-  expect(status.text[0], 'status printed no header row').toMatch(/^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+LAST RUN$/)
+  expect(status.text[0], 'status printed no header row').toMatch(
+    /^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+LAST RUN$/,
+  )
   const line = status.text.find((l) => l.startsWith(`${lease} `) && l.includes('expires in'))
   return line?.split(/\s+/)[1]
 }

@@ -7,8 +7,7 @@ import { MemoryStore } from '../../lease/memory-store.js'
 import { MongoStore } from '../../lease/mongo-store.js'
 import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
 import type { WorkerConfig } from '../config.js'
-import { createLogger } from '../logger.js'
-import { connectMongo } from '../mongo-connection.js'
+import { connectForCommand } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
 import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
 import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
@@ -35,13 +34,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
     )
     return snapshot
   }
-  const stop = new AbortController()
-  const connection = connectMongo(
-    config.mongo.uri,
-    config.mongo.db,
-    createLogger({ level: 'silent' }),
-    stop.signal,
-  )
+  const connection = connectForCommand(config.mongo)
   try {
     return await collectStatus(
       cliSources(config, {
@@ -54,8 +47,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
       now,
     )
   } finally {
-    stop.abort()
-    await connection.close().catch(() => undefined)
+    await connection.end()
   }
 }
 

@@ -7,7 +7,6 @@ import { CronExpressionParser } from 'cron-parser'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
 import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
-import type { StatusNetPlan, StatusSources } from './status-sources.js'
 import {
   type ForgeStatus,
   type HolderStatus,
@@ -18,6 +17,7 @@ import {
   type StatusSnapshot,
   type StoreStatus,
 } from './status-snapshot.js'
+import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
 /** How many runs per net the snapshot lists. */
 export const RUNS_SHOWN = 20
