@@ -7,9 +7,10 @@
  * Usage: node scripts/check-function-size.mjs [--max N] [--report] [dir …]   (default dir: src)
  * `--report` lists every function over 50 lines too, longest first, and never fails.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
 import ts from 'typescript'
+import { typeScriptFiles } from './typescript-files.mjs'
 
 const AIM = 50
 
@@ -23,19 +24,6 @@ function parseArgs(argv) {
   if (!Number.isInteger(options.max) || options.max < 1) throw new Error('--max takes a whole number ≥ 1')
   if (options.dirs.length === 0) options.dirs.push('src')
   return options
-}
-
-function* typeScriptFiles(dir) {
-  if (!statSync(dir).isDirectory()) {
-    yield dir
-    return
-  }
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry)
-    if (entry === 'node_modules' || entry.startsWith('.')) continue
-    if (statSync(path).isDirectory()) yield* typeScriptFiles(path)
-    else if (/\.(ts|mts|tsx)$/.test(entry) && !entry.endsWith('.d.ts')) yield path
-  }
 }
 
 function functionName(node, source) {

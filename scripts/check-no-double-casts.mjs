@@ -7,22 +7,10 @@
  *
  * Usage: node scripts/check-no-double-casts.mjs [dir …]   (default dir: src)
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
 import ts from 'typescript'
-
-function* typeScriptFiles(dir) {
-  if (!statSync(dir).isDirectory()) {
-    yield dir
-    return
-  }
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry)
-    if (entry === 'node_modules' || entry.startsWith('.')) continue
-    if (statSync(path).isDirectory()) yield* typeScriptFiles(path)
-    else if (/\.(ts|mts|tsx)$/.test(entry) && !entry.endsWith('.d.ts')) yield path
-  }
-}
+import { typeScriptFiles } from './typescript-files.mjs'
 
 const isCast = (node) => ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)
 const ESCAPES = new Set([ts.SyntaxKind.UnknownKeyword, ts.SyntaxKind.AnyKeyword])
