@@ -65,7 +65,13 @@ function campaign(net: Parameters<typeof loadConfig>[1][number], options: Campai
     ...(heartbeats ? { heartbeats } : {}),
   })
   const { ttlMs } = loaded.config.nets[0]!.pacing
-  return { stop: () => stop.abort(), done, metrics, store, ledger, ttlMs }
+  /** Stops the campaign and lets its term end and release (fake timers advance past the release). */
+  const finish = async () => {
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(1000)
+    await done
+  }
+  return { stop: () => stop.abort(), finish, done, metrics, store, ledger, ttlMs }
 }
 
 async function counter(
@@ -104,9 +110,7 @@ describe('the scheduler', () => {
       '2026-09-30T15:00:03.000Z',
     ])
     expect(new Set(passes.map((p) => p.fence)).size, 'the passes of one term carry one fence').toBe(1)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('logs one line per term with the net, the fence and the next pass time in UTC', async () => {
@@ -126,9 +130,7 @@ describe('the scheduler', () => {
       }),
     ])
     expect(String(began[0]!.msg)).toContain('2026-09-30T15:05:00.000Z')
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('with CATCH_UP=none waits for the schedule’s next tick', async () => {
@@ -138,18 +140,14 @@ describe('the scheduler', () => {
     expect(passes, 'a pass ran before the first tick').toEqual([])
     await vi.advanceTimersByTimeAsync(600)
     expect(passes.map((p) => p.slot)).toEqual(['2026-09-30T15:00:01.000Z'])
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('records each pass in the ledger with its owner, fence and outcome, and the error of a failed one', async () => {
     const { net, passes } = recordingNet({ fail: (n) => n === 2 })
     const c = campaign(net)
     await vi.advanceTimersByTimeAsync(1_500)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
     const runs = await c.ledger.history('tick-net', 10)
     expect(runs.map((r) => [r.slot.toISOString(), r.owner, r.fence, r.outcome])).toEqual([
       ['2026-09-30T15:00:01.000Z', 'alpha', passes[1]!.fence, 'failed'],
@@ -173,9 +171,7 @@ describe('the scheduler', () => {
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'slot-taken' }),
     ).toBe(1)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('runs no pass when the ledger cannot answer a claim, and counts it apart (fail-closed)', async () => {
@@ -186,9 +182,7 @@ describe('the scheduler', () => {
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'claim-failed' }),
     ).toBe(3)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('prunes the ledger to LEASECRON_RUN_HISTORY runs per net on the term’s first pass', async () => {
@@ -203,9 +197,7 @@ describe('the scheduler', () => {
     const kept = await ledger.history('tick-net', 100)
     expect(kept, 'the holder did not prune the ledger').toHaveLength(3)
     expect(kept[0]!.slot.toISOString()).toBe('2026-09-30T15:00:00.000Z')
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('skips and counts a tick that finds the previous pass still running', async () => {
@@ -218,9 +210,7 @@ describe('the scheduler', () => {
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
     ).toBe(4)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('aborts the pass in flight when the term ends and awaits it before releasing', async () => {
@@ -245,9 +235,7 @@ describe('the scheduler', () => {
     expect(passes.map((p) => p.pass)).toEqual([1, 2, 3, 4, 5])
     expect(terms(), 'a failing pass ended the term').toBe(1)
     expect(await counter(c.metrics, 'leasecron_pass_errors_total', { net: 'tick-net' })).toBe(1)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 
   it('builds the term state afresh for every term', async () => {
@@ -283,9 +271,7 @@ describe('the scheduler', () => {
       performance.now = performanceNow
     }
     expect(passes, 'a pass started after the term’s deadline').toHaveLength(1)
-    c.stop()
-    await vi.advanceTimersByTimeAsync(1000)
-    await c.done
+    await c.finish()
   })
 })
 
