@@ -7,6 +7,7 @@ import { createForge } from '../forge/github-app.js'
 import { systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
+import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import type { NetConfig, WorkerConfig } from './config.js'
@@ -197,7 +198,7 @@ async function withDatabase(
 export function statusCommand(config: WorkerConfig, io: CommandIo): Promise<number> {
   return withDatabase('status', config, io, async (connection, signal) => {
     const leases = await new MongoStore(connection.db).list({ signal })
-    const ledger = openRunLedger(connection.db, undefined, createLogger({ level: 'silent' }))
+    const ledger = new MongoRunLedger(connection.db)
     const lastRuns = new Map<string, RunRecord>()
     for (const n of config.nets) {
       const [last] = await ledger.history(n.net.name, 1, { signal })
@@ -225,7 +226,7 @@ export async function historyCommand(
     return EXIT.usage
   }
   return withDatabase('history', config, io, async (connection, signal) => {
-    const ledger = openRunLedger(connection.db, undefined, createLogger({ level: 'silent' }))
+    const ledger = new MongoRunLedger(connection.db)
     const runs = await ledger.history(net.net.name, limit, { signal })
     if (options.json) io.out(JSON.stringify(runs.map(historyJson)))
     else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
