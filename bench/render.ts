@@ -295,7 +295,9 @@ async function footprintSection(footprint: Json): Promise<string[]> {
   return [
     '## 4. Footprint',
     '',
-    `One worker with ten do-nothing nets on Mongo. Cold start: ${footprint.inputs.coldStart} (${footprint.inputs.coldStarts} trials, medians). Idle: ${footprint.inputs.idle}, over ${footprint.idle.windowS} s.`,
+    `One worker with ten do-nothing nets on Mongo; the worker is ${footprint.inputs.worker ?? '`node dist/src/worker/main.js`'}. Cold start: ${footprint.inputs.coldStart} (${footprint.inputs.coldStarts} trials, medians). Idle: ${footprint.inputs.idle}, over ${footprint.idle.windowS} s.`,
+    '',
+    `Load average when it ran: ${footprint.machine.loadAverage.join(' / ')} (1 / 5 / 15 min). Read the ratios on a quiet machine: under load \`node -e 0\` slows more than the worker does, which flatters them.`,
     '',
     footprintTable(footprint),
     '',

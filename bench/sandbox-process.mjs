@@ -3,7 +3,7 @@
 // `{ url, appId, installationId, privateKey }` on stdout, then serves until SIGTERM. Its ground-truth
 // request counts are read and reset over HTTP (`GET /_sandbox/stats`, `POST /_sandbox/stats/reset`).
 // Not a fixture loader and not a forge for anything but loopback benches.
-import { startSandboxForge } from '../dist/index.js'
+import { startSandboxForge } from '../dist/src/sandbox.js'
 
 const generate = JSON.parse(
   process.env.BENCH_SANDBOX ?? '{"repos":3,"pullsPerRepo":12,"issuesPerRepo":20,"seed":1}',

@@ -18,7 +18,8 @@ export const QUICK = process.env.LEASECRON_BENCH_QUICK === '1'
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const resultsDir = join(repoRoot, 'bench', 'results')
-export const WORKER_MAIN = join(repoRoot, 'dist', 'src', 'worker', 'main.js')
+/** The package's bin, as installed users run it (the bundled CLI). */
+export const WORKER_MAIN = join(repoRoot, 'dist', 'bundle', 'leasecron.js')
 export const UNELECTED_MAIN = join(repoRoot, 'bench', 'unelected-worker.mjs')
 export const AGENDA_MAIN = join(repoRoot, 'bench', 'agenda-worker.mjs')
 export const SANDBOX_MAIN = join(repoRoot, 'bench', 'sandbox-process.mjs')

@@ -1,5 +1,9 @@
 /**
  * leasecron's public API. Everything exported is here, spelled out; internals are not exported.
+ *
+ * Not here: the sandbox forge (`leasecron/sandbox`) and the store conformance suite
+ * (`leasecron/testing`), each its own entry so that a process importing `leasecron` for `defineNet` or
+ * `run()` does not load them.
  */
 export type {
   AcquireOptions,
@@ -87,21 +91,6 @@ export {
 } from './forge/forge-config.js'
 export { ForgeConfigError, type ForgeEnvIssue } from './forge/forge-config-error.js'
 export type { ForgeLogger } from './forge/forge-logger.js'
-export {
-  startSandboxForge,
-  sandboxForgeConfig,
-  type SandboxForge,
-  type SandboxForgeOptions,
-} from './sandbox/sandbox-forge.js'
-export { createSandboxAdmin, SandboxAdminError, type SandboxAdmin } from './sandbox/sandbox-admin.js'
-export type { SandboxStatsSnapshot, SandboxStatsEntry } from './sandbox/sandbox-stats.js'
-export { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox/sandbox-generator.js'
-export {
-  loadSandboxFixture,
-  parseSandboxFixture,
-  type SandboxFixtureInput,
-} from './sandbox/sandbox-fixture.js'
-export { SandboxError } from './sandbox/sandbox-error.js'
 export {
   mergeGateSweeper,
   createMergeGateSweeper,

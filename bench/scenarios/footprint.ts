@@ -125,6 +125,7 @@ export async function runFootprint(context: BenchContext): Promise<string> {
 }
 
 const INPUTS = {
+  worker: '`node dist/bundle/leasecron.js`: the package bin as installed, the esbuild bundle',
   nets: 'bench/nets/idle-ten.mjs: ten passes that do nothing, ten leases',
   coldStarts: COLD_STARTS,
   coldStart:

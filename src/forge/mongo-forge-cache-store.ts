@@ -14,7 +14,7 @@
  * for a revalidation cache (a stale validator costs one 200, never a wrong body).
  */
 import { deflateSync, inflateSync } from 'node:zlib'
-import { Binary, type Collection, type Db } from 'mongodb'
+import type { Binary, Collection, Db } from 'mongodb'
 import {
   checkForgeCacheBounds,
   type ForgeCacheBounds,
@@ -30,7 +30,8 @@ interface CacheDocument {
   lastModified?: string
   credential?: string
   headers: Record<string, string>
-  body: Binary
+  /** Written as bytes (the driver stores them as BinData), read back as the driver's Binary. */
+  body: Uint8Array | Binary
   bytes: number
   usedAt: number
 }
@@ -72,7 +73,7 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     const doc: CacheDocument = {
       _id: entry.key,
       headers: entry.headers,
-      body: new Binary(deflateSync(entry.body)),
+      body: deflateSync(entry.body),
       bytes,
       usedAt: this.#stamp(),
       ...(entry.etag === undefined ? {} : { etag: entry.etag }),
@@ -126,7 +127,7 @@ function entryOf(doc: CacheDocument): ForgeCacheEntry {
   return {
     key: doc._id,
     headers: doc.headers,
-    body: inflateSync(doc.body.buffer),
+    body: inflateSync(doc.body instanceof Uint8Array ? doc.body : doc.body.buffer),
     ...(doc.etag === undefined ? {} : { etag: doc.etag }),
     ...(doc.lastModified === undefined ? {} : { lastModified: doc.lastModified }),
     ...(doc.credential === undefined ? {} : { credential: doc.credential }),

@@ -23,7 +23,8 @@
  * Like every LeaseStore, it elects for load, not for exclusion; see store.ts.
  */
 import { randomUUID } from 'node:crypto'
-import { type Collection, type Db, MongoServerError, type WriteConcernSettings } from 'mongodb'
+import type { Collection, Db, WriteConcernSettings } from 'mongodb'
+import { isDuplicateKeyError } from './duplicate-key.js'
 import {
   type AcquireOptions,
   checkGrant,
@@ -43,7 +44,6 @@ import {
 } from './store.js'
 
 const COMPONENT = 'MongoStore'
-const DUPLICATE_KEY = 11000
 const RELEASED_EXPIRY = new Date(0)
 const DEFAULT_CALL_TIMEOUT_MS = 5_000
 
@@ -130,7 +130,7 @@ export class MongoStore implements LeaseStore {
           ...(before ? { previousHolder: before.owner } : {}),
         }
       } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
+        if (isDuplicateKeyError(error)) return false
         throw error
       }
     })

@@ -19,7 +19,8 @@
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
  */
-import { type Collection, type Db, MongoServerError, type WriteConcernSettings } from 'mongodb'
+import type { Collection, Db, WriteConcernSettings } from 'mongodb'
+import { isDuplicateKeyError } from '../lease/duplicate-key.js'
 import {
   checkClaim,
   checkCount,
@@ -41,7 +42,6 @@ import {
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
 const COMPONENT = 'MongoRunLedger'
-const DUPLICATE_KEY = 11000
 const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
 /** The stored shape of one run. */
@@ -98,7 +98,7 @@ export class MongoRunLedger implements RunLedger {
           await this.#runs.insertOne(doc)
           return true
         } catch (error) {
-          if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
+          if (isDuplicateKeyError(error)) return false
           throw error
         }
       },

@@ -6,24 +6,20 @@
  * 78 invalid configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown (or
  * a `once` pass aborted by a signal).
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { LEASES } from '../leases.js'
 import {
   ConfigError,
   GLOBAL_VARIABLES,
   loadConfig,
+  mongoUriIssue,
   netEnvPrefix,
   redactedConfig,
   type WorkerConfig,
 } from './config.js'
-import { prepareDemo } from './demo.js'
-import { historyCommand, onceCommand, statusCommand } from './ledger-commands.js'
 import { loadWorkerFile, type WorkerFileConfig } from './load-config-file.js'
-import { runSandbox, SANDBOX_HELP } from './sandbox-command.js'
-import { storeStatusSnapshot } from './status/cli-status.js'
-import { createWorker } from './worker.js'
+import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
+import { packageVersion } from './status/package-version.js'
 
 export type { WorkerFileConfig } from './load-config-file.js'
 
@@ -81,7 +77,15 @@ fence, started, duration, outcome, forge requests spent. --json prints one JSON 
 
 Prints the effective configuration as JSON with secrets redacted, or every invalid variable (exit 78).
 The GitHub App variables are not required (this command uses no forge); their problems are shown.`,
-  sandbox: SANDBOX_HELP,
+  sandbox: `Usage: leasecron sandbox [--port N] [--env-out FILE]
+
+Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
+their pull requests and issues) and prints what workers need to share it:
+  GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
+It also writes them to an env file (--env-out, else one beside the key); load it with
+  set -a; . FILE; set +a
+With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
+Runs until SIGINT or SIGTERM, then removes the key file (and the env file it chose) and exits 0.`,
   help: `Usage: leasecron help [command]
 
 Prints the overview, or the help of one command.`,
@@ -133,13 +137,45 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     io.err(new ConfigError(loaded.issues).message)
     return EXIT.config
   }
-  const config = loaded.config
+  if (!(await driverAcceptsMongoUri(loaded.config, io))) return EXIT.config
+  return runCommand({ command, rest, values }, file, loaded.config, io)
+}
+
+/**
+ * Whether the driver takes MONGO_URI's options (reading the configuration checked only its syntax, so as
+ * not to load the driver); says why not, as a configuration error, when it does not.
+ */
+async function driverAcceptsMongoUri(config: WorkerConfig, io: Io): Promise<boolean> {
+  if (!config.mongo) return true
+  const { mongoUriRefusal } = await import('./mongo-connection.js')
+  const refusal = mongoUriRefusal(config.mongo.uri)
+  if (refusal === undefined) return true
+  io.err(new ConfigError([mongoUriIssue(refusal)]).message)
+  return false
+}
+
+/**
+ * The command itself. Each loads its own modules when it runs (`import()`), so a process pays in start-up
+ * time and memory only for what its command uses: `run` never loads the sandbox unless it starts one,
+ * `once` never loads the status page (issue 13's footprint goals).
+ */
+async function runCommand(
+  { command, rest, values }: CommandLine,
+  file: WorkerFileConfig,
+  config: WorkerConfig,
+  io: Io,
+): Promise<number> {
   if (command === 'config') return printConfig(config, file, io)
-  if (command === 'sandbox') return runSandbox(config, { port: values.port, envFile: values['env-out'] }, io)
-  if (command === 'status') return values.json ? statusJson(config, io) : statusCommand(config, io)
-  if (command === 'history') return historyCommand(rest[0], values, config, io)
-  if (command === 'once') return onceCommand(rest[0], values, config, io)
-  return runWorker(file, config, io)
+  if (command === 'sandbox') {
+    const { runSandbox } = await import('./sandbox-command.js')
+    return runSandbox(config, { port: values.port, envFile: values['env-out'] }, io)
+  }
+  if (command === 'run') return runWorker(file, config, io)
+  if (command === 'status' && values.json) return statusJson(config, io)
+  const ledger = await import('./ledger-commands.js')
+  if (command === 'status') return ledger.statusCommand(config, io)
+  if (command === 'history') return ledger.historyCommand(rest[0], values, config, io)
+  return ledger.onceCommand(rest[0], values, config, io)
 }
 
 interface CommandLine {
@@ -215,17 +251,6 @@ function usage(io: Io, problem: string): number {
   return EXIT.usage
 }
 
-/** The package's version, from its package.json (two levels above this file, in src/ and in dist/src/). */
-function packageVersion(): string {
-  for (const relative of ['../../package.json', '../../../package.json']) {
-    const path = fileURLToPath(new URL(relative, import.meta.url))
-    if (!existsSync(path)) continue
-    const pkg = JSON.parse(readFileSync(path, 'utf8')) as { name?: string; version?: string }
-    if (pkg.name === 'leasecron' && pkg.version) return pkg.version
-  }
-  return 'unknown'
-}
-
 /** `once --help`'s list of the nets the configuration module declares (empty when it cannot load). */
 async function netList(configPath: string | undefined): Promise<string> {
   try {
@@ -253,6 +278,7 @@ function printConfig(config: WorkerConfig, file: WorkerFileConfig, io: Io): numb
 
 /** `status --json`: the same object `GET /status` serves, read from the shared store and ledger. */
 async function statusJson(config: WorkerConfig, io: Io): Promise<number> {
+  const { storeStatusSnapshot } = await import('./status/cli-status.js')
   const snapshot = await storeStatusSnapshot(config, new Date())
   io.out(JSON.stringify(snapshot, null, 2))
   return snapshot.store.answering ? EXIT.ok : EXIT.failure
@@ -263,8 +289,9 @@ async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): 
   // shows both nets doing real work.
   const demo =
     config.forge.kind === 'sandbox' && !config.mongo
-      ? await prepareDemo(file.nets, new Date(), config.publicUrl)
+      ? await (await import('./demo.js')).prepareDemo(file.nets, new Date(), config.publicUrl)
       : undefined
+  const { createWorker } = await import('./worker.js')
   const worker = createWorker({
     nets: demo?.nets ?? file.nets,
     ...(file.leases ? { leases: file.leases } : {}),

@@ -7,7 +7,7 @@
  * worker or a net on its defaults. One parser per section (store, process, forge, nets) feeds one list
  * of issues.
  */
-import { MongoClient } from 'mongodb'
+import { ConnectionString } from 'mongodb-connection-string-url'
 import { z } from 'zod'
 import { type ForgeConfig, hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
 import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
@@ -276,16 +276,22 @@ function readStore(r: EnvReader): WorkerConfig['mongo'] {
     return undefined
   }
   try {
-    // Parsing only: the driver validates the connection string on construction and connects later.
-    new MongoClient(uri.trim())
+    // Parsing only, with the parser the driver itself starts from, so that reading the configuration does
+    // not load the driver (a library user's process brings its own); option values are the driver's to
+    // check when the worker opens its connection.
+    new ConnectionString(uri.trim())
     return { uri: uri.trim(), db }
   } catch (error) {
-    r.problem(
-      'MONGO_URI',
-      `a mongodb:// or mongodb+srv:// connection string (${scrubSecrets(error instanceof Error ? error.message : String(error)).slice(0, 160)})`,
-    )
+    const issue = mongoUriIssue(error)
+    r.problem(issue.variable, issue.expected)
     return undefined
   }
+}
+
+/** MONGO_URI's problem, from the parser's or the driver's refusal (secrets scrubbed, never the URI). */
+export function mongoUriIssue(error: unknown): ConfigIssue {
+  const reason = scrubSecrets(error instanceof Error ? error.message : String(error)).slice(0, 160)
+  return { variable: 'MONGO_URI', expected: `a mongodb:// or mongodb+srv:// connection string (${reason})` }
 }
 
 /** The process's own settings: worker id, HTTP port, log level, shutdown timeout, public URL. */

@@ -12,9 +12,7 @@ import { createMergeGateSweeper, MERGE_GATE_SWEEPER } from '../nets/merge-gate/m
 import type { NetDefinition } from '../nets/net.js'
 import type { SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
-
-/** The sandbox's data when the worker starts it: a few repositories with pull requests and issues. */
-export const DEMO_SANDBOX_DATA = { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 } as const
+import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
 
 export interface Demo {
   nets: NetDefinition[]

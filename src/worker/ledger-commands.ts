@@ -9,12 +9,11 @@ import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunRecord } from '../runs/run-ledger.js'
-import { sandboxForgeConfig, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import type { NetConfig, WorkerConfig } from './config.js'
-import { DEMO_SANDBOX_DATA } from './demo.js'
 import { EXIT } from './exit-codes.js'
 import { forgeCacheSettings } from './forge-cache-settings.js'
 import { historyJson, historyLines, statusLines } from './ledger-views.js'
+import { startLocalSandbox } from './local-sandbox.js'
 import { createLogger, type Logger } from './logger.js'
 import {
   connectForCommand,
@@ -124,14 +123,14 @@ async function openOnceWorld(config: WorkerConfig, log: Logger) {
     : undefined
   if (!connection)
     log.warn({}, 'single-process mode: no MONGO_URI, so this process elects itself (in-memory store)')
-  const sandbox =
-    config.forge.kind === 'sandbox'
-      ? await startSandboxForge({ generate: { ...DEMO_SANDBOX_DATA } })
-      : undefined
-  if (sandbox && config.forge.kind === 'sandbox')
-    log.warn({ url: sandbox.url, reason: config.forge.reason }, 'using the local sandbox forge, not GitHub')
+  const local = config.forge.kind === 'sandbox' ? await startLocalSandbox() : undefined
+  if (local && config.forge.kind === 'sandbox')
+    log.warn(
+      { url: local.sandbox.url, reason: config.forge.reason },
+      'using the local sandbox forge, not GitHub',
+    )
   const forge = createForge({
-    config: config.forge.kind === 'github' ? config.forge.config : sandboxForgeConfig(sandbox!),
+    config: config.forge.kind === 'github' ? config.forge.config : local!.config,
     logger: log.child({ component: 'forge' }),
     // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
     cache: forgeCacheSettings(config.forgeCacheMb, connection?.db, log),
@@ -139,7 +138,7 @@ async function openOnceWorld(config: WorkerConfig, log: Logger) {
   const close = async () => {
     stop.abort()
     await forge.close()
-    await sandbox?.close()
+    await local?.sandbox.close()
     await connection?.close().catch(() => undefined)
   }
   return { connection, forge, close }

@@ -11,7 +11,7 @@
  */
 import { existsSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 
@@ -37,11 +37,17 @@ export class ConfigFileError extends Error {
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts'])
 
-/** The configuration shipped in the package (dist/worker.config.js: the merge-gate sweeper and board sync). */
-const SHIPPED = ['../../worker.config.js', '../../worker.config.ts'].map((p) => new URL(p, import.meta.url))
+/** How errors name the configuration shipped in the package (the merge-gate sweeper and board sync). */
+const SHIPPED = 'the shipped worker.config'
 
 /** Imports one module, TypeScript through jiti; resolves its default export. */
 async function importDefault(file: string): Promise<unknown> {
+  if (file === SHIPPED) {
+    // A literal specifier, so that the bundle carries the shipped configuration as one of its entries and
+    // tsc's output (dist/src/worker/) finds it at dist/worker.config.js.
+    const module = (await import('../../worker.config.js')) as { default?: unknown }
+    return module.default
+  }
   if (!TYPESCRIPT.has(extname(file))) {
     const module = (await import(pathToFileURL(file).href)) as { default?: unknown }
     return module.default
@@ -70,14 +76,9 @@ function checkShape(file: string, value: unknown): WorkerFileConfig {
  * does not default-export `{ nets, leases? }`.
  */
 export async function loadWorkerFile(path: string | undefined): Promise<WorkerFileConfig> {
-  const candidates = path ? [resolve(path)] : SHIPPED.map((url) => fileURLToPath(url))
-  const file = candidates.find((c) => existsSync(c))
-  if (!file) {
-    throw new ConfigFileError(
-      'CONFIG_FILE_MISSING',
-      candidates[0] as string,
-      `no worker configuration module here (looked for ${candidates.join(', ')})`,
-    )
+  const file = path ? resolve(path) : SHIPPED
+  if (path && !existsSync(file)) {
+    throw new ConfigFileError('CONFIG_FILE_MISSING', file, 'no worker configuration module here')
   }
   let loaded: unknown
   try {

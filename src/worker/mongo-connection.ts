@@ -25,6 +25,20 @@ export interface MongoConnectionOptions {
   onStoreUp?: (up: boolean) => void
 }
 
+/**
+ * Whether the driver accepts `uri` and its options (constructing a client connects nothing). Reading the
+ * configuration checks only the syntax, so that it does not load the driver; the CLI asks this before a
+ * command uses Mongo, so a bad option value is a configuration error (exit 78), not a failed start.
+ */
+export function mongoUriRefusal(uri: string): unknown {
+  try {
+    new MongoClient(uri)
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
 /** Opens the client and keeps trying to connect until it succeeds or `signal` aborts. */
 export function connectMongo(
   uri: string,

@@ -16,18 +16,8 @@ import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
 import { type SandboxForge, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { WorkerConfig } from './config.js'
-import { DEMO_SANDBOX_DATA } from './demo.js'
+import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
 import { describeMongoError } from './mongo-connection.js'
-
-export const SANDBOX_HELP = `Usage: leasecron sandbox [--port N] [--env-out FILE]
-
-Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
-their pull requests and issues) and prints what workers need to share it:
-  GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
-It also writes them to an env file (--env-out, else one beside the key); load it with
-  set -a; . FILE; set +a
-With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
-Runs until SIGINT or SIGTERM, then removes the key file (and the env file it chose) and exits 0.`
 
 export interface SandboxCommandOptions {
   port?: string | undefined

@@ -7,6 +7,7 @@
  * GitHub App configured it starts the local sandbox forge, so a fresh checkout does real work.
  */
 
+import type { ForgeConfig } from '../forge/forge-config.js'
 import { createForge, type Forge } from '../forge/github-app.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
@@ -17,20 +18,15 @@ import { LEASES, type LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger } from '../runs/run-ledger.js'
-import {
-  type SandboxForge,
-  type SandboxForgeOptions,
-  sandboxForgeConfig,
-  startSandboxForge,
-} from '../sandbox/sandbox-forge.js'
+import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
 import { ConfigError, loadConfig, type NetConfig, redactedConfig, type WorkerConfig } from './config.js'
-import { DEMO_SANDBOX_DATA } from './demo.js'
 import { forgeCacheSettings } from './forge-cache-settings.js'
+import { startLocalSandbox } from './local-sandbox.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
-import { connectMongo, type MongoConnection } from './mongo-connection.js'
+import type { MongoConnection } from './mongo-connection.js'
 import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 import { runNetCampaign } from './scheduler.js'
@@ -111,7 +107,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const start = async () => {
     w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
-    w.store = openStore(w)
+    w.store = await openStore(w)
     w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log)
     w.forge = await openForge(w)
     w.status?.start()
@@ -171,8 +167,9 @@ interface WorkerState {
 /** /healthz, /readyz (the store answers) and /metrics. */
 async function serveHttp(w: WorkerState): Promise<HealthServer> {
   const ready = async () => {
-    if (!w.mongo) return { ready: !w.stopping.signal.aborted, detail: { store: 'memory' } }
-    const up = await w.mongo.ping()
+    if (!w.config.mongo) return { ready: !w.stopping.signal.aborted, detail: { store: 'memory' } }
+    // Not ready while the driver is still loading (openStore), before there is a connection to ask.
+    const up = (await w.mongo?.ping()) ?? false
     w.metrics.storeUp.set(up ? 1 : 0)
     return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
   }
@@ -193,10 +190,12 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 
 /**
  * The lease store: Mongo (connected in the background; `leasecron_store_up` follows the driver's own
- * heartbeats) or, without MONGO_URI, the in-memory store with a warning.
+ * heartbeats) or, without MONGO_URI, the in-memory store with a warning. The driver is loaded only here,
+ * when the worker has a Mongo to connect to.
  */
-function openStore(w: WorkerState): LeaseStore {
+async function openStore(w: WorkerState): Promise<LeaseStore> {
   if (w.config.mongo) {
+    const { connectMongo } = await import('./mongo-connection.js')
     w.mongo = connectMongo(w.config.mongo.uri, w.config.mongo.db, w.log, w.stopping.signal, {
       onStoreUp: (up) => w.metrics.storeUp.set(up ? 1 : 0),
     })
@@ -214,17 +213,21 @@ function openStore(w: WorkerState): LeaseStore {
 async function openForge(w: WorkerState): Promise<Forge> {
   const choice = w.config.forge
   if (choice.kind === 'unchecked') throw new Error('worker: the forge configuration was not checked')
-  if (choice.kind === 'sandbox') {
-    w.sandbox = await startSandboxForge(w.options.sandbox ?? { generate: { ...DEMO_SANDBOX_DATA } })
-    w.log.warn({ url: w.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
-  }
   return createForge({
-    config: choice.kind === 'github' ? choice.config : sandboxForgeConfig(w.sandbox!),
+    config: choice.kind === 'github' ? choice.config : await openLocalSandbox(w, choice.reason),
     logger: w.log.child({ component: 'forge' }),
     registry: w.metrics.registry,
     signal: w.stopping.signal,
     cache: forgeCacheSettings(w.config.forgeCacheMb, w.mongo?.db, w.log),
   })
+}
+
+/** Starts the sandbox forge in this process (loading its modules only now) and says so. */
+async function openLocalSandbox(w: WorkerState, reason: string): Promise<ForgeConfig> {
+  const local = await startLocalSandbox(w.options.sandbox)
+  w.sandbox = local.sandbox
+  w.log.warn({ url: local.sandbox.url, reason }, 'using the local sandbox forge, not GitHub')
+  return local.config
 }
 
 /**

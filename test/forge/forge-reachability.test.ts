@@ -1,4 +1,3 @@
-
 import { afterEach, describe, expect, it } from 'vitest'
 import { ForgeUnreachableError } from '../../src/forge/forge-unreachable-error.js'
 import { createForge, type Forge } from '../../src/forge/github-app.js'

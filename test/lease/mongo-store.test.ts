@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { MongoClient } from 'mongodb'
+import { MongoClient, MongoServerError } from 'mongodb'
 import { MongoStore } from '../../src/index.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
+import { isDuplicateKeyError } from '../../src/lease/duplicate-key.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
 let collections = 0
@@ -16,6 +17,31 @@ describe('MongoStore on the run’s real server', () => {
     if (mongo instanceof Error) throw mongo
     console.log(`MongoStore conformance runs against ${mongo.kind}`)
     expect(mongo.db.databaseName).toMatch(/^[A-Za-z0-9_-]{1,63}$/)
+  })
+
+  it('knows the duplicate-key refusal by its shape, also from a driver copy other than its own', async () => {
+    if (mongo instanceof Error) throw mongo
+    const docs = mongo.db.collection<{ _id: string }>(`duplicate_${++collections}`)
+    await docs.insertOne({ _id: 'one' })
+    const refusal = await docs.insertOne({ _id: 'one' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refusal, 'the server accepted a second document with the same _id').toBeInstanceOf(
+      MongoServerError,
+    )
+    expect(isDuplicateKeyError(refusal)).toBe(true)
+    // The same error as another copy of the driver builds it: a different class, the same name and code.
+    const foreign = Object.assign(new Error((refusal as Error).message), {
+      name: 'MongoServerError',
+      code: 11000,
+    })
+    expect(foreign).not.toBeInstanceOf(MongoServerError)
+    expect(isDuplicateKeyError(foreign), 'a lost race would throw instead of returning false').toBe(true)
+    expect(isDuplicateKeyError(Object.assign(new Error('x'), { name: 'MongoServerError', code: 50 }))).toBe(
+      false,
+    )
+    expect(isDuplicateKeyError(Object.assign(new Error('x'), { code: 11000 }))).toBe(false)
   })
 
   it('keeps a released lease as one free document, which a late renewal does not take back', async () => {

@@ -52,15 +52,16 @@ beforeAll(async () => {
 }, 300_000)
 
 describe('the packed leasecron', () => {
-  test('ships the compiled library and its declarations, and no tests, benchmarks, source maps or fixtures', () => {
+  test('ships the bundled library, CLI and declarations, and no tests, benchmarks, source maps or fixtures', () => {
     const paths = packed.files.map((f) => f.path)
-    expect(paths).toContain('dist/src/index.js')
+    for (const entry of ['index', 'sandbox', 'testing', 'leasecron', 'worker.config'])
+      expect(paths).toContain(`dist/bundle/${entry}.js`)
     expect(paths).toContain('dist/src/index.d.ts')
-    expect(paths).toContain('dist/src/testing.js')
-    expect(paths).toContain('dist/src/worker/main.js')
+    expect(paths).toContain('dist/src/sandbox.d.ts')
+    expect(paths).toContain('dist/src/testing.d.ts')
     const stray = paths.filter(
       (p) =>
-        !/^(dist\/src\/.*\.(js|d\.ts)|dist\/worker\.config\.(js|d\.ts)|README\.md|package\.json|LICENSE)$/.test(
+        !/^(dist\/bundle\/(chunks\/)?[\w.-]+\.js|dist\/src\/.*\.d\.ts|README\.md|package\.json|LICENSE)$/.test(
           p,
         ),
     )
@@ -71,7 +72,8 @@ describe('the packed leasecron', () => {
   test('imports the public API as ESM from the package name', async () => {
     const script = [
       "import { run, MongoStore, MemoryStore, createWorker, defineNet, defineLease, leaseCoordinator } from 'leasecron'",
-      'const found = { run, MongoStore, MemoryStore, createWorker, defineNet, defineLease, leaseCoordinator }',
+      "import { startSandboxForge } from 'leasecron/sandbox'",
+      'const found = { run, MongoStore, MemoryStore, createWorker, defineNet, defineLease, leaseCoordinator, startSandboxForge }',
       'console.log(JSON.stringify(Object.fromEntries(Object.entries(found).map(([k, v]) => [k, typeof v]))))',
     ].join('\n')
     writeFileSync(join(consumer, 'esm.mjs'), script)
@@ -81,7 +83,7 @@ describe('the packed leasecron', () => {
       Object.values(kinds).every((k) => k === 'function'),
       JSON.stringify(kinds),
     ).toBe(true)
-    expect(Object.keys(kinds)).toHaveLength(7)
+    expect(Object.keys(kinds)).toHaveLength(8)
   }, 60_000)
 
   test('loads with require() (require of ESM, Node 20.19 and later)', async () => {
@@ -125,7 +127,9 @@ describe('the packed leasecron', () => {
       [
         "import { leaseCoordinator, MemoryStore, type LeaseStore } from 'leasecron'",
         "import { storeConformance } from 'leasecron/testing'",
+        "import { type SandboxForge, startSandboxForge } from 'leasecron/sandbox'",
         'const store: LeaseStore = new MemoryStore()',
+        'export const sandbox: Promise<SandboxForge> | undefined = process.env.NEVER ? startSandboxForge() : undefined',
         'const coordinator = leaseCoordinator({ store })',
         'export const owner: string = coordinator.owner',
         'export const suite: typeof storeConformance = storeConformance',

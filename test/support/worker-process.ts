@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url'
 import { type NodeProcess, spawnNodeProcess } from './node-process.js'
 
-export const MAIN = fileURLToPath(new URL('../../dist/src/worker/main.js', import.meta.url))
+export const MAIN = fileURLToPath(new URL('../../dist/bundle/leasecron.js', import.meta.url))
 
 /** One pino line of the worker. */
 export interface LogLine {
@@ -21,7 +21,7 @@ export interface WorkerProcess extends NodeProcess<LogLine> {
   owner(): string | undefined
 }
 
-/** Starts `node dist/src/worker/main.js ...args` with exactly `env` (plus PATH). */
+/** Starts `node dist/bundle/leasecron.js ...args` (the package's bin) with exactly `env` (plus PATH). */
 export function startWorkerProcess(args: string[], env: Record<string, string>): WorkerProcess {
   const worker = spawnNodeProcess<LogLine>(MAIN, args, env, { label: 'worker' })
   return { ...worker, owner: () => worker.lines.find((l) => typeof l.owner === 'string')?.owner }

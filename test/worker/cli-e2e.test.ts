@@ -145,6 +145,19 @@ describe('leasecron status and config', () => {
     )
   }, 30_000)
 
+  it('refuses a MONGO_URI option the driver rejects before anything starts, without echoing the password', async () => {
+    for (const command of ['config', 'run']) {
+      const { code, text } = await cli([command], {
+        MONGO_URI: 'mongodb://user:hunter2@127.0.0.1:1/x?maxPoolSize=lots',
+      })
+      expect(code, `${command} started with a connection string the driver refuses`).toBe(78)
+      expect(text).toMatch(
+        /MONGO_URI: expected a mongodb:\/\/ or mongodb\+srv:\/\/ connection string \(.*maxPoolSize/,
+      )
+      expect(text).not.toContain('hunter2')
+    }
+  }, 30_000)
+
   it('explains each command with --help', async () => {
     for (const command of ['run', 'once', 'status', 'history', 'config']) {
       const { code, text } = await cli([command, '--help'], {})

@@ -5,14 +5,8 @@
  */
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import {
-  generateSandboxFixture,
-  MongoGateRunStore,
-  planDemoGatingRuns,
-  type SandboxForge,
-  seedDemoGatingRuns,
-  startSandboxForge,
-} from '../../src/index.js'
+import { MongoGateRunStore, planDemoGatingRuns, seedDemoGatingRuns } from '../../src/index.js'
+import { generateSandboxFixture, type SandboxForge, startSandboxForge } from '../../src/sandbox.js'
 import { mongoServer } from '../support/mongo.js'
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
 

@@ -183,7 +183,7 @@ describe('the scaled shape on one machine', () => {
       `export LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS=${TTL} LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS=${RETRY}`,
       'npx leasecron sandbox --env-out sandbox.env &',
       'set -a; . ./sandbox.env; set +a',
-      'PORT=808$i LEASECRON_WORKER_ID=worker-$i node dist/src/worker/main.js run',
+      'PORT=808$i LEASECRON_WORKER_ID=worker-$i node dist/bundle/leasecron.js run',
       'npx leasecron status',
       'kill -9 "$(cat worker-2.pid)"',
     ]) {

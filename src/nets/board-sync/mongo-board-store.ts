@@ -11,7 +11,8 @@
  * refresh only lands on a card not newer than it, a move is a compare-and-set on the column, and the
  * watermark only moves forward.
  */
-import { type Collection, type Db, MongoServerError, type WriteConcernSettings } from 'mongodb'
+import type { Collection, Db, WriteConcernSettings } from 'mongodb'
+import { isDuplicateKeyError } from '../../lease/duplicate-key.js'
 import type { Card, IssueFields } from './card.js'
 import {
   type BoardStore,
@@ -24,7 +25,6 @@ import {
 import { BoardStoreError } from './board-store-error.js'
 
 const COMPONENT = 'MongoBoardStore'
-const DUPLICATE_KEY = 11000
 const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
 type CardDocument = Omit<Card, 'id'> & { _id: string }
@@ -81,7 +81,7 @@ export class MongoBoardStore implements BoardStore {
         await this.#cards.insertOne({ _id: id, ...rest })
         return true
       } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
+        if (isDuplicateKeyError(error)) return false
         throw error
       }
     })

@@ -1,0 +1,45 @@
+// After tsc: bundles the package's entries from dist/src into dist/bundle with esbuild, dependencies
+// included, so that a process loads a few files instead of several hundred. Measured by
+// `npm run bench -- footprint` (issue 13): resolving and evaluating ~470 separate modules (the driver's,
+// zod's, prom-client's, our own) was half of a worker's cold start.
+//
+// - Entries (index, sandbox, testing, the CLI, the shipped worker.config) share chunks: a configuration
+//   module that imports `leasecron` gets the very module instances the CLI runs.
+// - Left to node_modules: what loads only on some paths and is large (jiti, for TypeScript configurations;
+//   Octokit and undici, required when a pass first uses the forge) and vitest (the `testing` entry's peer).
+// - Types stay tsc's (dist/src/**/*.d.ts); the package.json `exports` map points at both.
+import { rmSync, writeFileSync } from 'node:fs'
+import { build } from 'esbuild'
+
+const outdir = 'dist/bundle'
+rmSync(outdir, { recursive: true, force: true })
+const { metafile } = await build({
+  entryPoints: {
+    index: 'dist/src/index.js',
+    sandbox: 'dist/src/sandbox.js',
+    testing: 'dist/src/testing.js',
+    leasecron: 'dist/src/worker/main.js',
+    'worker.config': 'dist/worker.config.js',
+  },
+  outdir,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  external: ['vitest', 'jiti', '@octokit/*', 'undici'],
+  // The bundled CommonJS dependencies call require() for Node's built-ins; an ES module has none.
+  banner: {
+    js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+  // Which inputs each output holds and how outputs import each other (statically or on demand): what
+  // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.
+  metafile: true,
+  // Whitespace and syntax only: identifiers keep their names, so stack traces and errors read as in the
+  // source. V8 keeps every loaded function's source text: 2 MiB less heap an idle worker carries.
+  minifyWhitespace: true,
+  minifySyntax: true,
+})
+writeFileSync('dist/bundle-meta.json', JSON.stringify(metafile))

@@ -1,0 +1,76 @@
+/**
+ * What each bundled entry loads before it runs, read from the bundler's own record of the bundle
+ * (dist/bundle-meta.json, written by scripts/bundle.mjs): the modules a process pays for at start-up are
+ * those its entry imports statically, directly or through chunks. Things loaded on demand (`import()`)
+ * are fine; a static path to them is the regression this guards against (issue 13's footprint).
+ */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, inject, test } from 'vitest'
+
+interface Output {
+  entryPoint?: string
+  inputs: Record<string, unknown>
+  imports: { path: string; kind: string; external?: boolean }[]
+}
+
+function readOutputs(): Record<string, Output> {
+  expect(inject('buildError'), 'dist/ did not build').toBeUndefined()
+  const meta = fileURLToPath(new URL('../../dist/bundle-meta.json', import.meta.url))
+  return (JSON.parse(readFileSync(meta, 'utf8')) as { outputs: Record<string, Output> }).outputs
+}
+
+/** The inputs an output and everything it imports statically hold: what loading it loads. */
+function staticInputs(outputs: Record<string, Output>, start: string): string[] {
+  const seen = new Set<string>()
+  const queue = [start]
+  while (queue.length > 0) {
+    const path = queue.pop() as string
+    if (seen.has(path)) continue
+    seen.add(path)
+    const output = outputs[path]
+    if (!output) throw new Error(`the bundle has no output ${path}`)
+    for (const i of output.imports)
+      if (i.kind === 'import-statement' && !i.external && outputs[i.path]) queue.push(i.path)
+  }
+  return [...seen].flatMap((p) => Object.keys(outputs[p]!.inputs))
+}
+
+/** The output a source module became when it is loaded on demand (a dynamic import's own chunk). */
+function outputOf(outputs: Record<string, Output>, entryPoint: string): string {
+  const found = Object.entries(outputs).find(([, o]) => o.entryPoint === entryPoint)
+  if (!found) throw new Error(`no output has the entry point ${entryPoint}`)
+  return found[0]
+}
+
+const driver = (inputs: string[]) => inputs.filter((i) => /node_modules\/(mongodb|bson)\//.test(i))
+const sandbox = (inputs: string[]) => inputs.filter((i) => i.startsWith('dist/src/sandbox/'))
+
+describe('the bundle loads only what a path uses', () => {
+  test('importing leasecron loads neither the Mongo driver (users bring their own) nor the sandbox', () => {
+    const inputs = staticInputs(readOutputs(), 'dist/bundle/index.js')
+    expect(inputs, 'the bundle lost the public API').toContain('dist/src/lease/run.js')
+    expect(driver(inputs), 'every import of leasecron would load a second Mongo driver').toEqual([])
+    expect(sandbox(inputs), 'every import of leasecron would load the sandbox forge').toEqual([])
+  })
+
+  test('the CLI starts without the driver, the sandbox or the worker until its command needs them', () => {
+    const inputs = staticInputs(readOutputs(), 'dist/bundle/leasecron.js')
+    expect(inputs).toContain('dist/src/worker/cli.js')
+    expect(driver(inputs), '`leasecron config` and `--help` would pay for the driver').toEqual([])
+    expect(sandbox(inputs), 'every command would load the sandbox forge').toEqual([])
+    expect(inputs, '`once` and `status` would load the whole worker').not.toContain(
+      'dist/src/worker/worker.js',
+    )
+  })
+
+  test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
+    const outputs = readOutputs()
+    const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
+    expect(inputs).toContain('dist/src/worker/scheduler.js')
+    expect(sandbox(inputs), 'a production worker would carry the sandbox forge in memory').toEqual([])
+    expect(driver(inputs), 'a worker on the in-memory store would load the Mongo driver').toEqual([])
+    const connection = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/mongo-connection.js'))
+    expect(driver(connection).length, 'the driver is not where the connection loads it').toBeGreaterThan(0)
+  })
+})
