@@ -85,7 +85,8 @@ their pull requests and issues) and prints what workers need to share it:
 It also writes them to an env file (--env-out, else one beside the key); load it with
   set -a; . FILE; set +a
 With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
-Runs until SIGINT or SIGTERM, then removes the key file (and the env file it chose) and exits 0.`,
+The env file is written last, once the sandbox listens and is seeded, so a script can wait for it.
+Runs until SIGINT or SIGTERM, then removes the key file and the env file and exits 0.`,
   help: `Usage: leasecron help [command]
 
 Prints the overview, or the help of one command.`,

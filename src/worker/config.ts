@@ -291,7 +291,10 @@ function readStore(r: EnvReader): WorkerConfig['mongo'] {
 /** MONGO_URI's problem, from the parser's or the driver's refusal (secrets scrubbed, never the URI). */
 export function mongoUriIssue(error: unknown): ConfigIssue {
   const reason = scrubSecrets(error instanceof Error ? error.message : String(error)).slice(0, 160)
-  return { variable: 'MONGO_URI', expected: `a mongodb:// or mongodb+srv:// connection string (${reason})` }
+  return {
+    variable: 'MONGO_URI',
+    expected: `a mongodb:// or mongodb+srv:// connection string the driver accepts; the driver said: ${reason}`,
+  }
 }
 
 /** The process's own settings: worker id, HTTP port, log level, shutdown timeout, public URL. */

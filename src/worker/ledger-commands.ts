@@ -79,7 +79,8 @@ export async function onceCommand(
     return EXIT.usage
   }
   const owner = ownerId(config.workerId)
-  const log = createLogger({ level: config.logLevel }).child({
+  // With --json, stdout carries the answer alone (a trigger pipes it to jq); the log goes to stderr.
+  const log = createLogger({ level: config.logLevel, toStderr: Boolean(options.json) }).child({
     owner,
     net: net.net.name,
     lease: net.net.lease,

@@ -58,13 +58,22 @@ async function importDefault(file: string): Promise<unknown> {
   return module.default
 }
 
+/** What the module exported instead, in words: `an object without a nets array`, `a function`, … */
+function describeExport(value: unknown): string {
+  if (value === undefined) return 'no default export'
+  if (value === null) return 'null'
+  if (typeof value === 'object')
+    return `an object without a nets array (keys: ${Object.keys(value).join(', ') || 'none'})`
+  return `a ${typeof value}`
+}
+
 function checkShape(file: string, value: unknown): WorkerFileConfig {
   const nets = (value as { nets?: unknown } | undefined)?.nets
   if (!value || typeof value !== 'object' || !Array.isArray(nets)) {
     throw new ConfigFileError(
       'CONFIG_FILE_SHAPE',
       file,
-      `its default export must be { nets: NetDefinition[], leases? } (got ${value === undefined ? 'no default export' : typeof value})`,
+      `its default export must be { nets: NetDefinition[], leases? } (got ${describeExport(value)})`,
     )
   }
   return value as WorkerFileConfig

@@ -99,14 +99,18 @@ export interface LoggerOptions {
   destination?: DestinationStream
   /** Force (or refuse) the human format regardless of the destination. */
   pretty?: boolean
+  /** Lines to stderr rather than stdout: for a command whose stdout is its answer (`once --json`). */
+  toStderr?: boolean
   base?: Record<string, unknown>
 }
 
 /** Creates the worker's root logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const pretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true)
+  const out = options.toStderr ? process.stderr : process.stdout
+  const pretty = options.pretty ?? (options.destination === undefined && out.isTTY === true)
   const destination =
-    options.destination ?? (pretty ? humanStream(process.stdout) : pino.destination({ sync: true }))
+    options.destination ??
+    (pretty ? humanStream(out) : pino.destination({ fd: options.toStderr ? 2 : 1, sync: true }))
   return pino(
     {
       level: options.level ?? 'info',

@@ -1,6 +1,15 @@
 #!/usr/bin/env node
 /** The process entry: runs the CLI and exits with its code (`run` exits from its signal handlers). */
-import { main } from './cli.js'
+import module from 'node:module'
+
+// On Node 22.1 and later, V8's compiled code is kept on disk (NODE_COMPILE_CACHE, else the OS temp
+// directory), so each start after the first skips compiling the bundle: ~80 → ~57 ms to load it on Node 24,
+// measured. A quiet optimization: Node 20 has no such cache, a directory that cannot be written goes without
+// it (nothing is thrown), and NODE_DISABLE_COMPILE_CACHE=1 turns it off. Enabled before the CLI is imported,
+// so that the CLI and everything it loads are covered.
+;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+
+const { main } = await import('./cli.js')
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

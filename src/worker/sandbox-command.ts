@@ -54,14 +54,19 @@ export async function runSandbox(
     io.err(`leasecron sandbox: cannot start: ${(error as Error).message}`)
     return 1
   }
-  const files = writeSandboxFiles(sandbox, options.envFile)
+  const files = writeKeyFile(sandbox, options.envFile)
   printSandbox(sandbox, files, io)
   io.out(await seedGatingRuns(config, plan, io))
+  // Last, so that a script can wait for the env file: once it exists, the sandbox listens and is seeded.
+  writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
+    mode: 0o600,
+  })
   io.out('Stop it with Ctrl-C (SIGINT) or SIGTERM.')
   await untilSignal()
   await sandbox.close()
+  // The env file goes too, also one the user named: it would point later workers at a dead sandbox.
   rmSync(files.dir, { recursive: true, force: true })
-  if (options.envFile === undefined) rmSync(files.envFile, { force: true })
+  rmSync(files.envFile, { force: true })
   io.out('sandbox stopped')
   return 0
 }
@@ -73,8 +78,8 @@ interface SandboxFiles {
   variables: [string, string][]
 }
 
-/** The key file (mode 0600) and the env file holding the four variables. */
-function writeSandboxFiles(sandbox: SandboxForge, envFile: string | undefined): SandboxFiles {
+/** The key file (mode 0600), and where the env file holding the four variables goes. */
+function writeKeyFile(sandbox: SandboxForge, envFile: string | undefined): SandboxFiles {
   const dir = mkdtempSync(join(tmpdir(), 'leasecron-sandbox-'))
   const keyFile = join(dir, 'app-key.pem')
   writeFileSync(keyFile, sandbox.privateKey, { mode: 0o600 })
@@ -86,7 +91,6 @@ function writeSandboxFiles(sandbox: SandboxForge, envFile: string | undefined): 
     ['GITHUB_APP_PRIVATE_KEY_FILE', keyFile],
   ]
   const target = envFile === undefined ? join(dir, 'sandbox.env') : resolve(envFile)
-  writeFileSync(target, `${variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 })
   return { dir, keyFile, envFile: target, variables }
 }
 

@@ -30,7 +30,8 @@ const FIELDS: Record<string, { name: string; range: string }> = {
 /** `minute: 61 is out of range 0–59` — the field, the value a person wrote and what the field takes. */
 function describeFieldError(error: { field: string; value?: unknown; message: string }): string {
   const field = FIELDS[error.field]
-  if (!field) return error.message
+  // node-cron's own words would repeat "expected … got" before the configuration error's own "got".
+  if (!field) return error.message.replace(/^expected 5 or 6 fields but got (\d+)$/, 'it has $1 fields')
   const value = String(error.value ?? '')
   const outOfRange = /^\d+$/.test(value)
   return outOfRange

@@ -152,7 +152,7 @@ describe('leasecron status and config', () => {
       })
       expect(code, `${command} started with a connection string the driver refuses`).toBe(78)
       expect(text).toMatch(
-        /MONGO_URI: expected a mongodb:\/\/ or mongodb\+srv:\/\/ connection string \(.*maxPoolSize/,
+        /MONGO_URI: expected a mongodb:\/\/ or mongodb\+srv:\/\/ connection string the driver accepts; the driver said: .*maxPoolSize/,
       )
       expect(text).not.toContain('hunter2')
     }

@@ -2,14 +2,16 @@
  * `leasecron once` on the built worker and the run's real Mongo: a real term for one slot, however many
  * triggers deliver it.
  */
+import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MongoRunLedger, MongoStore } from '../../src/index.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
 import { mongoServer } from '../support/mongo.js'
-import { startWorkerProcess } from '../support/worker-process.js'
+import { MAIN, startWorkerProcess } from '../support/worker-process.js'
 
 const NETS = fileURLToPath(new URL('./fixtures/once-nets.mjs', import.meta.url))
 let sandbox: SandboxForge
@@ -84,6 +86,18 @@ describe('leasecron once', () => {
     const record = await new MongoRunLedger(client.db(db)).get('once-net', new Date('2026-09-30T15:05:00Z'))
     expect(record).toMatchObject({ owner: ran.owner, fence: ran.fence, outcome: 'ok' })
     expect(record?.requests?.['once-net'], 'the pass’s forge request was not recorded').toBe(1)
+  }, 60_000)
+
+  it('with --json prints only its answer on stdout, one JSON line a trigger can pipe, and logs to stderr', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [MAIN, 'once', 'once-net', '--json', '--config', NETS],
+      { env: { PATH: process.env.PATH ?? '', ...env(freshDb()) }, timeout: 30_000 },
+    )
+    const lines = stdout.trim().split('\n')
+    expect(lines, 'log lines were mixed into the answer on stdout').toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ net: 'once-net', outcome: 'ran' })
+    expect(stderr, 'the log went nowhere').toMatch(/"msg":"elected"/)
   }, 60_000)
 
   it('says slot-taken for a slot that already ran, and prints one readable line without --json', async () => {

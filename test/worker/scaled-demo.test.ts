@@ -5,6 +5,7 @@
  * README block is read too, so its commands cannot drift from what this test runs.
  */
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -169,6 +170,12 @@ describe('the scaled shape on one machine', () => {
       TTL + RETRY * 1.2 + TOLERANCE,
     )
     console.log(`scaled demo: hand-over after SIGKILL seen by status in ${handOverMs} ms (TTL ${TTL} ms)`)
+
+    // Stopped, the sandbox leaves no env file behind that would point the next workers at a dead forge.
+    await sandbox.stop('SIGTERM', 5_000)
+    expect((await sandbox.exited).code, 'the sandbox did not stop cleanly on SIGTERM').toBe(0)
+    expect(existsSync(envFile), 'a stale sandbox.env outlived its sandbox').toBe(false)
+    expect(existsSync(shared.GITHUB_APP_PRIVATE_KEY_FILE!), 'the key file outlived the sandbox').toBe(false)
   }, 240_000)
 
   it('is what the README block says, command for command', async () => {
@@ -181,7 +188,9 @@ describe('the scaled shape on one machine', () => {
       '"$ferretdb" --listen-addr 127.0.0.1:27017 --sqlite-dir "$(mktemp -d)"',
       'export MONGO_URI=mongodb://127.0.0.1:27017/ MONGO_DB=leasecron_demo',
       `export LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS=${TTL} LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS=${RETRY}`,
+      'rm -f sandbox.env',
       'npx leasecron sandbox --env-out sandbox.env &',
+      'until [ -s sandbox.env ]; do sleep 0.2; done',
       'set -a; . ./sandbox.env; set +a',
       'PORT=808$i LEASECRON_WORKER_ID=worker-$i node dist/bundle/leasecron.js run',
       'npx leasecron status',

@@ -34,7 +34,10 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     sources.leases().catch(failed('the lease store did not list its leases')),
     sources.skippedTicks?.().catch(failed('skipped ticks unavailable')),
   ])
-  if (!sources.history) notes.push('no run ledger in this build: runs, last finished slot and lag are null')
+  if (!sources.history)
+    notes.push(
+      'no run ledger to read (without MONGO_URI it lives in a worker’s memory): runs, last finished slot and lag are null',
+    )
   const nets = await Promise.all(
     sources.nets.map((plan) => netStatus(sources, plan, leases, skipped, now, failed)),
   )

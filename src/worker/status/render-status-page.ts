@@ -97,7 +97,7 @@ ${renderRuns(net.runs, now)}</section>`
 
 /** The ledger's last runs; failed ones marked in colour and in words. */
 export function renderRuns(runs: RunStatus[] | null, now: string): string {
-  if (runs === null) return '<h3>Last runs</h3><p class="muted">No run ledger in this build.</p>'
+  if (runs === null) return '<h3>Last runs</h3><p class="muted">No run ledger to read.</p>'
   if (runs.length === 0) return '<h3>Last runs</h3><p class="muted">No runs yet.</p>'
   const row = (r: RunStatus) => {
     const outcome =
