@@ -200,7 +200,8 @@ function parseCommandLine(argv: string[], io: Io): CommandLine | number {
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
   } catch (error) {
-    return usage(io, (error as Error).message)
+    const command = argv.find((a) => !a.startsWith('-'))
+    return usage(io, parseArgsProblem(error), command && command in HELP ? command : 'main')
   }
   const [command = 'run', ...rest] = parsed.positionals
   if (!(command in ARITY)) return usage(io, `unknown command "${command}"`)
@@ -247,9 +248,19 @@ const OPTIONS = {
   limit: { type: 'string' },
 } as const
 
-function usage(io: Io, problem: string): number {
-  io.err(`leasecron: ${problem}\n\n${HELP.main}`)
+/** Says what was wrong (exit 64), then the help of the command it was meant for, else the overview. */
+function usage(io: Io, problem: string, topic = 'main'): number {
+  io.err(`leasecron: ${problem}\n\n${HELP[topic] ?? HELP.main}`)
   return EXIT.usage
+}
+
+/** parseArgs' refusal in our words: its own message for an unknown option runs on about `--` and quotes. */
+function parseArgsProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string }
+  const option = /'(-[^' ]*)/.exec(message)?.[1]
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value`
+  return message
 }
 
 /** `once --help`'s list of the nets the configuration module declares (empty when it cannot load). */

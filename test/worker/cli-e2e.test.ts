@@ -201,6 +201,17 @@ describe('what a user tries first', () => {
     }
   }, 60_000)
 
+  it('names an unknown or valueless option plainly and shows the help of the command it was given to', async () => {
+    const unknown = await cli(['status', '--bogus'], {})
+    expect(unknown.code).toBe(64)
+    expect(unknown.text).toMatch(/^leasecron: unknown option --bogus$/m)
+    expect(unknown.text, 'the help shown was not the status command’s').toMatch(/Usage: leasecron status/)
+    const valueless = await cli(['once', 'e2e-tick', '--slot'], {})
+    expect(valueless.code).toBe(64)
+    expect(valueless.text).toMatch(/^leasecron: --slot needs a value$/m)
+    expect(valueless.text).toMatch(/Usage: leasecron once/)
+  }, 60_000)
+
   it('runs `status` and `config` in production without demanding the App variables', async () => {
     const status = await cli(['status'], { NODE_ENV: 'production' })
     expect(status.code, status.text).toBe(0)
