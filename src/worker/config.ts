@@ -277,8 +277,8 @@ function readStore(r: EnvReader): WorkerConfig['mongo'] {
   }
   try {
     // Parsing only, with the parser the driver itself starts from, so that reading the configuration does
-    // not load the driver (a library user's process brings its own); option values are the driver's to
-    // check when the worker opens its connection.
+    // not load the driver (a library user's process brings its own). Option values are the driver's to
+    // judge: the CLI asks it (mongoUriRefusal) before a command uses Mongo.
     new ConnectionString(uri.trim())
     return { uri: uri.trim(), db }
   } catch (error) {
