@@ -9,9 +9,22 @@
 //   Octokit and undici, required when a pass first uses the forge) and vitest (the `testing` entry's peer).
 // - Types stay tsc's (dist/src/**/*.d.ts); the package.json `exports` map points at both.
 import { rmSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { build } from 'esbuild'
 
 const outdir = 'dist/bundle'
+
+/** Routes the driver's import of saslprep to a shim that loads it on first use (see the shim's comment). */
+const lazySaslprep = {
+  name: 'lazy-saslprep',
+  setup(build) {
+    build.onResolve({ filter: /^@mongodb-js\/saslprep$/ }, (args) =>
+      args.importer.includes('bundle-shims')
+        ? undefined
+        : { path: resolve('scripts/bundle-shims/lazy-saslprep.cjs') },
+    )
+  },
+}
 rmSync(outdir, { recursive: true, force: true })
 const { metafile } = await build({
   entryPoints: {
@@ -33,6 +46,7 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
   },
+  plugins: [lazySaslprep],
   logLevel: 'warning',
   // Which inputs each output holds and how outputs import each other (statically or on demand): what
   // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.

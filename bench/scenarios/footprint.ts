@@ -33,7 +33,7 @@ import {
   writeResult,
 } from '../support.js'
 
-export const COLD_STARTS = QUICK ? 2 : 5
+export const COLD_STARTS = QUICK ? 2 : 11
 export const IDLE_WINDOW_MS = QUICK ? 10_000 : 60_000
 
 const everyMinute = Object.fromEntries(
