@@ -244,7 +244,7 @@ async function storeLoadSection(store: Json): Promise<string[]> {
   return [
     '## 3. Store load',
     '',
-    `${store.inputs.workers} workers × ${store.inputs.netsPerWorker} nets (${store.inputs.schedule}; TTL ${store.inputs.ttlMs} ms, retry ${store.inputs.retryMs} ms) for ${store.windowMs / 1000} s, counted at \`bench/mongo-op-counter.ts\`, a TCP proxy that cuts the client→server stream into wire-protocol messages by their header and names each OP_MSG by its command and collection. Model: \`holders × 3/TTL + candidates × 1/retry\` with ${store.model.holders} holders and ${store.model.candidates} candidates.`,
+    `${store.inputs.workers} workers × ${store.inputs.netsPerWorker} nets (${store.inputs.schedule}; TTL ${store.inputs.ttlMs} ms, retry ${store.inputs.retryMs} ms) for ${store.windowMs / 1000} s, counted at \`bench/mongo-op-counter.ts\`, a TCP proxy that cuts the client→server stream into wire-protocol messages by their header and names each OP_MSG by its command and collection. Model: \`holders × 3/TTL + candidates × (1/retry + 1/TTL)\` (renewals, acquire attempts, the waiting candidates' reads) with ${store.model.holders} holders and ${store.model.candidates} candidates.`,
     '',
     storeLoadTable(store),
     '',

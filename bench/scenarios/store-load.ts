@@ -3,7 +3,9 @@
  * nets of bench/nets/idle-ten.mjs (ten leases, every second: TTL 3 s, retry 1 s), reach Mongo through
  * bench/mongo-op-counter.ts; over a fixed window it counts every OP_MSG the workers send, by command and
  * collection, and sets the lease operations (commands on `leases`) against the model
- * `holders × 3/TTL + candidates × 1/retry` per hour — nominal, and with the retry's mean jitter (+10%).
+ * `holders × 3/TTL + candidates × (1/retry + 1/TTL)` per hour — nominal, and with the retry's mean jitter
+ * (+10%). A holder renews three times a TTL; a candidate tries to acquire once a retry and reads the lease
+ * at most once a TTL to name its holder (the `waiting` line).
  * Driver monitoring (hello heartbeats, handshakes, pings) is counted apart: it is not lease work.
  *
  * Not a latency benchmark (bench/store.ts is) and not a check.
@@ -33,11 +35,10 @@ const MEAN_JITTER = 0.1
 /** The shipped default pace (a one-minute schedule): TTL 180 s, retry 60 s. */
 const PRODUCTION_PACE_MS = 60_000
 
-/** Lease operations per hour the model predicts. */
+/** Lease operations per hour the model predicts: renewals, acquire attempts, and waiting reads. */
 export function leaseModel(holders: number, candidates: number, ttlMs: number, retryMs: number, jitter = 0) {
-  return Math.round(
-    holders * (3 / ttlMs) * 3_600_000 + candidates * (1 / (retryMs * (1 + jitter))) * 3_600_000,
-  )
+  const perMs = holders * (3 / ttlMs) + candidates * (1 / (retryMs * (1 + jitter)) + 1 / ttlMs)
+  return Math.round(perMs * 3_600_000)
 }
 
 const keep = (l: { msg?: unknown; level?: unknown }) =>
@@ -66,7 +67,7 @@ function leaseModelFigures(leaseOpsPerHour: number) {
   const nominalPerHour = leaseModel(holders, candidates, TTL_MS, RETRY_MS)
   const withMeanJitterPerHour = leaseModel(holders, candidates, TTL_MS, RETRY_MS, MEAN_JITTER)
   return {
-    formula: 'holders × 3/TTL + candidates × 1/retry (per hour)',
+    formula: 'holders × 3/TTL + candidates × (1/retry + 1/TTL) (per hour)',
     holders,
     candidates,
     nominalPerHour,
