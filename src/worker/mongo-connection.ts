@@ -6,13 +6,19 @@
  */
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
-import { createLogger, type Logger, scrubSecrets } from './logger.js'
+import { createLogger, type Logger } from './logger.js'
+import { scrubSecrets } from './scrub.js'
 
 export interface MongoConnection {
   client: MongoClient
   db: Db
   /** Resolves once the first connection succeeded (never rejects; pending while it keeps failing). */
   connected: Promise<void>
+  /**
+   * Why the connection has not been made yet (the last failed attempt's error), or undefined once it is
+   * connected or before the first attempt ended. A call made meanwhile fails only with "Topology is closed".
+   */
+  connectFailure(): unknown
   /** Pings the server, bounded by `timeoutMs`; false when it does not answer in time. */
   ping(timeoutMs?: number): Promise<boolean>
   close(): Promise<void>
@@ -57,6 +63,7 @@ export function connectMongo(
   const db = client.db(dbName)
   if (options.onStoreUp) followStoreUp(client, options.onStoreUp)
   let resolveConnected: () => void = () => {}
+  let failure: unknown
   const connected = new Promise<void>((resolve) => {
     resolveConnected = resolve
   })
@@ -69,9 +76,11 @@ export function connectMongo(
         await db.command({ ping: 1 })
         if (failures > 0) log.info({ component: 'mongo', failures }, 'connected to MongoDB after retrying')
         else log.info({ component: 'mongo', db: dbName }, 'connected to MongoDB')
+        failure = undefined
         resolveConnected()
         return
       } catch (error) {
+        failure = error
         failures++
         const auth = error instanceof MongoServerError && error.code === AUTH_FAILED
         if (failures === 1 || failures % 10 === 0) {
@@ -96,6 +105,7 @@ export function connectMongo(
     client,
     db,
     connected,
+    connectFailure: () => failure,
     async ping(timeoutMs = 1_000) {
       let timer: NodeJS.Timeout | undefined
       try {
