@@ -104,11 +104,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Errors are already serialized (and scrubbed) by the logMethod hook; this catches any that were not.
       serializers: { err: (value: unknown) => serializeError(value) },
-      formatters: {
-        level: (label) => ({ level: label }),
-        // A child's bound fields (a URL, a holder) leave the process on every line it writes.
-        bindings: (bindings) => scrubValue(bindings) as Record<string, unknown>,
-      },
+      formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {
           const scrubbed = args.map((a) => scrubValue(a)) as Parameters<typeof method>
@@ -116,8 +112,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         },
       },
     },
-    destination,
+    scrubbing(destination),
   )
+}
+
+/**
+ * `destination` with every line scrubbed once more as written: a child's bound fields (a URL, a holder)
+ * are serialized by pino without passing the logMethod hook (pino applies its bindings formatter to the
+ * root only), so the written line is the one place that sees everything.
+ */
+function scrubbing(destination: DestinationStream): DestinationStream {
+  return { write: (line: string) => destination.write(scrubSecrets(line)) }
 }
 
 /** Formats pino's JSON lines as `HH:MM:SS.mmm LEVEL message key=value …` for a person at a terminal. */

@@ -58,14 +58,17 @@ const SECRET_URI_OPTION =
 export function scrubSecrets(text: string): string {
   let out = text
   for (const secret of remembered) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
-  return out
-    .replace(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g, '[redacted PEM block]')
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#]*:[^/\s@"']*@/gi, '$1***:***@')
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#=&]+@/gi, '$1***@')
-    .replace(SECRET_URI_OPTION, '$1$2=[redacted]')
-    .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
-    .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
-    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
+  return (
+    out
+      // A block cut before its END runs to the end of the text, or of the JSON string it sits in.
+      .replace(/-----BEGIN [A-Z0-9 ]+-----[^"]*?(-----END [A-Z0-9 ]+-----|(?=")|$)/g, '[redacted PEM block]')
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#]*:[^/\s@"']*@/gi, '$1***:***@')
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#=&]+@/gi, '$1***@')
+      .replace(SECRET_URI_OPTION, '$1$2=[redacted]')
+      .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
+      .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
+      .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
+  )
 }
 
 /** An error's message, scrubbed: `Name: message` for an Error, the text otherwise. */
