@@ -6,6 +6,7 @@
 import { createForge } from '../forge/github-app.js'
 import { systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
+import { waitFor } from '../lease/wait.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunRecord } from '../runs/run-ledger.js'
@@ -117,13 +118,27 @@ export async function onceCommand(
   }
 }
 
+/** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
+const CONNECT_VERDICT_MS = 6_000
+
 /**
- * A failed `once` whose Mongo never connected fails with the driver's "Topology is closed": the real
- * cause (connection refused at host:port, host not found, authentication) is the connect attempt's.
+ * A failed `once` whose Mongo never connected fails with "Topology is closed" or an unanswered call: the
+ * real cause (connection refused at host:port, host not found, authentication) is the connect
+ * attempt's, awaited (bounded) when it has not ended yet.
  */
-function withConnectCause(result: OnceResult, connection: MongoConnection | undefined): OnceResult {
-  const failure = connection?.connectFailure()
-  if (result.outcome !== 'failed' || failure === undefined) return result
+async function withConnectCause(
+  result: OnceResult,
+  connection: MongoConnection | undefined,
+): Promise<OnceResult> {
+  if (result.outcome !== 'failed' || !connection) return result
+  const done = new AbortController()
+  const failure =
+    connection.connectFailure() ??
+    (await Promise.race([
+      connection.firstAttempt,
+      waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
+    ]).finally(() => done.abort()))
+  if (failure === undefined) return result
   return { ...result, error: `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}` }
 }
 

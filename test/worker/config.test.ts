@@ -335,7 +335,7 @@ describe('issue 19: validation at the door', () => {
     ['GITHUB_API_URL', 'https://ghp_abcdefabcdefabcdefabcd@ghe.example/api/v3'],
     ['PUBLIC_URL', 'https://bob:pagepassword@review.example'],
   ])('refuses credentials inside %s, naming the variable and not the value', (variable, value) => {
-    const env =
+    const env: Record<string, string> =
       variable === 'GITHUB_API_URL'
         ? { GITHUB_APP_ID: '1', GITHUB_INSTALLATION_ID: '2', GITHUB_APP_PRIVATE_KEY: privateKey }
         : {}
@@ -353,7 +353,7 @@ describe('issue 19: validation at the door', () => {
     expect(load({ LEASECRON_NET_TICK_NET_TTL_MS: '1000' }).ok).toBe(true)
   })
 
-  it.each([{ MONGO_DB: 'lc' }, { MONGO_DB: 'lc', MONGO_URI: ' ' }])(
+  it.each<Record<string, string>>([{ MONGO_DB: 'lc' }, { MONGO_DB: 'lc', MONGO_URI: ' ' }])(
     'refuses MONGO_DB without MONGO_URI (%j) instead of running on memory',
     (env) => {
       const found = issues(env).find((i) => i.variable === 'MONGO_URI')
