@@ -62,7 +62,8 @@ for it, records the outcome and releases the lease. Many triggers of one slot ru
            recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
   --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
-failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not an instant;
+failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
+or lies more than 60 s after now;
 130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
   status: `Usage: leasecron status [--json] [--config FILE]
 

@@ -5,7 +5,9 @@
  *
  * Slots are computed by cron-parser, not node-cron: node-cron fires the ticks but can only look forward
  * from now, while a slot is "the most recent fire time at or before an instant" (a takeover's first pass,
- * a `once --slot` trigger). Both read the same 5/6-field syntax in the same time zone.
+ * a `once --slot` trigger). Both read the same 5/6-field syntax in the same time zone, and checkSchedule
+ * accepts an expression only when both do and agree on its next fire times (`1-0 * * * *` passes node-cron
+ * and is refused by cron-parser; a day of month and a day of week both restricted are read differently).
  */
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
