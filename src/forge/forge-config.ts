@@ -37,6 +37,27 @@ const NUMERIC_ID = 'a positive integer (digits only)'
 const PEM_KEY =
   'a PEM RSA private key (PKCS#1 "BEGIN RSA PRIVATE KEY" or PKCS#8 "BEGIN PRIVATE KEY"; literal \\n allowed)'
 
+const URL_WITH_CREDENTIALS =
+  'an absolute http(s) URL without credentials; this one carries a user or password (user:password@), which would reach logs and errors — the App authenticates with its key (value not shown)'
+
+/**
+ * Whether a value meant as a path is key material: a PEM header, or line breaks (literal or real) no
+ * path has. Such a value is never read as a file nor echoed.
+ */
+function looksLikeKeyMaterial(value: string): boolean {
+  return /-----BEGIN /.test(value) || /\r|\n|\\n/.test(value)
+}
+
+/** Whether `text` parses as a URL with a user name or password in its authority. */
+function hasCredentials(text: string): boolean {
+  try {
+    const url = new URL(text.trim())
+    return url.username !== '' || url.password !== ''
+  } catch {
+    return false
+  }
+}
+
 const idSchema = z
   .string()
   .trim()
@@ -50,7 +71,13 @@ const apiUrlSchema = z
   .refine((text) => {
     try {
       const url = new URL(text)
-      return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === ''
+      return (
+        (url.protocol === 'https:' || url.protocol === 'http:') &&
+        url.search === '' &&
+        url.hash === '' &&
+        url.username === '' &&
+        url.password === ''
+      )
     } catch {
       return false
     }
@@ -111,27 +138,7 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
     if (problem === undefined) privateKey = normalizePrivateKey(inline)
     else errors.push({ variable: 'GITHUB_APP_PRIVATE_KEY', expected: `${PEM_KEY}; ${problem}` })
   } else if (file !== undefined) {
-    let content: string | undefined
-    try {
-      content = readFileSync(file, 'utf8')
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable'
-      errors.push({
-        variable: 'GITHUB_APP_PRIVATE_KEY_FILE',
-        expected: `a readable file holding ${PEM_KEY}; reading it failed with ${code}`,
-        value: file,
-      })
-    }
-    if (content !== undefined) {
-      const problem = checkPrivateKey(content)
-      if (problem === undefined) privateKey = normalizePrivateKey(content)
-      else
-        errors.push({
-          variable: 'GITHUB_APP_PRIVATE_KEY_FILE',
-          expected: `${PEM_KEY}; ${problem}`,
-          value: file,
-        })
-    }
+    privateKey = readKeyFile(file, errors)
   } else {
     errors.push({
       variable: 'GITHUB_APP_PRIVATE_KEY',
@@ -141,7 +148,9 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
 
   const rawUrl = read('GITHUB_API_URL') ?? DEFAULT_GITHUB_API_URL
   const apiUrl = apiUrlSchema.safeParse(rawUrl)
-  if (!apiUrl.success) {
+  if (hasCredentials(rawUrl)) {
+    errors.push({ variable: 'GITHUB_API_URL', expected: URL_WITH_CREDENTIALS })
+  } else if (!apiUrl.success) {
     errors.push({
       variable: 'GITHUB_API_URL',
       expected: 'an absolute http(s) URL without query or fragment',
@@ -156,6 +165,38 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
 }
 
 /**
+ * The key in GITHUB_APP_PRIVATE_KEY_FILE's file, normalized; undefined (with the problem in `errors`)
+ * when the value is key material rather than a path, the file cannot be read or does not hold a key.
+ */
+function readKeyFile(file: string, errors: ForgeEnvIssue[]): string | undefined {
+  if (looksLikeKeyMaterial(file)) {
+    // The key itself put where its path belongs: name the mistake, never echo the value.
+    errors.push({
+      variable: 'GITHUB_APP_PRIVATE_KEY_FILE',
+      expected:
+        'the path of a file holding the App key; this value looks like a PEM key itself, not a path (value not shown) — put the key in GITHUB_APP_PRIVATE_KEY, or its file’s path here',
+    })
+    return undefined
+  }
+  let content: string
+  try {
+    content = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable'
+    errors.push({
+      variable: 'GITHUB_APP_PRIVATE_KEY_FILE',
+      expected: `a readable file holding ${PEM_KEY}; reading it failed with ${code}`,
+      value: file,
+    })
+    return undefined
+  }
+  const problem = checkPrivateKey(content)
+  if (problem === undefined) return normalizePrivateKey(content)
+  errors.push({ variable: 'GITHUB_APP_PRIVATE_KEY_FILE', expected: `${PEM_KEY}; ${problem}`, value: file })
+  return undefined
+}
+
+/**
  * Validates a ForgeConfig built in code (not from the environment), throwing ForgeConfigError naming
  * each field at fault; returns the config with the key normalized. Never includes the key in the error.
  */
@@ -165,12 +206,17 @@ export function checkForgeConfig(config: ForgeConfig, operation = 'createForge')
   if (!shape.success) {
     for (const issue of shape.error.issues) {
       const field = String(issue.path[0] ?? 'config')
-      const value =
-        field === 'privateKey' ? undefined : Object.entries(config ?? {}).find(([k]) => k === field)?.[1]
+      const given = Object.entries(config ?? {}).find(([k]) => k === field)?.[1]
+      const secret = field === 'privateKey' || (field === 'apiUrl' && hasCredentials(String(given)))
+      const value = secret ? undefined : given
       issues.push({
         variable: `config.${field}`,
         expected:
-          field === 'apiUrl' ? 'an absolute http(s) URL' : field === 'privateKey' ? PEM_KEY : NUMERIC_ID,
+          field === 'apiUrl'
+            ? 'an absolute http(s) URL without credentials, query or fragment'
+            : field === 'privateKey'
+              ? PEM_KEY
+              : NUMERIC_ID,
         ...(value === undefined ? {} : { value: String(value) }),
       })
     }

@@ -8,6 +8,23 @@ import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.j
 
 const OUTCOMES: readonly RunOutcome[] = ['ok', 'failed', 'aborted']
 
+/**
+ * The most characters of a run's `error` the ledger keeps. Every status view serves the newest runs'
+ * errors, so an unbounded one (a whole response body) would be served on each refresh of the page.
+ */
+export const MAX_ERROR_CHARS = 2_000
+
+/**
+ * A run's error as stored: its first line, at most MAX_ERROR_CHARS, with a marker saying how much was cut
+ * so a reader knows it is not whole. (Scrubbing secrets is the caller's: the worker scrubs before it records.)
+ */
+export function capError(error: string): string {
+  const [first = ''] = error.split('\n')
+  const kept = first.slice(0, MAX_ERROR_CHARS)
+  const cut = error.length - kept.length
+  return cut === 0 ? kept : `${kept} … [${cut} more characters not kept]`
+}
+
 function invalid(context: RunLedgerErrorContext, detail: string): never {
   throw new RunLedgerError('RUN_LEDGER_INVALID', context, detail)
 }
@@ -73,7 +90,7 @@ export function checkFinish(context: RunLedgerErrorContext, finish: RunFinish): 
       `expected outcome to be one of ${OUTCOMES.join(', ')}; got ${JSON.stringify(finish.outcome)}`,
     )
   const clean: RunFinish = { finishedAt, outcome: finish.outcome }
-  if (finish.error !== undefined) clean.error = String(finish.error).split('\n')[0]!.slice(0, 500)
+  if (finish.error !== undefined) clean.error = capError(String(finish.error))
   if (finish.requests !== undefined) clean.requests = checkRequests(context, finish.requests)
   return clean
 }

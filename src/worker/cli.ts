@@ -19,6 +19,7 @@ import {
 } from './config.js'
 import { loadWorkerFile, type WorkerFileConfig } from './load-config-file.js'
 import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
+import { scrubSecrets } from './scrub.js'
 import { packageVersion } from './status/package-version.js'
 
 export type { WorkerFileConfig } from './load-config-file.js'
@@ -61,7 +62,8 @@ for it, records the outcome and releases the lease. Many triggers of one slot ru
            recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
   --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
-failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not an instant;
+failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
+or lies more than 60 s after now;
 130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
   status: `Usage: leasecron status [--json] [--config FILE]
 
@@ -109,8 +111,12 @@ interface Io {
   env: NodeJS.ProcessEnv
 }
 
-/** Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`. */
-export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`.
+ * Every line it prints, answer or error, goes through scrub.ts first.
+ */
+export async function main(argv: string[], given: Io = defaultIo()): Promise<number> {
+  const io = scrubbedIo(given)
   const parsed = parseCommandLine(argv, io)
   if (typeof parsed === 'number') return parsed
   const { command, rest, values } = parsed
@@ -340,6 +346,15 @@ async function runWorker(file: WorkerFileConfig, config: WorkerConfig, io: Io): 
     return EXIT.failure
   }
   return new Promise<number>(() => {})
+}
+
+/** `io` with every line scrubbed of secrets: the CLI's one way out. */
+function scrubbedIo(io: Io): Io {
+  return {
+    out: (line) => io.out(scrubSecrets(line)),
+    err: (line) => io.err(scrubSecrets(line)),
+    env: io.env,
+  }
 }
 
 function defaultIo(): Io {

@@ -15,8 +15,9 @@ import { MAX_TIMER_MS } from '../lease/clock.js'
 import { checkLeaseUse, type LeaseDefinition, type LeasePacing, leasePacing } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import { parseDuration } from '../nets/options.js'
-import { LOG_LEVELS, type LogLevel, scrubSecrets } from './logger.js'
+import { LOG_LEVELS, type LogLevel } from './logger.js'
 import { checkSchedule } from './schedule.js'
+import { isSecretVariable, rememberSecret, rememberSecrets, scrubSecrets } from './scrub.js'
 
 /** One problem with one variable. `value` is omitted for secrets. */
 export interface ConfigIssue {
@@ -32,12 +33,14 @@ export class ConfigError extends Error {
   readonly exitCode = 78
   constructor(readonly issues: ConfigIssue[]) {
     super(
-      `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${issues
-        .map(
-          (i) =>
-            `  ${i.variable}: expected ${i.expected}${i.value === undefined ? '' : `, got ${JSON.stringify(i.value)}`}`,
-        )
-        .join('\n')}`,
+      scrubSecrets(
+        `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${issues
+          .map(
+            (i) =>
+              `  ${i.variable}: expected ${i.expected}${i.value === undefined ? '' : `, got ${JSON.stringify(i.value)}`}`,
+          )
+          .join('\n')}`,
+      ),
     )
   }
 }
@@ -129,8 +132,18 @@ export const GLOBAL_VARIABLES = [
 const OTHER_GLOBAL_NAMES: string[] = []
 /** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
 const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
+/** LEASECRON_CHROMIUM: the browser the status page's test drives (README, "Development"); not the worker's. */
+const TOOL_NAMES = ['LEASECRON_CHROMIUM']
 
-const SECRET_VARIABLES = new Set(['GITHUB_APP_PRIVATE_KEY', 'MONGO_URI', 'MONGO_URL'])
+/** Variables never echoed in a configuration error (scrub.ts's secret variables, and the URIs whole). */
+const isUnechoed = (name: string) => isSecretVariable(name) || name === 'MONGO_URI' || name === 'MONGO_URL'
+
+/**
+ * The shortest TTL accepted: a term renews every TTL/3, and below a second a renewal's round trip to the
+ * store takes the whole term, so the net would never stay elected. A value under it is most likely a
+ * unit slip (`30` meant as seconds).
+ */
+export const MIN_TTL_MS = 1_000
 
 /** `LEASECRON_NET_` + the net name in upper snake case. */
 export function netEnvPrefix(netName: string): string {
@@ -166,9 +179,9 @@ function envReader(env: NodeJS.ProcessEnv): EnvReader {
   const problem = (variable: string, expected: string) => {
     const raw = env[variable]
     issues.push(
-      SECRET_VARIABLES.has(variable) || raw === undefined
+      isUnechoed(variable) || raw === undefined
         ? { variable, expected }
-        : { variable, expected, value: raw.length > 200 ? `${raw.slice(0, 200)}…` : raw },
+        : { variable, expected, value: scrubSecrets(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw) },
     )
   }
   return {
@@ -189,7 +202,8 @@ function envReader(env: NodeJS.ProcessEnv): EnvReader {
 
 /**
  * Reads the configuration from `env` for the given nets and lease registry. Returns every problem at
- * once; never throws for bad input (only for a net whose own default schedule is invalid: a bug).
+ * once; never throws for bad input (a net's invalid schedule in the configuration module is a problem too).
+ * Remembers the secret variables' values for scrub.ts, so nothing printed afterwards carries them.
  */
 export function loadConfig(
   env: NodeJS.ProcessEnv,
@@ -197,6 +211,8 @@ export function loadConfig(
   leases: readonly LeaseDefinition[],
   options: LoadConfigOptions = {},
 ): { ok: true; config: WorkerConfig } | { ok: false; issues: ConfigIssue[] } {
+  // Before anything can print a value: every later line, error and ledger entry is scrubbed of these.
+  rememberSecrets(env, secretOptionVariables(nets))
   const reader = envReader(env)
   const mongo = readStore(reader)
   const process_ = readProcess(reader)
@@ -213,6 +229,15 @@ export function loadConfig(
     ok: true,
     config: { mongo, ...process_, forge, forgeCacheMb, runHistory, statusPage, nets: netConfigs },
   }
+}
+
+/** The variables of the nets' options marked secret, whose values must never leave the process. */
+function secretOptionVariables(nets: readonly NetDefinition[]): string[] {
+  return nets.flatMap((net) =>
+    Object.entries(net.options)
+      .filter(([, option]) => option.secret)
+      .map(([suffix]) => netEnvPrefix(net.name) + suffix),
+  )
 }
 
 /** LEASECRON_FORGE_CACHE_MB: MiB the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
@@ -273,19 +298,33 @@ function readStore(r: EnvReader): WorkerConfig['mongo'] {
         'MONGO_URL',
         'MONGO_URI: the worker reads MONGO_URI (MONGO_URL is only the test suite’s variable); rename it, or unset MONGO_URL to run on the in-memory store',
       )
+    // A database named without a server is a deployment that meant Mongo: falling back to the in-memory
+    // store would run every replica as its own holder.
+    else if (r.value('MONGO_DB') !== undefined)
+      r.problem(
+        'MONGO_URI',
+        `a MongoDB connection string: MONGO_DB is set, so a database was meant, but MONGO_URI is ${r.env.MONGO_URI === undefined ? 'unset' : 'blank'} (without it the worker would run alone on the in-memory store); set MONGO_URI, or unset MONGO_DB to run in memory`,
+      )
     return undefined
   }
   try {
     // Parsing only, with the parser the driver itself starts from, so that reading the configuration does
     // not load the driver (a library user's process brings its own). Option values are the driver's to
     // judge: the CLI asks it (mongoUriRefusal) before a command uses Mongo.
-    new ConnectionString(uri.trim())
+    rememberUriSecrets(new ConnectionString(uri.trim()))
     return { uri: uri.trim(), db }
   } catch (error) {
     const issue = mongoUriIssue(error)
     r.problem(issue.variable, issue.expected)
     return undefined
   }
+}
+
+/** The URI's password and secret option values, so that one seen alone (in a driver's error) is scrubbed. */
+function rememberUriSecrets(uri: ConnectionString): void {
+  rememberSecret(uri.password)
+  for (const [name, value] of uri.searchParams)
+    if (/password|secret|token|authMechanismProperties/i.test(name)) rememberSecret(value)
 }
 
 /** MONGO_URI's problem, from the parser's or the driver's refusal (secrets scrubbed, never the URI). */
@@ -329,17 +368,44 @@ function readProcess(
       25_000,
       `a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`,
     ),
-    publicUrl: r.parse(
-      'PUBLIC_URL',
-      z
-        .string()
-        .trim()
-        .url()
-        .refine((u) => /^https?:\/\//.test(u))
-        .transform((u) => u.replace(/\/+$/, '')),
-      undefined as string | undefined,
-      'an http(s) URL',
-    ),
+    publicUrl: readPublicUrl(r),
+  }
+}
+
+/**
+ * PUBLIC_URL: an http(s) URL without credentials. It is printed on synthetic statuses and in errors a
+ * pass records, so a `user:password@` in it would be published: refused, without echoing the value.
+ */
+function readPublicUrl(r: EnvReader): string | undefined {
+  const raw = r.value('PUBLIC_URL')
+  if (raw !== undefined && hasUrlCredentials(raw)) {
+    r.issues.push({
+      variable: 'PUBLIC_URL',
+      expected:
+        'an http(s) URL without credentials; this one carries a user or password (user:password@), which would be published on every status it links from (value not shown)',
+    })
+    return undefined
+  }
+  return r.parse(
+    'PUBLIC_URL',
+    z
+      .string()
+      .trim()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u))
+      .transform((u) => u.replace(/\/+$/, '')),
+    undefined as string | undefined,
+    'an http(s) URL',
+  )
+}
+
+/** Whether `text` parses as a URL whose authority carries a user name or password. */
+function hasUrlCredentials(text: string): boolean {
+  try {
+    const url = new URL(text.trim())
+    return url.username !== '' || url.password !== ''
+  } catch {
+    return false
   }
 }
 
@@ -358,7 +424,11 @@ function readForge(r: EnvReader, needsForge: boolean): ForgeChoice {
   const why = githubReason(r, choice)
   if (why === undefined) return { kind: 'sandbox', reason: 'no GitHub App variables are set' }
   const parsed = parseForgeEnv(r.env)
-  if (parsed.ok) return { kind: 'github', config: parsed.config }
+  if (parsed.ok) {
+    // The key may come from a file: its content is as secret as GITHUB_APP_PRIVATE_KEY's.
+    rememberSecret(parsed.config.privateKey)
+    return { kind: 'github', config: parsed.config }
+  }
   const issues = parsed.errors.map((issue) => explainForgeIssue(issue, why))
   if (!needsForge) return { kind: 'unchecked', issues }
   r.issues.push(...issues)
@@ -418,9 +488,14 @@ function readSchedule(
   const text = r.value(scheduleVar) ?? net.schedule
   const check = checkSchedule(text)
   if (check.ok) return { schedule: text.trim(), intervalMs: check.intervalMs }
-  if (r.env[scheduleVar] === undefined)
-    throw new Error(`net "${net.name}": its default schedule is invalid: ${check.expected}`)
-  r.problem(scheduleVar, check.expected)
+  // A net's own schedule comes from the configuration module (the shipped one or the user's): its fault
+  // is a configuration error too (78), named after the net rather than a variable.
+  if (r.value(scheduleVar) === undefined)
+    r.issues.push({
+      variable: `net "${net.name}" (worker configuration module)`,
+      expected: `its schedule ${JSON.stringify(net.schedule)} to be valid (or ${scheduleVar} set to one): ${check.expected}`,
+    })
+  else r.problem(scheduleVar, check.expected)
   return { schedule: net.schedule, intervalMs: 60_000 }
 }
 
@@ -431,9 +506,9 @@ function readSchedule(
 function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: string): LeasePacing {
   const ttlMs = r.parse(
     ttlVar,
-    wholeMs(3, MAX_TIMER_MS),
+    wholeMs(MIN_TTL_MS, MAX_TIMER_MS),
     undefined as number | undefined,
-    `a whole number of milliseconds from 3 to ${MAX_TIMER_MS} (timers cannot wait longer)`,
+    ttlExpected(r.value(ttlVar)),
   )
   const ttlForFloor = leasePacing(intervalMs, { ttlMs }).ttlMs
   const minRetry = Math.max(1, Math.ceil(ttlForFloor / 30))
@@ -454,12 +529,21 @@ function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: 
   return pacing
 }
 
+/** What a TTL must be; for a small whole number, the value it likely meant in milliseconds. */
+function ttlExpected(raw: string | undefined): string {
+  const expected = `a whole number of milliseconds from ${MIN_TTL_MS} (a shorter term cannot be renewed in time, so the net would never stay elected) to ${MAX_TIMER_MS} (timers cannot wait longer)`
+  const n = raw !== undefined && /^\d{1,4}$/.test(raw.trim()) ? Number(raw) : undefined
+  if (n === undefined || n >= MIN_TTL_MS || n === 0) return expected
+  return `${expected}; the value is in milliseconds — if ${n} meant seconds, write ${n * 1000}`
+}
+
 /** Every `LEASECRON_*` the worker does not read is refused: a typo must not leave a default in place. */
 function refuseUnknownVariables(r: EnvReader, nets: readonly NetDefinition[], knownNet: Set<string>): void {
   const known = new Set<string>([...GLOBAL_VARIABLES.map(([name]) => name), ...OTHER_GLOBAL_NAMES])
   const prefixes = nets.map((n) => `${netEnvPrefix(n.name)}*`).join(', ')
   for (const name of Object.keys(r.env)) {
     if (!name.startsWith('LEASECRON_') || TOOL_PREFIXES.some((p) => name.startsWith(p))) continue
+    if (TOOL_NAMES.includes(name)) continue
     if (known.has(name) || knownNet.has(name)) continue
     const near = nearestName(name, [...known, ...knownNet])
     r.issues.push({

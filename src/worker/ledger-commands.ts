@@ -6,6 +6,7 @@
 import { createForge } from '../forge/github-app.js'
 import { systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
+import { waitFor } from '../lease/wait.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunRecord } from '../runs/run-ledger.js'
@@ -107,7 +108,7 @@ export async function onceCommand(
       log,
       clock: systemClock,
       signal: interrupt.signal,
-    })
+    }).then((r) => withConnectCause(r, world.connection))
     io.out(options.json ? JSON.stringify(result) : describeOnce(result))
     return ONCE_EXIT[result.outcome]
   } finally {
@@ -115,6 +116,30 @@ export async function onceCommand(
     process.off('SIGINT', onSignal)
     await world.close()
   }
+}
+
+/** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
+const CONNECT_VERDICT_MS = 6_000
+
+/**
+ * A failed `once` whose Mongo never connected fails with "Topology is closed" or an unanswered call: the
+ * real cause (connection refused at host:port, host not found, authentication) is the connect
+ * attempt's, awaited (bounded) when it has not ended yet.
+ */
+async function withConnectCause(
+  result: OnceResult,
+  connection: MongoConnection | undefined,
+): Promise<OnceResult> {
+  if (result.outcome !== 'failed' || !connection) return result
+  const done = new AbortController()
+  const failure =
+    connection.connectFailure() ??
+    (await Promise.race([
+      connection.firstAttempt,
+      waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
+    ]).finally(() => done.abort()))
+  if (failure === undefined) return result
+  return { ...result, error: `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}` }
 }
 
 async function openOnceWorld(config: WorkerConfig, log: Logger) {
@@ -172,20 +197,20 @@ async function withDatabase(
   command: string,
   config: WorkerConfig,
   io: CommandIo,
-  read: (connection: MongoConnection, signal: AbortSignal) => Promise<void>,
-): Promise<number> {
-  if (!config.mongo) {
+  read: (connection: MongoConnection, signal: AbortSignal) => Promise<number | undefined>,
+  withoutMongo: () => number = () => {
     io.out(
       'no MONGO_URI: leases and runs live inside each worker process (single-process mode); nothing to list',
     )
     return EXIT.ok
-  }
+  },
+): Promise<number> {
+  if (!config.mongo) return withoutMongo()
   const connection = connectForCommand(config.mongo)
   try {
     // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
     await connection.client.connect()
-    await read(connection, AbortSignal.timeout(QUERY_BOUND_MS))
-    return EXIT.ok
+    return (await read(connection, AbortSignal.timeout(QUERY_BOUND_MS))) ?? EXIT.ok
   } catch (error) {
     io.err(`leasecron ${command}: the ${STORE_OF[command]} did not answer: ${describeMongoError(error)}`)
     return EXIT.failure
@@ -205,6 +230,7 @@ export function statusCommand(config: WorkerConfig, io: CommandIo): Promise<numb
       if (last) lastRuns.set(n.net.lease, last)
     }
     for (const line of statusLines(leases, lastRuns, new Date())) io.out(line)
+    return undefined
   })
 }
 
@@ -215,6 +241,8 @@ export async function historyCommand(
   config: WorkerConfig,
   io: CommandIo,
 ): Promise<number> {
+  const configured = config.nets.find((n) => n.net.name === name)
+  if (!configured && name !== undefined && config.mongo) return removedNetHistory(name, config, io)
   const net = findNet('history', name, config, io)
   if (!net) return EXIT.usage
   const limitText = typeof options.limit === 'string' ? options.limit.trim() : '20'
@@ -231,5 +259,27 @@ export async function historyCommand(
     if (options.json) io.out(JSON.stringify(runs.map(historyJson)))
     else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
     else for (const line of historyLines(runs)) io.out(line)
+    return undefined
+  })
+}
+
+/**
+ * `history` of a net the configuration no longer declares. Its runs stay in the ledger: the holder of a
+ * net prunes only that net, and no replica may prune another's nets (during a rolling deploy an older
+ * replica would delete a newly added net's runs). So they are listed, and the note says how to remove them.
+ * A name with no runs is the usual usage error.
+ */
+function removedNetHistory(name: string, config: WorkerConfig, io: CommandIo): Promise<number> {
+  return withDatabase('history', config, io, async (connection, signal) => {
+    const runs = await new MongoRunLedger(connection.db).history(name, 1000, { signal })
+    if (runs.length === 0) {
+      findNet('history', name, config, io)
+      return EXIT.usage
+    }
+    for (const line of historyLines(runs)) io.out(line)
+    io.err(
+      `leasecron history: "${name}" is not in this configuration: its runs (${runs.length === 1000 ? 'at least 1000' : runs.length}) stay in net_runs, never pruned; to remove them: db.net_runs.deleteMany({ net: ${JSON.stringify(name)} })`,
+    )
+    return EXIT.ok
   })
 }

@@ -24,7 +24,7 @@ export interface WorkerFileConfig {
 /** A configuration module that could not be found or loaded, or whose default export has the wrong shape. */
 export class ConfigFileError extends Error {
   override readonly name = 'ConfigFileError'
-  readonly code: 'CONFIG_FILE_MISSING' | 'CONFIG_FILE_FAILED' | 'CONFIG_FILE_SHAPE'
+  readonly code: 'CONFIG_FILE_MISSING' | 'CONFIG_FILE_FAILED' | 'CONFIG_FILE_SHAPE' | 'CONFIG_FILE_UNSETTLED'
   readonly component = 'config-file'
   readonly file: string
 
@@ -80,6 +80,27 @@ function checkShape(file: string, value: unknown): WorkerFileConfig {
 }
 
 /**
+ * `loading`, or a CONFIG_FILE_UNSETTLED error when the event loop drains while it is still pending: a
+ * module whose top-level `await` waits on nothing that can ever settle it. Without this the process
+ * would simply end, exit 0, with nothing printed. Node's 'beforeExit' is the one signal that nothing is
+ * left to run; a module still working (a timer, a socket) keeps the loop alive and is waited for.
+ */
+function settledOrDrained<T>(loading: Promise<T>, file: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const drained = () =>
+      reject(
+        new ConfigFileError(
+          'CONFIG_FILE_UNSETTLED',
+          file,
+          'its loading never finished: a top-level await waits on a promise nothing will settle (nothing was left to run); make every top-level await settle',
+        ),
+      )
+    process.once('beforeExit', drained)
+    loading.then(resolve, reject).finally(() => process.off('beforeExit', drained))
+  })
+}
+
+/**
  * Loads `path` (relative to the working directory), else the configuration shipped in the package.
  * Throws ConfigFileError when the file does not exist, fails to load (its own error is the `cause`) or
  * does not default-export `{ nets, leases? }`.
@@ -91,8 +112,9 @@ export async function loadWorkerFile(path: string | undefined): Promise<WorkerFi
   }
   let loaded: unknown
   try {
-    loaded = await importDefault(file)
+    loaded = await settledOrDrained(importDefault(file), file)
   } catch (error) {
+    if (error instanceof ConfigFileError) throw error
     const reason = error instanceof Error ? error.message : String(error)
     throw new ConfigFileError('CONFIG_FILE_FAILED', file, `could not be loaded: ${reason}`, { cause: error })
   }

@@ -1,13 +1,14 @@
 /**
  * The worker's logger: pino JSON, one line per event with stable fields (`lease`, `owner`, `net`, `pass`,
  * `lane`), human-readable when stdout is a terminal. Secrets are redacted twice over: known secret fields
- * by path, and credentials, tokens and PEM keys wherever they appear in a message.
+ * by path, and every message and string field through the one scrubbing path (scrub.ts).
  *
  * Not a log shipper: it writes to a stream and lets the platform collect it.
  */
 import { Writable } from 'node:stream'
 import pino, { type DestinationStream, type Logger } from 'pino'
 import type { NetLogger } from '../nets/net.js'
+import { scrubSecrets } from './scrub.js'
 
 export type { Logger }
 
@@ -31,22 +32,6 @@ const REDACTED_PATHS = [
   'jwt',
   '*.jwt',
 ]
-
-/**
- * Removes secrets from free text: a URI's user:password, `token …`/`Bearer …` credentials, GitHub token
- * shapes, JWTs and PEM blocks. Applied to every message and string field the logger writes.
- */
-export function scrubSecrets(text: string): string {
-  return text
-    .replace(
-      /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-      '[redacted private key]',
-    )
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:[^/\s@]*@/gi, '$1***:***@')
-    .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
-    .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
-    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
-}
 
 function scrubValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value)
@@ -127,8 +112,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         },
       },
     },
-    destination,
+    scrubbing(destination),
   )
+}
+
+/**
+ * `destination` with every line scrubbed once more as written: a child's bound fields (a URL, a holder)
+ * are serialized by pino without passing the logMethod hook (pino applies its bindings formatter to the
+ * root only), so the written line is the one place that sees everything.
+ */
+function scrubbing(destination: DestinationStream): DestinationStream {
+  return { write: (line: string) => destination.write(scrubSecrets(line)) }
 }
 
 /** Formats pino's JSON lines as `HH:MM:SS.mmm LEVEL message key=value …` for a person at a terminal. */

@@ -10,11 +10,14 @@ import module from 'node:module'
 ;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
 const { main } = await import('./cli.js')
+const { scrubSecrets } = await import('./scrub.js')
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`leasecron: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(
+      `leasecron: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
+    )
     process.exit(1)
   },
 )

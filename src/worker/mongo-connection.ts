@@ -6,13 +6,21 @@
  */
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
-import { createLogger, type Logger, scrubSecrets } from './logger.js'
+import { createLogger, type Logger } from './logger.js'
+import { scrubSecrets } from './scrub.js'
 
 export interface MongoConnection {
   client: MongoClient
   db: Db
   /** Resolves once the first connection succeeded (never rejects; pending while it keeps failing). */
   connected: Promise<void>
+  /**
+   * Why the connection has not been made yet (the last failed attempt's error), or undefined once it is
+   * connected or before the first attempt ended. A call made meanwhile fails only with "Topology is closed".
+   */
+  connectFailure(): unknown
+  /** Resolves when the first connect attempt ends: undefined when it connected, else its error. */
+  firstAttempt: Promise<unknown>
   /** Pings the server, bounded by `timeoutMs`; false when it does not answer in time. */
   ping(timeoutMs?: number): Promise<boolean>
   close(): Promise<void>
@@ -56,46 +64,24 @@ export function connectMongo(
   })
   const db = client.db(dbName)
   if (options.onStoreUp) followStoreUp(client, options.onStoreUp)
-  let resolveConnected: () => void = () => {}
-  const connected = new Promise<void>((resolve) => {
-    resolveConnected = resolve
+  let failure: unknown
+  let endFirstAttempt: (error: unknown) => void = () => {}
+  const firstAttempt = new Promise<unknown>((resolve) => {
+    endFirstAttempt = resolve
   })
-  void (async () => {
-    let delay = 500
-    let failures = 0
-    while (!signal.aborted) {
-      try {
-        await client.connect()
-        await db.command({ ping: 1 })
-        if (failures > 0) log.info({ component: 'mongo', failures }, 'connected to MongoDB after retrying')
-        else log.info({ component: 'mongo', db: dbName }, 'connected to MongoDB')
-        resolveConnected()
-        return
-      } catch (error) {
-        failures++
-        const auth = error instanceof MongoServerError && error.code === AUTH_FAILED
-        if (failures === 1 || failures % 10 === 0) {
-          log.warn(
-            {
-              component: 'mongo',
-              failures,
-              retryInMs: delay,
-              cause: describeMongoError(error),
-            },
-            auth
-              ? 'MongoDB refused authentication: check the credentials in MONGO_URI; retrying'
-              : 'cannot connect to MongoDB; nobody is elected until it answers; retrying',
-          )
-        }
-        await waitFor(delay, signal)
-        delay = Math.min(delay * 2, 30_000)
-      }
-    }
-  })()
+  const connected = new Promise<void>((resolve) => {
+    void keepConnecting(client, dbName, log, signal, (error) => {
+      failure = error
+      endFirstAttempt(error)
+      if (error === undefined) resolve()
+    })
+  })
   return {
     client,
     db,
     connected,
+    connectFailure: () => failure,
+    firstAttempt,
     async ping(timeoutMs = 1_000) {
       let timer: NodeJS.Timeout | undefined
       try {
@@ -112,6 +98,45 @@ export function connectMongo(
       }
     },
     close: () => client.close(),
+  }
+}
+
+/**
+ * Connects with capped exponential backoff until it succeeds or `signal` aborts, logging the first failure
+ * and every tenth; `attempted` hears each attempt's end (undefined when it connected).
+ */
+async function keepConnecting(
+  client: MongoClient,
+  dbName: string,
+  log: Logger,
+  signal: AbortSignal,
+  attempted: (error: unknown) => void,
+): Promise<void> {
+  let delay = 500
+  let failures = 0
+  while (!signal.aborted) {
+    try {
+      await client.connect()
+      await client.db(dbName).command({ ping: 1 })
+      if (failures > 0) log.info({ component: 'mongo', failures }, 'connected to MongoDB after retrying')
+      else log.info({ component: 'mongo', db: dbName }, 'connected to MongoDB')
+      attempted(undefined)
+      return
+    } catch (error) {
+      attempted(error)
+      failures++
+      const auth = error instanceof MongoServerError && error.code === AUTH_FAILED
+      if (failures === 1 || failures % 10 === 0) {
+        log.warn(
+          { component: 'mongo', failures, retryInMs: delay, cause: describeMongoError(error) },
+          auth
+            ? 'MongoDB refused authentication: check the credentials in MONGO_URI; retrying'
+            : 'cannot connect to MongoDB; nobody is elected until it answers; retrying',
+        )
+      }
+      await waitFor(delay, signal)
+      delay = Math.min(delay * 2, 30_000)
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import type { RunLedger } from '../runs/run-ledger.js'
 import type { NetConfig } from './config.js'
 import type { Logger } from './logger.js'
 import { slotAtOrBefore } from './schedule.js'
+import { scrubSecrets } from './scrub.js'
 import { leaseLog } from './scheduler.js'
 import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
@@ -58,7 +59,21 @@ export interface OnceSpec {
   signal: AbortSignal
 }
 
-/** `--slot` as given: `auto` (or absent) is now; anything else must be an ISO 8601 instant with a zone. */
+/**
+ * How far after now a `--slot` may be: a trigger's clock a little ahead of this process's. A slot further
+ * ahead would be claimed before it comes, and the worker's own tick would then find it taken.
+ */
+export const SLOT_SKEW_ALLOWANCE_MS = 60_000
+
+const SLOT_FORM = 'an ISO 8601 instant with a time zone (e.g. 2026-09-30T15:05:00Z) or "auto"'
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/i
+
+/**
+ * `--slot` as given: `auto` (or absent) is now; anything else must be a real calendar instant (no
+ * 2026-02-30 rolling over to March) written in full ISO 8601 with a zone, and at most
+ * SLOT_SKEW_ALLOWANCE_MS after `now`. The slot is the schedule's most recent fire time at or before it.
+ */
 export function parseSlotOption(
   value: string | undefined,
   schedule: string,
@@ -66,16 +81,39 @@ export function parseSlotOption(
 ): { ok: true; slot: Date } | { ok: false; expected: string } {
   const text = (value ?? 'auto').trim()
   if (text === 'auto') return { ok: true, slot: slotAtOrBefore(schedule, now) }
-  const instant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)
-    ? new Date(text)
-    : undefined
-  if (!instant || !Number.isFinite(instant.getTime())) {
-    return {
-      ok: false,
-      expected: `--slot: expected an ISO 8601 instant with a time zone (e.g. 2026-09-30T15:05:00Z) or "auto"; got ${JSON.stringify(text)}`,
-    }
-  }
+  const refuse = (why: string) => ({
+    ok: false as const,
+    expected: `--slot: expected ${SLOT_FORM}; got ${JSON.stringify(text)}${why}`,
+  })
+  const match = ISO_INSTANT.exec(text)
+  if (!match) return refuse('')
+  const impossible = impossibleField(match)
+  if (impossible) return refuse(`, which is not a real instant: ${impossible}`)
+  const instant = new Date(text)
+  if (!Number.isFinite(instant.getTime())) return refuse(', which is not a real instant')
+  const ahead = instant.getTime() - now.getTime()
+  if (ahead > SLOT_SKEW_ALLOWANCE_MS)
+    return refuse(
+      `, ${Math.round(ahead / 1000)} s after now (${now.toISOString()}): a slot may be at most ${SLOT_SKEW_ALLOWANCE_MS / 1000} s ahead (clock skew); a later one would be claimed before it comes`,
+    )
   return { ok: true, slot: slotAtOrBefore(schedule, instant) }
+}
+
+/** The first field of a matched instant outside its calendar range (day 30 of February, hour 24…). */
+function impossibleField(match: RegExpExecArray): string | undefined {
+  const [year, month, day, hour, minute, second = 0, , offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined || /^z$/i.test(part) || /^[+-]/.test(part) ? undefined : Number(part)))
+  // Round trip: the fields must name a day that exists, not one Date would roll over.
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  if (month! < 1 || month! > 12) return `month ${month} (expected 01–12)`
+  if (day! < 1 || day! > daysInMonth)
+    return `day ${day} (${year}-${String(month).padStart(2, '0')} has ${daysInMonth} days)`
+  if (hour! > 23) return `hour ${hour} (expected 00–23)`
+  if (minute! > 59) return `minute ${minute} (expected 00–59)`
+  if (second > 59) return `second ${second} (expected 00–59)`
+  if (offsetHours > 23 || offsetMinutes > 59) return 'its zone offset (expected ±HH:MM up to 23:59)'
+  return undefined
 }
 
 /** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
@@ -203,8 +241,9 @@ async function holderOf(spec: OnceSpec): Promise<{ holder?: string }> {
   }
 }
 
+/** The first line of an error, scrubbed: `once` prints it and `--json` carries it. */
 function message(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+  return scrubSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error))
 }
 
 /** One readable line of a result (`once` without --json). */

@@ -5,7 +5,9 @@
  *
  * Slots are computed by cron-parser, not node-cron: node-cron fires the ticks but can only look forward
  * from now, while a slot is "the most recent fire time at or before an instant" (a takeover's first pass,
- * a `once --slot` trigger). Both read the same 5/6-field syntax in the same time zone.
+ * a `once --slot` trigger). Both read the same 5/6-field syntax in the same time zone, and checkSchedule
+ * accepts an expression only when both do and agree on its next fire times (`1-0 * * * *` passes node-cron
+ * and is refused by cron-parser; a day of month and a day of week both restricted are read differently).
  */
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
@@ -27,8 +29,37 @@ const FIELDS: Record<string, { name: string; range: string }> = {
   dayOfWeek: { name: 'day of week', range: '0–7 or sun–sat (0 and 7 are Sunday)' },
 }
 
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
+
+/** The month field of `expression` in words (`February`, `April or June`), as written when not plain numbers. */
+function monthsOf(expression: string): string {
+  const fields = expression.trim().split(/\s+/)
+  const month = fields[fields.length === 6 ? 4 : 3] ?? ''
+  const names = month.split(',').map((m) => (/^\d+$/.test(m) ? MONTHS[Number(m) - 1] : undefined))
+  return names.every((n) => n !== undefined) ? names.join(' or ') : `month ${JSON.stringify(month)}`
+}
+
 /** `minute: 61 is out of range 0–59` — the field, the value a person wrote and what the field takes. */
-function describeFieldError(error: { field: string; value?: unknown; message: string }): string {
+function describeFieldError(
+  error: { field: string; value?: unknown; message: string },
+  expression: string,
+): string {
+  // node-cron refuses `0 0 30 2 *` as an impossible day: say so, not that 30 is out of 1–31.
+  if (error.field === 'dayOfMonth' && /impossible day of month/.test(error.message))
+    return `day of month: ${String(error.value)} never occurs in ${monthsOf(expression)}, so the schedule would never fire`
   const field = FIELDS[error.field]
   // node-cron's own words would repeat "expected … got" before the configuration error's own "got".
   if (!field) return error.message.replace(/^expected 5 or 6 fields but got (\d+)$/, 'it has $1 fields')
@@ -62,14 +93,54 @@ function computeCheck(text: string): ScheduleCheck {
   if (text === '') return { ok: false, expected: `${EXPECTED}; got an empty value` }
   const detail = cron.validateDetailed(text)
   if (!detail.valid) {
-    return { ok: false, expected: `${EXPECTED}; ${detail.errors.map(describeFieldError).join('; ')}` }
+    const reasons = detail.errors.map((e) => describeFieldError(e, text))
+    return { ok: false, expected: `${EXPECTED}; ${reasons.join('; ')}` }
   }
   const runs = nextFireTimes(text, 50).map((d) => d.getTime())
+  const disagreement = slotDisagreement(text, runs)
+  if (disagreement !== undefined) return { ok: false, expected: `${EXPECTED}; ${disagreement}` }
   let intervalMs = Number.POSITIVE_INFINITY
   for (let i = 1; i < runs.length; i++) intervalMs = Math.min(intervalMs, runs[i]! - runs[i - 1]!)
   if (!Number.isFinite(intervalMs) || intervalMs <= 0)
     return { ok: false, expected: `${EXPECTED}; it never fires twice` }
   return { ok: true, intervalMs }
+}
+
+/**
+ * Why the slot calculator (cron-parser) cannot serve an expression node-cron accepted, or undefined when
+ * it can: it must parse it and find the same next fire times node-cron will tick at, or every pass would
+ * fail at run time (`1-0 * * * *`: node-cron reads a wrapping range, cron-parser refuses it).
+ */
+function slotDisagreement(text: string, ticks: readonly number[]): string | undefined {
+  const first = ticks[0]
+  if (first === undefined) return undefined
+  try {
+    const parsed = CronExpressionParser.parse(text, {
+      currentDate: new Date(first - 1),
+      tz: SCHEDULE_TIME_ZONE,
+    })
+    for (const tick of ticks.slice(0, 5)) {
+      const slot = parsed.next().getTime()
+      if (slot !== tick && bothDaysRestricted(text))
+        return 'day of month and day of week are both restricted: node-cron fires when both match, the slot calculator (cron-parser, the usual cron rule) when either does; restrict only one of them'
+      if (slot !== tick)
+        return `its ticks and its slots disagree (node-cron fires at ${new Date(tick).toISOString()}, the slot calculator says ${new Date(slot).toISOString()}); write it so both read it alike`
+    }
+    return undefined
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    const range = /^Invalid range: (\d+)-(\d+)/.exec(reason)
+    return range
+      ? `the range ${range[1]}-${range[2]} runs backwards; write low-high (a range that wraps is a list: e.g. ${range[1]}-59,0-${range[2]} for minutes)`
+      : `the slot calculator (cron-parser) refuses it: ${reason}`
+  }
+}
+
+/** Whether both day fields of `expression` are restricted (neither is `*`). */
+function bothDaysRestricted(expression: string): boolean {
+  const fields = expression.trim().split(/\s+/)
+  const offset = fields.length === 6 ? 1 : 0
+  return fields[2 + offset] !== '*' && fields[4 + offset] !== '*'
 }
 
 /**

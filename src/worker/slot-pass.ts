@@ -17,6 +17,7 @@ import type { Pass } from '../nets/net.js'
 import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
+import { scrubbedErrorMessage } from './scrub.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -170,6 +171,7 @@ function laneRequests(meter: ForgeMeter | undefined, lane: string): number {
   return count
 }
 
+/** What the ledger records of a failed pass: scrubbed, since /status, the page and `history` serve it. */
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  return scrubbedErrorMessage(error)
 }

@@ -80,6 +80,18 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         })
       })
 
+      it('keeps at most 2,000 characters of an error, marked as cut, so no status view serves a huge one', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        const error = `HttpError: ${'x'.repeat(8_000)}`
+        const finish = { finishedAt: at(1), outcome: 'failed' as const, error }
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, finish)).toBe(true)
+        const stored = (await ledger.get('merge-gate-sweeper', at(0)))?.error ?? ''
+        expect(stored.startsWith(error.slice(0, 2_000)), 'the error’s start was not kept').toBe(true)
+        expect(stored).toMatch(/… \[6011 more characters not kept\]$/)
+        expect(stored.length, 'the stored error was not capped').toBeLessThan(2_100)
+      })
+
       it('leaves another owner’s or another term’s claim as it is', async () => {
         const ledger = await makeLedger()
         await ledger.claim(claimOf(0))

@@ -312,3 +312,104 @@ describe('owner ids', () => {
     expect(ownerId()).toMatch(/-[0-9a-f]{12}$/)
   })
 })
+
+describe('issue 19: validation at the door', () => {
+  const { privateKey } = generateAppKeyPair('pkcs8')
+  const body = privateKey.split('\n')[1]!
+
+  it('refuses a PEM key given as GITHUB_APP_PRIVATE_KEY_FILE, saying so without echoing it', () => {
+    for (const value of [privateKey, privateKey.replace(/\n/g, '\\n')]) {
+      const found = issues({
+        GITHUB_APP_ID: '1',
+        GITHUB_INSTALLATION_ID: '2',
+        GITHUB_APP_PRIVATE_KEY_FILE: value,
+      }).find((i) => i.variable === 'GITHUB_APP_PRIVATE_KEY_FILE')
+      expect(found?.expected).toMatch(/looks like a PEM key itself, not a path/)
+      expect(found?.value, 'the key was echoed as the value').toBeUndefined()
+      expect(JSON.stringify(found)).not.toContain(body)
+    }
+  })
+
+  it.each([
+    ['GITHUB_API_URL', 'https://bob:ghpassword1@ghe.example/api/v3'],
+    ['GITHUB_API_URL', 'https://ghp_abcdefabcdefabcdefabcd@ghe.example/api/v3'],
+    ['PUBLIC_URL', 'https://bob:pagepassword@review.example'],
+  ])('refuses credentials inside %s, naming the variable and not the value', (variable, value) => {
+    const env: Record<string, string> =
+      variable === 'GITHUB_API_URL'
+        ? { GITHUB_APP_ID: '1', GITHUB_INSTALLATION_ID: '2', GITHUB_APP_PRIVATE_KEY: privateKey }
+        : {}
+    const found = issues({ ...env, [variable]: value }).find((i) => i.variable === variable)
+    expect(found?.expected, `${variable} with credentials was accepted`).toMatch(/without credentials/)
+    expect(JSON.stringify(found)).not.toMatch(/ghpassword1|ghp_abcdef|pagepassword/)
+  })
+
+  it('refuses a TTL under one second, suggesting the unit that was likely meant', () => {
+    const found = issues({ LEASECRON_NET_TICK_NET_TTL_MS: '30' }).find(
+      (i) => i.variable === 'LEASECRON_NET_TICK_NET_TTL_MS',
+    )
+    expect(found?.expected, 'a 30 ms TTL (never elects) was accepted').toMatch(/from 1000 .*write 30000/)
+    expect(load({ LEASECRON_NET_TICK_NET_TTL_MS: '999' }).ok).toBe(false)
+    expect(load({ LEASECRON_NET_TICK_NET_TTL_MS: '1000' }).ok).toBe(true)
+  })
+
+  it.each<Record<string, string>>([{ MONGO_DB: 'lc' }, { MONGO_DB: 'lc', MONGO_URI: ' ' }])(
+    'refuses MONGO_DB without MONGO_URI (%j) instead of running on memory',
+    (env) => {
+      const found = issues(env).find((i) => i.variable === 'MONGO_URI')
+      expect(found?.expected).toMatch(
+        /MONGO_DB is set, so a database was meant, but MONGO_URI is (unset|blank)/,
+      )
+    },
+  )
+
+  it('accepts LEASECRON_CHROMIUM, the browser the README tells developers to set', () => {
+    expect(load({ LEASECRON_CHROMIUM: '/opt/chromium/chrome' }).ok).toBe(true)
+  })
+
+  it('refuses a schedule the slot calculator cannot read, though node-cron accepts it', () => {
+    const found = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '1-0 * * * *' }).find(
+      (i) => i.variable === 'LEASECRON_NET_TICK_NET_SCHEDULE',
+    )
+    expect(found?.expected, 'a schedule every pass of which would fail was accepted').toMatch(
+      /the range 1-0 runs backwards/,
+    )
+    expect(checkSchedule('0 0 1 * 1')).toMatchObject({
+      ok: false,
+      expected: expect.stringMatching(/both restricted/),
+    })
+  })
+
+  it('says a day that never occurs in the month never fires, not that it is out of range', () => {
+    const check = checkSchedule('0 0 30 2 *')
+    expect(check.ok).toBe(false)
+    if (check.ok) return
+    expect(check.expected).toMatch(
+      /day of month: 30 never occurs in February, so the schedule would never fire/,
+    )
+    expect(check.expected).not.toMatch(/out of range/)
+  })
+
+  it('reports an invalid schedule of a configuration module’s net as a configuration problem', () => {
+    const { net: broken } = recordingNet({ schedule: '1-0 * * * *' })
+    const result = loadConfig({}, [broken], TEST_LEASES)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.issues[0]).toMatchObject({
+      variable: 'net "tick-net" (worker configuration module)',
+      expected: expect.stringMatching(/range 1-0 runs backwards/),
+    })
+  })
+
+  it('scrubs MONGO_URI’s secret options from the printed configuration', () => {
+    const result = load({
+      MONGO_URI:
+        'mongodb://u:pw1secret@db.example/?proxyHost=p&proxyPassword=proxypw9&tls=true&tlsCertificateKeyFilePassword=tlspw123&authMechanismProperties=AWS_SESSION_TOKEN:awstoken77',
+    })
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    const shown = JSON.stringify(redactedConfig(result.config))
+    for (const secret of ['pw1secret', 'proxypw9', 'tlspw123', 'awstoken77'])
+      expect(shown, `${secret} is printed by config`).not.toContain(secret)
+  })
+})

@@ -62,4 +62,27 @@ describe('once --slot', () => {
       )
     },
   )
+
+  it.each([
+    ['2026-02-30T00:00:00Z', /not a real instant: day 30 \(2026-02 has 28 days\)/],
+    ['2025-02-29T12:00:00Z', /not a real instant: day 29 \(2025-02 has 28 days\)/],
+    ['2026-09-30T24:00:00Z', /not a real instant: hour 24/],
+    ['2026-09-30T15:00:60Z', /not a real instant: second 60/],
+  ])('refuses %s, a date that does not exist, rather than rolling it over', (value, why) => {
+    const parsed = parseSlotOption(value, '*/5 * * * *', now)
+    expect(parsed.ok, `${value} was accepted (rolled over to another day)`).toBe(false)
+    expect(!parsed.ok && parsed.expected).toMatch(why)
+  })
+
+  it('refuses a slot more than the 60 s skew allowance after now, and accepts one within it', () => {
+    for (const value of ['9999-12-31T23:59:59Z', '2026-09-30T15:09:12.346Z']) {
+      const parsed = parseSlotOption(value, '*/5 * * * *', now)
+      expect(parsed.ok, `${value}, in the future, would be claimed before it comes`).toBe(false)
+      expect(!parsed.ok && parsed.expected).toMatch(/after now .*at most 60 s ahead/)
+    }
+    expect(parseSlotOption('2026-09-30T15:08:12.345Z', '*/5 * * * *', now)).toEqual({
+      ok: true,
+      slot: new Date('2026-09-30T15:05:00.000Z'),
+    })
+  })
 })

@@ -1,0 +1,77 @@
+/**
+ * The one scrubbing path for text that leaves the process: log lines (the logger's hook), everything the
+ * CLI prints (its output and errors, `config`, every `--json`), the configuration's own error messages and
+ * the `error` a pass records in the run ledger (which `/status`, the page and `history` then serve).
+ *
+ * What it removes: PEM blocks (any `-----BEGIN …-----`, through its END or, truncated, to the end of the
+ * text), the values of the secret variables this process was configured with (`rememberSecrets`), URI
+ * credentials (`user:password@`, a bare `token@`), secret-bearing URI options (`password`, `proxyPassword`,
+ * `tlsCertificateKeyFilePassword`, `authMechanismProperties`, anything named *secret*, *token* or
+ * *password*), `token …`/`Bearer …` credentials, GitHub token shapes and JWTs.
+ *
+ * Not a secret store and not a guarantee about text it is never handed: a component that writes
+ * elsewhere (a file, a socket) must pass its text through `scrubSecrets` itself.
+ */
+
+/**
+ * Variables whose whole value is a secret, wherever it shows up (the App key; a net option marked
+ * `secret` is added by the configuration that reads it). A name ending in one of SECRET_SUFFIXES counts
+ * too, so a webhook secret or a token a net reads is covered without being listed.
+ */
+export const SECRET_VARIABLES: readonly string[] = ['GITHUB_APP_PRIVATE_KEY']
+const SECRET_SUFFIXES = ['_SECRET', '_TOKEN', '_PASSWORD', '_PRIVATE_KEY']
+
+/** Shorter values are not remembered: masking every "true" or "1" in a log would hide more than it saves. */
+const MIN_SECRET_LENGTH = 8
+
+/**
+ * Secret values seen by this process. Process-wide on purpose: the logger, the CLI and the ledger's
+ * error field all scrub through it, and none of them holds the configuration.
+ */
+const remembered = new Set<string>()
+
+/** True when `name`'s value is a secret (listed, or named like one). */
+export function isSecretVariable(name: string): boolean {
+  return SECRET_VARIABLES.includes(name) || SECRET_SUFFIXES.some((suffix) => name.endsWith(suffix))
+}
+
+/** Remembers one secret value (and the forms it takes inside JSON and a one-line env file) for scrubbing. */
+export function rememberSecret(value: string | undefined): void {
+  const text = value?.trim()
+  if (!text || text.length < MIN_SECRET_LENGTH) return
+  remembered.add(text)
+  remembered.add(JSON.stringify(text).slice(1, -1))
+  remembered.add(text.replace(/\r?\n/g, '\\n'))
+}
+
+/** Remembers the value of every secret variable set in `env` (and `extra`, e.g. a net's secret options). */
+export function rememberSecrets(env: NodeJS.ProcessEnv, extra: readonly string[] = []): void {
+  for (const [name, value] of Object.entries(env))
+    if (isSecretVariable(name) || extra.includes(name)) rememberSecret(value)
+}
+
+/** Option names in a URI's query string whose value is a credential. */
+const SECRET_URI_OPTION =
+  /([?&;])([^=&;\s#]*(?:password|secret|token|authMechanismProperties)[^=&;\s#]*)=([^&;\s#"']*)/gi
+
+/** Removes secrets from free text (see the module doc for what); text without secrets comes back unchanged. */
+export function scrubSecrets(text: string): string {
+  let out = text
+  for (const secret of remembered) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
+  return (
+    out
+      // A block cut before its END runs to the end of the text, or of the JSON string it sits in.
+      .replace(/-----BEGIN [A-Z0-9 ]+-----[^"]*?(-----END [A-Z0-9 ]+-----|(?=")|$)/g, '[redacted PEM block]')
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#]*:[^/\s@"']*@/gi, '$1***:***@')
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#=&]+@/gi, '$1***@')
+      .replace(SECRET_URI_OPTION, '$1$2=[redacted]')
+      .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
+      .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
+      .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
+  )
+}
+
+/** An error's message, scrubbed: `Name: message` for an Error, the text otherwise. */
+export function scrubbedErrorMessage(error: unknown): string {
+  return scrubSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+}

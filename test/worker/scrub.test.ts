@@ -1,0 +1,89 @@
+/**
+ * The one scrubbing path (worker/scrub.ts): each shape of secret it removes, alone and inside JSON, and
+ * the logger writing through it.
+ */
+import { generateKeyPairSync } from 'node:crypto'
+import { Writable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/worker/logger.js'
+import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/worker/scrub.js'
+
+const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
+  type: 'pkcs8',
+  format: 'pem',
+}) as string
+const PEM_BODY_LINE = PEM.split('\n')[1]!
+
+describe('scrubSecrets', () => {
+  it.each([
+    ['a whole PEM block', `key: ${PEM} trailing`, PEM_BODY_LINE],
+    ['a PEM block on one line with literal \\n', `key ${PEM.replace(/\n/g, '\\n')}`, PEM_BODY_LINE],
+    ['a PEM block cut before its END', `got ${PEM.slice(0, 200)}`, PEM_BODY_LINE.slice(0, 40)],
+    [
+      'a certificate block',
+      '-----BEGIN CERTIFICATE-----\nMIIBcertbody\n-----END CERTIFICATE-----',
+      'MIIBcertbody',
+    ],
+    ['URI credentials', 'connect mongodb://alice:hunter2pass@db.example:27017/x', 'hunter2pass'],
+    ['a bare user token in a URI', 'fetch https://ghp_abcdefabcdefabcdefabcdef@github.com/x', 'ghp_abcdef'],
+    ['MONGO_URI password=', 'mongodb://db/?authSource=admin&password=s3cretvalue', 's3cretvalue'],
+    ['MONGO_URI proxyPassword=', 'mongodb://db/?proxyHost=p&proxyPassword=proxys3cret', 'proxys3cret'],
+    [
+      'MONGO_URI tlsCertificateKeyFilePassword=',
+      'mongodb://db/?tls=true&tlsCertificateKeyFilePassword=keyfilepw1',
+      'keyfilepw1',
+    ],
+    [
+      'MONGO_URI authMechanismProperties (an AWS session token)',
+      'mongodb://db/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:FQoGZXIvYXdzsessiontok',
+      'FQoGZXIvYXdzsessiontok',
+    ],
+    ['a bearer credential', 'authorization: Bearer abcdefgh12345678', 'abcdefgh12345678'],
+    ['a GitHub token', 'token ghs_0123456789abcdefghijklmn', 'ghs_0123456789abcdefghijklmn'],
+    ['a JWT', 'jwt eyJhbGciOiJSUzI1.eyJpc3MiOiIxMjM0NSJ9.c2lnbmF0dXJlLXBhcnQ', 'eyJpc3MiOiIxMjM0NSJ9'],
+  ])('removes %s', (_shape, text, secret) => {
+    const out = scrubSecrets(text)
+    expect(out, `the secret is still in: ${out}`).not.toContain(secret)
+    expect(scrubSecrets(JSON.stringify({ text })), 'the secret survives inside JSON').not.toContain(secret)
+  })
+
+  it('removes the value of a secret variable wherever it appears, also JSON-escaped', () => {
+    const value = 'whsec_plain-words-no-shape "quoted"\nsecond line'
+    rememberSecrets({ LEASECRON_NET_X_WEBHOOK_SECRET: value, LEASECRON_NET_X_DEPTH: '12345678' })
+    expect(scrubSecrets(`payload signed with ${value}`)).toBe('payload signed with [redacted]')
+    expect(scrubSecrets(JSON.stringify({ value }))).not.toContain('plain-words-no-shape')
+    expect(scrubSecrets('depth 12345678'), 'a variable that is not secret was masked').toBe('depth 12345678')
+  })
+
+  it('leaves text without secrets as it is', () => {
+    const text = 'connection refused at 127.0.0.1:27017 (mongodb://db.example/leasecron?retryWrites=true)'
+    expect(scrubSecrets(text)).toBe(text)
+  })
+
+  it('scrubs an error’s message with its name', () => {
+    expect(scrubbedErrorMessage(new TypeError(`bad key ${PEM.trim()}`))).toBe(
+      'TypeError: bad key [redacted PEM block]',
+    )
+  })
+})
+
+describe('the logger', () => {
+  it('writes no secret in a message, a field or a child’s bound fields', () => {
+    const lines: string[] = []
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    const log = createLogger({ destination, pretty: false }).child({
+      url: 'https://bob:childpassword@ghe.example/api/v3',
+    })
+    log.warn({ uri: 'mongodb://db/?proxyPassword=fieldsecret1', cut: PEM.slice(0, 300) }, `key ${PEM}`)
+    const text = lines.join('')
+    expect(text).toContain('[redacted PEM block]')
+    expect(() => JSON.parse(text), 'scrubbing broke the JSON line').not.toThrow()
+    for (const secret of ['childpassword', 'fieldsecret1', PEM_BODY_LINE])
+      expect(text, `${secret} reached the log line`).not.toContain(secret)
+  })
+})
