@@ -9,9 +9,10 @@
  * `ensureIndexes()` and, when the store was down then, at the next write that succeeds (retried at most
  * once a minute until it is there). No TTL index (FerretDB has none, and age is not the bound).
  *
- * Bounded by entries and bytes like the memory twin: after a write, the least recently used documents are
- * deleted until both bounds hold, judged by this process's running totals (forge-cache-totals.ts: re-read
- * from the collection every few minutes, never summed per write). Recency is what this store saw: reads
+ * Bounded by entries and bytes like the memory twin: after a write that passed a bound, the least recently
+ * used documents are deleted until both hold with 1% to spare (one eviction per ~100 new entries at the
+ * default bounds; exactly the bound below 100), judged by this process's running totals
+ * (forge-cache-totals.ts: re-read from the collection every few minutes, never summed per write). Recency is what this store saw: reads
  * served from a process's memory tier do not touch it.
  *
  * Every document read is parsed and its body inflated within the byte bound (forge-cache-document.ts): a
@@ -65,8 +66,8 @@ export interface MongoForgeCacheStoreOptions extends ForgeCacheBounds {
   onIndexError?: (error: unknown) => void
 }
 
-/** Documents looked at per eviction step: evicting is a short indexed read, never a collection scan. */
-const EVICTION_BATCH = 32
+/** Documents read per eviction step at most: a short read of `_id` and `bytes`, never the collection. */
+const EVICTION_BATCH_MAX = 1000
 /** A failed index creation, while writes succeed, is retried at most this often. */
 const INDEX_RETRY_MS = 60_000
 
@@ -187,22 +188,27 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     return turn
   }
 
-  /** Deletes least recently used documents until both bounds hold, by the running totals. */
+  /**
+   * Once a bound is passed, deletes least recently used documents until both hold with 1% to spare (the
+   * low-water mark), by the running totals. The sorted read of the oldest documents is the costly step —
+   * FerretDB 1.24 sorts without the index, about 0.6 s at 10,000 entries — so at the default bounds one
+   * eviction makes room for about a hundred new entries instead of one.
+   */
   async #evict(): Promise<void> {
-    let left = this.#totals.current(this.#clock())
-    if (left === undefined) {
-      const readAt = this.#clock()
-      left = await this.size()
-      this.#totals.read(left, readAt)
-    }
-    while (this.#over(left)) {
+    let left = await this.#knownTotals()
+    if (!this.#over(left, this.#bounds)) return
+    const target = lowWater(this.#bounds)
+    while (this.#over(left, target)) {
       const oldest = await this.#docs
-        .find({}, { projection: { _id: 1, bytes: 1 }, sort: { usedAt: 1, _id: 1 }, limit: EVICTION_BATCH })
+        .find(
+          {},
+          { projection: { _id: 1, bytes: 1 }, sort: { usedAt: 1, _id: 1 }, limit: batchFor(left, target) },
+        )
         .toArray()
       const victims: string[] = []
       let freed = 0
       for (const doc of oldest) {
-        if (!this.#over(left)) break
+        if (!this.#over(left, target)) break
         victims.push(doc._id)
         const charge = this.#chargeOf(doc)
         freed += charge
@@ -216,8 +222,18 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     }
   }
 
-  #over(size: ForgeCacheSize): boolean {
-    return size.entries > this.#bounds.maxEntries || size.bytes > this.#bounds.maxBytes
+  /** The running totals, read from the collection first when they are missing or due (see forge-cache-totals.ts). */
+  async #knownTotals(): Promise<ForgeCacheSize> {
+    const known = this.#totals.current(this.#clock())
+    if (known !== undefined) return known
+    const readAt = this.#clock()
+    const read = await this.size()
+    this.#totals.read(read, readAt)
+    return read
+  }
+
+  #over(size: ForgeCacheSize, bounds: { maxEntries: number; maxBytes: number }): boolean {
+    return size.entries > bounds.maxEntries || size.bytes > bounds.maxBytes
   }
 
   /** Strictly increasing stamps, so two uses within one millisecond still order by recency. */
@@ -225,6 +241,22 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     this.#lastStamp = Math.max(this.#lastStamp + 1, this.#clock())
     return this.#lastStamp
   }
+}
+
+/** 99% of each bound (exactly the bound below 100): what an eviction brings the collection down to. */
+function lowWater(bounds: Required<ForgeCacheBounds>): Required<ForgeCacheBounds> {
+  return {
+    maxEntries: bounds.maxEntries - Math.floor(bounds.maxEntries / 100),
+    maxBytes: bounds.maxBytes - Math.floor(bounds.maxBytes / 100),
+  }
+}
+
+/** How many of the oldest documents one step reads: the entries over, or the bytes over at the mean size. */
+function batchFor(size: ForgeCacheSize, target: Required<ForgeCacheBounds>): number {
+  const mean = size.entries > 0 ? Math.max(1, size.bytes / size.entries) : 1
+  const byEntries = size.entries - target.maxEntries
+  const byBytes = Math.ceil((size.bytes - target.maxBytes) / mean)
+  return Math.min(EVICTION_BATCH_MAX, Math.max(16, byEntries, byBytes))
 }
 
 function documentOf(entry: ForgeCacheEntry, bytes: number, usedAt: number): CacheDocument {
