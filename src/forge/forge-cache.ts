@@ -26,7 +26,12 @@
  */
 import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import { type ForgeCacheEntry, type ForgeCacheStore, forgeCacheKey } from './forge-cache-store.js'
+import {
+  DEFAULT_FORGE_CACHE_BYTES,
+  type ForgeCacheEntry,
+  type ForgeCacheStore,
+  forgeCacheKey,
+} from './forge-cache-store.js'
 import { credentialKind } from './rate-limit-points.js'
 
 /** Options for `cachingInterceptor`. */
@@ -37,6 +42,11 @@ export interface ForgeCacheOptions {
   shared?: ForgeCacheStore
   /** The installation the forge authenticates as; requests with an installation token are keyed by it. */
   installationId: number
+  /**
+   * A 200 body past this many bytes is passed on without being recorded (the stores would refuse it, and
+   * recording it would hold a second copy of it); the cache's byte bound, 64 MiB by default.
+   */
+  maxBodyBytes?: number
   /** Told when a store call failed; the request goes on uncached. Never told a token or body. */
   onStoreError?: (error: unknown, operation: 'get' | 'set' | 'delete') => void
 }
@@ -55,10 +65,17 @@ export interface ForgeCache {
 /** Builds the revalidating cache over the given stores. */
 export function createForgeCache(options: ForgeCacheOptions): ForgeCache {
   const tiers = tieredStore(options)
-  return { interceptor: cachingInterceptor(tiers, options.installationId), settle: () => tiers.settle() }
+  const limits = {
+    installationId: options.installationId,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_FORGE_CACHE_BYTES,
+  }
+  return { interceptor: cachingInterceptor(tiers, limits), settle: () => tiers.settle() }
 }
 
-function cachingInterceptor(tiers: Tiers, installationId: number): Dispatcher.DispatcherComposeInterceptor {
+function cachingInterceptor(
+  tiers: Tiers,
+  { installationId, maxBodyBytes }: { installationId: number; maxBodyBytes: number },
+): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
     const method = (opts.method ?? 'GET').toUpperCase()
     const headers = headerRecord(opts.headers)
@@ -79,7 +96,7 @@ function cachingInterceptor(tiers: Tiers, installationId: number): Dispatcher.Di
     void tiers.get(key).then(
       (entry) => {
         const sent = { ...opts, headers: { ...headers, ...validatorsOf(entry, credential) } }
-        dispatch(sent, new RevalidatingHandler(handler, { key, credential }, entry, tiers))
+        dispatch(sent, new RevalidatingHandler(handler, { key, credential, maxBodyBytes }, entry, tiers))
       },
       (error: unknown) => handler.onResponseError?.(idleController(), asError(error)),
     )
@@ -166,11 +183,12 @@ const BODY_BOUND = new Set([...PER_ANSWER, 'content-encoding', 'content-type', '
 class RevalidatingHandler implements Dispatcher.DispatchHandler {
   #mode: 'pass' | 'replay' | 'record' = 'pass'
   #chunks: Buffer[] = []
+  #recorded = 0
   #kept: ForgeCacheEntry | undefined
 
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
-    private readonly request: { key: string; credential: string | undefined },
+    private readonly request: { key: string; credential: string | undefined; maxBodyBytes: number },
     private readonly entry: ForgeCacheEntry | undefined,
     private readonly tiers: Tiers,
   ) {}
@@ -213,7 +231,7 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#mode === 'replay') return // a 304 has no body; the kept one is sent at the end
-    if (this.#mode === 'record') this.#chunks.push(chunk)
+    if (this.#mode === 'record') this.#record(chunk)
     this.inner.onResponseData?.(controller, chunk)
   }
 
@@ -232,6 +250,18 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
     this.inner.onResponseEnd?.(controller, trailers)
   }
 
+  /** Keeps the chunk, unless the body passed the bound: then nothing is kept and the older entry is forgotten. */
+  #record(chunk: Buffer): void {
+    this.#recorded += chunk.byteLength
+    if (this.#recorded <= this.request.maxBodyBytes) {
+      this.#chunks.push(chunk)
+      return
+    }
+    this.#mode = 'pass'
+    this.#chunks = []
+    this.tiers.delete(this.request.key)
+  }
+
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
     this.#chunks = [] // a cut-off answer is never kept
     this.inner.onResponseError?.(controller, error)
@@ -239,7 +269,7 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
 }
 
 function entryOf(
-  request: { key: string; credential: string | undefined },
+  request: { key: string; credential: string | undefined; maxBodyBytes: number },
   answered: Headers,
 ): ForgeCacheEntry {
   const headers: Headers = {}

@@ -190,6 +190,7 @@ function cacheOptions(
   }
   return {
     local: new MemoryForgeCacheStore(bounds),
+    ...(settings.maxBytes === undefined ? {} : { maxBodyBytes: settings.maxBytes }),
     ...(settings.shared === undefined ? {} : { shared: settings.shared }),
     installationId,
     // A store outage costs points, never a pass: warn and go on uncached.

@@ -18,10 +18,22 @@ export function forgeCacheSettings(
   if (megabytes === 0) return { enabled: false }
   const maxBytes = megabytes * 1024 * 1024
   if (db === undefined) return { maxBytes }
-  const shared = new MongoForgeCacheStore(db, { maxBytes })
-  // Without the index eviction scans; the cache still works, so a failure is a warning, not a stop.
-  shared
-    .ensureIndexes()
-    .catch((error: unknown) => log.warn({ err: error }, 'forge cache: index creation failed'))
+  const indexFailed = (error: unknown) =>
+    log.warn(
+      { component: 'forge', operation: 'cache ensureIndexes', err: error },
+      'forge cache: index creation failed; tried again at the next write that succeeds',
+    )
+  const shared = new MongoForgeCacheStore(db, {
+    maxBytes,
+    // Deleted as it is dropped, so each bad document is told once; never its body.
+    onDrop: ({ key, reason }) =>
+      log.warn(
+        { component: 'forge', event: 'forge_cache_entry_dropped', key, reason },
+        `forge cache: dropped a stored entry as a miss (${reason})`,
+      ),
+    onIndexError: indexFailed,
+  })
+  // Without the index eviction sorts the collection; the cache still works, so a failure is a warning.
+  shared.ensureIndexes().catch(indexFailed)
   return { maxBytes, shared }
 }

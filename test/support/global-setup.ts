@@ -9,7 +9,9 @@ import { startTestMongo, type TestMongoServer } from './mongo-server.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    mongo: { url: string; kind: string; version: string; description: string } | { error: string }
+    mongo:
+      | { url: string; kind: string; version: string; isFerretDb: boolean; description: string }
+      | { error: string }
     /** Why dist/ could not be built, when it could not (end-to-end tests then fail with it). */
     buildError: string | undefined
   }
@@ -34,6 +36,7 @@ export async function setup(project: TestProject): Promise<void> {
       url: server.url,
       kind: server.kind,
       version: server.version,
+      isFerretDb: server.isFerretDb,
       description: server.description,
     })
   } catch (error) {

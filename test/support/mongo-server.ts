@@ -21,6 +21,11 @@ export interface TestMongoServer {
   kind: MongoServerKind
   /** The server's own `buildInfo.version` (FerretDB reports the MongoDB version it emulates). */
   version: string
+  /**
+   * The server said it is FerretDB (its `buildInfo` carries `ferretdbVersion` in 1.x, `ferretdb` in 2.x),
+   * whoever started it: a `MONGO_URL` pointing at FerretDB gets FerretDB's skips too.
+   */
+  isFerretDb: boolean
   /** A human line: which server backs the run. */
   description: string
   /** The FerretDB child process, for chaos tests that pause or kill the server. */
@@ -41,8 +46,7 @@ export async function startTestMongo(
   const reasons: string[] = []
   if (process.env.MONGO_URL) {
     const url = process.env.MONGO_URL
-    const version = await serverVersion(url)
-    return describe({ url, kind: 'external', version, stop: async () => {} })
+    return describe({ url, kind: 'external', ...(await serverIdentity(url)), stop: async () => {} })
   }
   if (process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER !== '1') {
     try {
@@ -64,7 +68,9 @@ function describe(s: Omit<TestMongoServer, 'description'>): TestMongoServer {
   const label =
     s.kind === 'ferretdb'
       ? `FerretDB 1.24.2 (wire version of MongoDB ${s.version})`
-      : `${s.kind} MongoDB ${s.version}`
+      : s.isFerretDb
+        ? `${s.kind} FerretDB (wire version of MongoDB ${s.version})`
+        : `${s.kind} MongoDB ${s.version}`
   return { ...s, description: `${label} at ${redactUrl(s.url)}` }
 }
 
@@ -79,12 +85,13 @@ function oneLine(error: unknown): string {
     .slice(0, 200)
 }
 
-async function serverVersion(url: string): Promise<string> {
+/** What the server says it is: `buildInfo` (no privileges needed) names its version and, for FerretDB, itself. */
+async function serverIdentity(url: string): Promise<{ version: string; isFerretDb: boolean }> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 })
   try {
     await client.connect()
     const info = await client.db('admin').command({ buildInfo: 1 })
-    return String(info.version)
+    return { version: String(info.version), isFerretDb: 'ferretdbVersion' in info || 'ferretdb' in info }
   } finally {
     await client.close()
   }
@@ -107,7 +114,7 @@ async function startMemoryServer(): Promise<Omit<TestMongoServer, 'description'>
     return {
       url,
       kind: 'mongodb-memory-server',
-      version: await serverVersion(url),
+      ...(await serverIdentity(url)),
       stop: async () => void (await server.stop()),
     }
   } finally {
@@ -149,7 +156,7 @@ async function startFerretDb(log: (line: string) => void): Promise<Omit<TestMong
       reject(new Error(`FerretDB exited with ${code}: ${stderr}`))
     })
   })
-  const version = await pingUntilReady(url)
+  const identity = await pingUntilReady(url)
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r))
@@ -160,14 +167,14 @@ async function startFerretDb(log: (line: string) => void): Promise<Omit<TestMong
     }
     await rm(dir, { recursive: true, force: true })
   }
-  return { url, kind: 'ferretdb', version, process: child, stop }
+  return { url, kind: 'ferretdb', ...identity, process: child, stop }
 }
 
-async function pingUntilReady(url: string): Promise<string> {
+async function pingUntilReady(url: string): Promise<{ version: string; isFerretDb: boolean }> {
   const deadline = Date.now() + 30_000
   for (;;) {
     try {
-      return await serverVersion(url)
+      return await serverIdentity(url)
     } catch (error) {
       if (Date.now() > deadline) throw error
       await new Promise((r) => setTimeout(r, 200))

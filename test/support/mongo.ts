@@ -9,12 +9,21 @@ export interface TestDatabase {
   db: Db
   client: MongoClient
   kind: string
-  /** FerretDB applies an update as read-then-write, so races on one existing document can elect two. */
+  /**
+   * The server answered `buildInfo` as FerretDB (also behind `MONGO_URL`): it applies an update as
+   * read-then-write, so races on one existing document can elect two.
+   */
   isFerretDb: boolean
 }
 
 /** The server the run uses; throws (failing the calling test) when none could be had. */
-export function mongoServer(): { url: string; kind: string; version: string; description: string } {
+export function mongoServer(): {
+  url: string
+  kind: string
+  version: string
+  isFerretDb: boolean
+  description: string
+} {
   const mongo = inject('mongo')
   if ('error' in mongo)
     throw new Error(`This test needs a real MongoDB server and none is available: ${mongo.error}`)
@@ -32,5 +41,5 @@ export async function useTestDatabase(label: string): Promise<TestDatabase> {
     await db.dropDatabase().catch(() => undefined)
     await client.close()
   })
-  return { db, client, kind: server.kind, isFerretDb: server.kind === 'ferretdb' }
+  return { db, client, kind: server.kind, isFerretDb: server.isFerretDb }
 }
