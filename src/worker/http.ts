@@ -77,13 +77,24 @@ function route(
   liveness: EventLoopLiveness,
 ): void {
   const path = (req.url ?? '/').split('?')[0]
-  const reply = (status: number, body: string, type = 'application/json', headers: OutgoingHttpHeaders = {}) => {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': 'no-store', ...headers })
+  const reply = (
+    status: number,
+    body: string,
+    type = 'application/json',
+    headers: OutgoingHttpHeaders = {},
+  ) => {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-type': type,
+      'cache-control': 'no-store',
+      ...headers,
+    })
     res.end(body)
   }
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
-  if (path === '/healthz') return reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
+  if (path === '/healthz')
+    return reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
   if (path === '/readyz') {
     options.ready().then(
       ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),

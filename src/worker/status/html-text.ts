@@ -40,8 +40,21 @@ export function duration(ms: number): string {
   return `${sign}${Math.floor(m / 1440)} d ${Math.floor((m % 1440) / 60)} h`
 }
 
-/** `2026-12-01 01:02:03 UTC`, in `timeZone` (UTC by default), with the zone's short name. */
+/**
+ * `2026-12-01 01:02:03 UTC`, in `timeZone` (UTC by default), with the zone's short name; `iso` as it is
+ * when it is not an instant or the zone is unknown (a page that cannot format one value still renders).
+ */
 export function instant(iso: string, timeZone = 'UTC'): string {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return String(iso)
+  try {
+    return formatInstant(date, timeZone)
+  } catch {
+    return String(iso)
+  }
+}
+
+function formatInstant(date: Date, timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,
     year: 'numeric',
@@ -52,12 +65,12 @@ export function instant(iso: string, timeZone = 'UTC'): string {
     second: '2-digit',
     hourCycle: 'h23',
     timeZoneName: 'short',
-  }).formatToParts(new Date(iso))
+  }).formatToParts(date)
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? ''
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')}`
 }
 
 /** `01:02:03` (UTC), for dense tables. */
 export function timeOfDay(iso: string): string {
-  return iso.slice(11, 19)
+  return String(iso).slice(11, 19)
 }

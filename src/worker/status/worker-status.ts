@@ -137,7 +137,10 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
       if (!mongo) return own.filter((r) => r.hour >= since.getTime())
       // The other replicas' stored rows plus this replica's own from its meter: current to the second
       // without writing (its stored rows are up to one sample old).
-      const others = await new MongoForgeHourStore(mongo.db).read(since, { ...bound(), except: options.owner })
+      const others = await new MongoForgeHourStore(mongo.db).read(since, {
+        ...bound(),
+        except: options.owner,
+      })
       return sumRows([...others, ...own.filter((r) => r.hour >= since.getTime())])
     },
     rateLimits: () => rateLimitsFromRegistry(registry),
