@@ -91,10 +91,14 @@ function route(
     })
     res.end(body)
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD')
-    return reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
-  if (path === '/healthz')
-    return reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
+    return
+  }
+  if (path === '/healthz') {
+    reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
+    return
+  }
   if (path === '/readyz') {
     options.ready().then(
       ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),

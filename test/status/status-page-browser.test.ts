@@ -103,10 +103,10 @@ describe('the status page in a browser', () => {
     expect(await field(page, 'status-tick', 'Next fire').innerText()).toMatch(/\d{2}:\d{2}:\d{2} UTC/)
     // The page's own script runs under its policy: the pause control answers.
     await page.locator('#pause').click()
-    await expect.poll(() => page.locator('#refresh-state').innerText()).toBe('paused')
-    expect(await page.locator('#pause').innerText()).toBe('Resume')
+    await expect.poll(() => page.locator('#refresh-state').textContent()).toBe('paused')
+    expect(await page.locator('#pause').textContent()).toBe('Resume')
     await page.locator('#pause').click()
-    await expect.poll(() => page.locator('#refresh-state').innerText()).toBe('refreshing every 5 s')
+    await expect.poll(() => page.locator('#refresh-state').textContent()).toBe('refreshing every 5 s')
     await screenshot(page, 'memory-worker')
     expect(await violations(), 'the page broke its own Content-Security-Policy').toEqual([])
     expect(errors, 'the page logged errors in the browser console').toEqual([])
