@@ -29,7 +29,8 @@ export function sharedSnapshot(
   const cache = new LRUCache<'snapshot', StatusSnapshot>({
     max: 1,
     ttl: maxAgeMs,
-    perf: { now: () => clock.now().getTime() },
+    // Monotonic: a wall-clock step (NTP) neither keeps a snapshot for ever nor expires it early.
+    perf: { now: () => clock.monotonic() },
     fetchMethod: () => collect(),
   })
   return async () => {
