@@ -29,8 +29,11 @@ export function sharedSnapshot(
   const cache = new LRUCache<'snapshot', StatusSnapshot>({
     max: 1,
     ttl: maxAgeMs,
-    // Monotonic: a wall-clock step (NTP) neither keeps a snapshot for ever nor expires it early.
-    perf: { now: () => clock.monotonic() },
+    // Monotonic: a wall-clock step (NTP) neither keeps a snapshot for ever nor expires it early. Plus one:
+    // lru-cache reads a start of 0 as "no expiry", and a test clock may well start at 0.
+    perf: { now: () => clock.monotonic() + 1 },
+    // Read the clock on every check (lru-cache otherwise reuses one reading for a millisecond of real time).
+    ttlResolution: 0,
     fetchMethod: () => collect(),
   })
   return async () => {
