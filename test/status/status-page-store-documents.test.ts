@@ -87,13 +87,14 @@ describe('the status page over crafted store documents', () => {
     workers.push(worker)
     await worker.start()
     const base = `http://127.0.0.1:${worker.port}`
-    // The first snapshot may be taken before the worker's connection is up: wait for the stored runs.
+    // The first snapshot may be taken before the worker's connection is up: wait for the stored runs (the
+    // well-formed failed one at least: a store that parses its documents may skip the others).
     let html = ''
     await expect
       .poll(
         async () => {
           html = await (await fetch(`${base}/`)).text()
-          return html.includes('crafted-owner') && html.includes('crafted-lane')
+          return html.includes('crafted-owner')
         },
         { timeout: 20_000, interval: 500 },
       )
