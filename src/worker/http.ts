@@ -3,12 +3,20 @@
  * is stuck, liveness.ts),
  * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text), /status (the
  * status snapshot as JSON) and / (the status page). Nothing else; it serves no secrets and takes no input.
+ * It answers GET and HEAD only, under the limits and with the headers of http-limits.ts.
  */
-import { createServer, type Server } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import type { StaleCampaign } from './campaign-heartbeats.js'
-import { livenessResponse, watchEventLoop } from './liveness.js'
+import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'
+import { type EventLoopLiveness, livenessResponse, watchEventLoop } from './liveness.js'
 import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
 
 export interface HealthServer {
@@ -27,37 +35,16 @@ export interface HealthServerOptions {
   staleCampaigns?: () => StaleCampaign[]
   /** The status snapshot behind /status and the page at /; both 404 without it. */
   status?: StatusRoutesOptions
+  /** The server's timeouts and connection cap; HTTP_LIMITS by default. */
+  limits?: HttpLimits
 }
 
 /** Starts listening; rejects when the port cannot be bound (a clear error naming it). */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const liveness = watchEventLoop()
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]
-    const reply = (status: number, body: string, type = 'application/json') => {
-      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
-      res.end(body)
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, '{"error":"method not allowed"}')
-    if (path === '/healthz')
-      return reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
-    if (path === '/readyz') {
-      options.ready().then(
-        ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),
-        () => reply(503, '{"ready":false}'),
-      )
-      return
-    }
-    if (path === '/metrics') {
-      options.registry.metrics().then(
-        (text) => reply(200, text, options.registry.contentType),
-        () => reply(500, '{"error":"metrics unavailable"}'),
-      )
-      return
-    }
-    if (options.status && serveStatusRoute(path ?? '/', options.status, reply)) return
-    reply(404, '{"error":"not found"}')
-  })
+  const limits = options.limits ?? HTTP_LIMITS
+  const server = createServer(serverOptions(limits), (req, res) => route(req, res, options, liveness))
+  applyLimits(server, limits)
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       liveness.stop()
@@ -80,4 +67,52 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
         server.closeAllConnections()
       }),
   }
+}
+
+/** Answers one request. */
+function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: HealthServerOptions,
+  liveness: EventLoopLiveness,
+): void {
+  const path = (req.url ?? '/').split('?')[0]
+  const reply = (
+    status: number,
+    body: string,
+    type = 'application/json',
+    headers: OutgoingHttpHeaders = {},
+  ) => {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-type': type,
+      'cache-control': 'no-store',
+      ...headers,
+    })
+    res.end(body)
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
+    return
+  }
+  if (path === '/healthz') {
+    reply(...livenessResponse(liveness.check(), options.staleCampaigns?.() ?? []))
+    return
+  }
+  if (path === '/readyz') {
+    options.ready().then(
+      ({ ready, detail }) => reply(ready ? 200 : 503, JSON.stringify({ ready, ...detail })),
+      () => reply(503, '{"ready":false}'),
+    )
+    return
+  }
+  if (path === '/metrics') {
+    options.registry.metrics().then(
+      (text) => reply(200, text, options.registry.contentType),
+      () => reply(500, '{"error":"metrics unavailable"}'),
+    )
+    return
+  }
+  if (options.status && serveStatusRoute(path ?? '/', options.status, reply)) return
+  reply(404, '{"error":"not found"}')
 }

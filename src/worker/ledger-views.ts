@@ -4,10 +4,20 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
+import { shownText } from './status/shown-text.js'
 
-/** One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s). */
+/**
+ * A lease as `status` lists it: the record, and what is wrong with its stored document when the store
+ * found it malformed (absent otherwise, and in stores that do not say).
+ */
+export type ListedLease = LeaseRecord & { corrupt?: string | undefined }
+
+/**
+ * One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s); a lease
+ * whose document is malformed ends its line with `corrupt lease document: …` (its first 500 characters).
+ */
 export function statusLines(
-  leases: readonly LeaseRecord[],
+  leases: readonly ListedLease[],
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
 ): string[] {
@@ -35,6 +45,7 @@ export function statusLines(
       `fence ${r.fence}`.padEnd(12),
       expiry.padEnd(22),
       last ? `last run ${runSummary(last)}` : 'no run recorded',
+      ...(r.corrupt === undefined ? [] : [`corrupt lease document: ${shownText(r.corrupt)}`]),
     ].join(' ')
   })
   return [header.join(' '), ...rows]

@@ -26,6 +26,17 @@ export function forgeHourStoreConformance(name: string, open: () => Promise<Forg
       ])
     })
 
+    it('leaves out the rows of the owner named in `except`, summing everyone else’s', async () => {
+      const store = await open()
+      await store.put('a', [row(H0, 'sweeper', 10, 4, 2)])
+      await store.put('b', [row(H0, 'sweeper', 5, 1, 1), row(H0, 'auth', 1)])
+      await store.put('c', [row(H0, 'sweeper', 2)])
+      expect(await store.read(new Date(H0), { except: 'a' }), 'the excepted owner was counted').toEqual([
+        row(H0, 'auth', 1),
+        row(H0, 'sweeper', 7, 1, 1),
+      ])
+    })
+
     it('replaces what an owner wrote for an hour and lane instead of adding to it', async () => {
       const store = await open()
       await store.put('a', [row(H0, 'sweeper', 10)])

@@ -38,16 +38,29 @@ async function startWorker(env: Record<string, string>): Promise<Worker> {
   return worker
 }
 
-/** Opens the page, collecting console errors and failed requests for the test to assert on. */
-async function openPage(worker: Worker): Promise<{ page: Page; errors: string[] }> {
+/**
+ * Opens the page, collecting console errors, failed requests and Content-Security-Policy violations (the
+ * browser's own `securitypolicyviolation` events, recorded from before the page's first byte).
+ */
+async function openPage(
+  worker: Worker,
+): Promise<{ page: Page; errors: string[]; csp: string | undefined; violations: () => Promise<string[]> }> {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } })
   const errors: string[] = []
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text())
   })
   page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(`http://127.0.0.1:${worker.port}/`)
-  return { page, errors }
+  // A string, not a function: this project's types carry no DOM.
+  await page.addInitScript({
+    content: `window.cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) =>
+  window.cspViolations.push(e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline')))`,
+  })
+  const response = await page.goto(`http://127.0.0.1:${worker.port}/`)
+  const csp = (await response?.allHeaders())?.['content-security-policy']
+  const violations = async (): Promise<string[]> => page.evaluate('window.cspViolations')
+  return { page, errors, csp, violations }
 }
 
 /** The text a person reads next to a label of a net's section. */
@@ -72,7 +85,10 @@ async function screenshot(page: Page, name: string): Promise<string> {
 describe('the status page in a browser', () => {
   it('shows the memory worker as holder, its finished runs with durations and the forge chart, without console errors', async () => {
     const worker = await startWorker({})
-    const { page, errors } = await openPage(worker)
+    const { page, errors, csp, violations } = await openPage(worker)
+    expect(csp, 'the page is served without a Content-Security-Policy').toMatch(
+      /default-src 'none'.*script-src 'sha256-/,
+    )
     await expect
       .poll(() => field(page, 'status-tick', 'Holder').innerText(), { timeout: 20_000 })
       .toContain('this replica')
@@ -85,7 +101,14 @@ describe('the status page in a browser', () => {
     const rateLimit = page.locator('section[aria-labelledby="h-forge"] tbody tr').first()
     expect(await rateLimit.innerText(), 'no rate limit shown against its limit').toMatch(/core\s+\d+ \/ \d+/)
     expect(await field(page, 'status-tick', 'Next fire').innerText()).toMatch(/\d{2}:\d{2}:\d{2} UTC/)
+    // The page's own script runs under its policy: the pause control answers.
+    await page.locator('#pause').click()
+    await expect.poll(() => page.locator('#refresh-state').textContent()).toBe('paused')
+    expect(await page.locator('#pause').textContent()).toBe('Resume')
+    await page.locator('#pause').click()
+    await expect.poll(() => page.locator('#refresh-state').textContent()).toBe('refreshing every 5 s')
     await screenshot(page, 'memory-worker')
+    expect(await violations(), 'the page broke its own Content-Security-Policy').toEqual([])
     expect(errors, 'the page logged errors in the browser console').toEqual([])
     await page.close()
   }, 90_000)
@@ -99,7 +122,7 @@ describe('the status page in a browser', () => {
       .poll(() => field(firstPage.page, 'status-tick', 'Holder').innerText(), { timeout: 30_000 })
       .toContain('this replica')
     const second = await startWorker({ ...env, LEASECRON_WORKER_ID: 'second' })
-    const { page, errors } = await openPage(second)
+    const { page, errors, violations } = await openPage(second)
     const holder = await field(page, 'status-tick', 'Holder').innerText()
     expect(holder, 'the second replica does not name the first as holder').toContain(first.owner)
     expect(holder).toContain('another replica')
@@ -113,6 +136,7 @@ describe('the status page in a browser', () => {
       .toBe(1)
     await screenshot(firstPage.page, 'mongo-first-replica')
     await screenshot(page, 'mongo-second-replica')
+    expect(await violations(), 'the page broke its own Content-Security-Policy').toEqual([])
     expect(firstPage.errors, 'the first replica’s page logged console errors').toEqual([])
     expect(errors, 'the second replica’s page logged console errors').toEqual([])
   }, 120_000)

@@ -17,6 +17,7 @@ import {
   type StatusSnapshot,
   type StoreStatus,
 } from './status-snapshot.js'
+import { shownText } from './shown-text.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
 /** How many runs per net the snapshot lists. */
@@ -26,22 +27,30 @@ export const RUNS_SHOWN = 20
 export async function collectStatus(sources: StatusSources, now: Date): Promise<StatusSnapshot> {
   const notes: string[] = []
   const failed = (what: string) => (error: unknown) => {
-    notes.push(`${what}: ${error instanceof Error ? error.message : String(error)}`)
+    notes.push(shownText(`${what}: ${error instanceof Error ? error.message : String(error)}`))
     return undefined
   }
-  const [store, leases, skipped] = await Promise.all([
+  // Every source at once: each bounds its own read, so an outage costs one bound, not their sum.
+  const [store, leases, skipped, histories, forge] = await Promise.all([
     storeStatus(sources),
     sources.leases().catch(failed('the lease store did not list its leases')),
     sources.skippedTicks?.().catch(failed('skipped ticks unavailable')),
+    Promise.all(
+      sources.nets.map((plan) =>
+        sources
+          .history?.(plan.name, RUNS_SHOWN)
+          .catch(failed(`the run ledger did not answer for ${plan.name}`)),
+      ),
+    ),
+    forgeStatus(sources, now, failed),
   ])
   if (!sources.history)
     notes.push(
       'no run ledger to read (without MONGO_URI it lives in a worker’s memory): runs, last finished slot and lag are null',
     )
-  const nets = await Promise.all(
-    sources.nets.map((plan) => netStatus(sources, plan, leases, skipped, now, failed)),
+  const nets = sources.nets.map((plan, i) =>
+    netStatus(sources, plan, { leases, skipped, history: histories[i] }, now),
   )
-  const forge = await forgeStatus(sources, now, failed)
   return {
     schema: STATUS_SCHEMA,
     generatedAt: now.toISOString(),
@@ -59,18 +68,20 @@ async function storeStatus(sources: StatusSources): Promise<StoreStatus> {
   return { kind: sources.storeKind, serverVersion, answering }
 }
 
-async function netStatus(
+/** What was read for the nets; `undefined` where a source failed or is absent. */
+interface NetReads {
+  leases: LeaseRecord[] | undefined
+  skipped: ReadonlyMap<string, Record<string, number>> | undefined
+  history: RunRecord[] | undefined
+}
+
+function netStatus(
   sources: StatusSources,
   plan: StatusNetPlan,
-  leases: LeaseRecord[] | undefined,
-  skipped: ReadonlyMap<string, Record<string, number>> | undefined,
+  { leases, skipped, history }: NetReads,
   now: Date,
-  failed: (what: string) => (error: unknown) => undefined,
-): Promise<NetStatus> {
+): NetStatus {
   const record = leases?.find((l) => l.name === plan.leaseName)
-  const history = await sources
-    .history?.(plan.name, RUNS_SHOWN)
-    .catch(failed(`the run ledger did not answer for ${plan.name}`))
   const runs = history?.map(runStatus) ?? null
   const lastFinished = history?.find((r) => r.finishedAt !== undefined)
   return {
@@ -119,7 +130,7 @@ export function runStatus(record: RunRecord): RunStatus {
     durationMs: end === undefined ? null : Math.max(0, end - record.startedAt.getTime()),
     // A finished record always has its outcome; one without is still running.
     outcome: record.outcome ?? 'running',
-    error: record.error ?? null,
+    error: record.error === undefined || record.error === null ? null : shownText(record.error),
     requests,
   }
 }

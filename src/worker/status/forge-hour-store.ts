@@ -24,10 +24,19 @@ export interface ForgeHourRow {
 export interface ForgeHourStore {
   /** Sets `owner`'s figures for each row's hour and lane (replacing what that owner wrote before). */
   put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }): Promise<void>
-  /** Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane. */
-  read(since: Date, options?: { signal?: AbortSignal }): Promise<ForgeHourRow[]>
+  /**
+   * Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane;
+   * without `except`'s rows when given (a replica adds its own current figures from its meter instead).
+   */
+  read(since: Date, options?: ForgeHourReadOptions): Promise<ForgeHourRow[]>
   /** Deletes every owner's rows of hours before `before`; resolves how many rows were deleted. */
   prune(before: Date, options?: { signal?: AbortSignal }): Promise<number>
+}
+
+export interface ForgeHourReadOptions {
+  signal?: AbortSignal
+  /** An owner whose rows the answer leaves out. */
+  except?: string
 }
 
 export const HOUR_MS = 3_600_000

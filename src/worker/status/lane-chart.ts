@@ -4,7 +4,7 @@
  * labelled at −24 h, −12 h and now. Drawn here rather than with a chart library: the page must carry no
  * external asset, and 24 rectangles are a loop.
  */
-import { esc } from './html-text.js'
+import { esc, figure, num } from './html-text.js'
 import type { LaneStatus } from './status-snapshot.js'
 
 const WIDTH = 480
@@ -15,12 +15,19 @@ const TOP = 8
 
 /** The SVG of `lane`'s last 24 hours; scales to its container's width. */
 export function laneChart(lane: LaneStatus): string {
-  const max = Math.max(1, ...lane.hours.map((h) => h.requests))
+  // Figures are read through `figure`: a stored count that is not a number draws as zero, never as text.
+  const hours = lane.hours.map((h) => ({
+    hour: String(h.hour),
+    requests: figure(h.requests),
+    notModified: figure(h.notModified),
+    points: figure(h.points),
+  }))
+  const max = Math.max(1, ...hours.map((h) => h.requests))
   const plotW = WIDTH - LEFT - 4
   const plotH = HEIGHT - BOTTOM - TOP
-  const step = plotW / lane.hours.length
+  const step = plotW / hours.length
   const y = (n: number) => TOP + plotH - (n / max) * plotH
-  const bars = lane.hours
+  const bars = hours
     .map((h, i) => {
       const x = LEFT + i * step + 1
       const w = Math.max(1, step - 2)
@@ -33,10 +40,10 @@ export function laneChart(lane: LaneStatus): string {
       return total + cached
     })
     .join('')
-  const spent = lane.hours.reduce((sum, h) => sum + h.requests, 0)
+  const spent = hours.reduce((sum, h) => sum + h.requests, 0)
   const axis = [
     `<line class="axis" x1="${LEFT}" y1="${TOP + plotH}" x2="${WIDTH - 4}" y2="${TOP + plotH}"/>`,
-    `<text class="tick" x="${LEFT - 4}" y="${TOP + 8}" text-anchor="end">${max}</text>`,
+    `<text class="tick" x="${LEFT - 4}" y="${TOP + 8}" text-anchor="end">${num(max)}</text>`,
     `<text class="tick" x="${LEFT - 4}" y="${TOP + plotH}" text-anchor="end">0</text>`,
     `<text class="tick" x="${LEFT}" y="${HEIGHT - 4}">−24 h</text>`,
     `<text class="tick" x="${LEFT + plotW / 2}" y="${HEIGHT - 4}" text-anchor="middle">−12 h</text>`,

@@ -2,7 +2,13 @@
  * MemoryForgeHourStore: the forge-hour store inside one process (no MONGO_URI), where "the installation"
  * is this process. Not shared: a second process has its own.
  */
-import { checkRow, type ForgeHourRow, type ForgeHourStore, sumRows } from './forge-hour-store.js'
+import {
+  checkRow,
+  type ForgeHourReadOptions,
+  type ForgeHourRow,
+  type ForgeHourStore,
+  sumRows,
+} from './forge-hour-store.js'
 
 export class MemoryForgeHourStore implements ForgeHourStore {
   readonly #rows = new Map<string, ForgeHourRow & { owner: string }>()
@@ -13,11 +19,13 @@ export class MemoryForgeHourStore implements ForgeHourStore {
     for (const row of rows) this.#rows.set(`${owner}|${row.hour}|${row.lane}`, { ...row, owner })
   }
 
-  async read(since: Date, options?: { signal?: AbortSignal }) {
+  async read(since: Date, options?: ForgeHourReadOptions) {
     options?.signal?.throwIfAborted()
     const from = since.getTime()
     return sumRows(
-      [...this.#rows.values()].filter((r) => r.hour >= from).map(({ owner: _owner, ...row }) => row),
+      [...this.#rows.values()]
+        .filter((r) => r.hour >= from && r.owner !== options?.except)
+        .map(({ owner: _owner, ...row }) => row),
     )
   }
 

@@ -6,7 +6,13 @@
  * (the driver takes a signal on reads alone); callers bound them with the client's timeouts.
  */
 import type { Collection, Db } from 'mongodb'
-import { checkRow, type ForgeHourRow, type ForgeHourStore, sumRows } from './forge-hour-store.js'
+import {
+  checkRow,
+  type ForgeHourReadOptions,
+  type ForgeHourRow,
+  type ForgeHourStore,
+  sumRows,
+} from './forge-hour-store.js'
 
 interface ForgeHourDocument {
   _id: string
@@ -47,9 +53,13 @@ export class MongoForgeHourStore implements ForgeHourStore {
     )
   }
 
-  async read(since: Date, options?: { signal?: AbortSignal }) {
+  async read(since: Date, options?: ForgeHourReadOptions) {
+    const filter = {
+      hour: { $gte: since },
+      ...(options?.except === undefined ? {} : { owner: { $ne: options.except } }),
+    }
     const docs = await this.#collection
-      .find({ hour: { $gte: since } }, options?.signal ? { signal: options.signal } : {})
+      .find(filter, options?.signal ? { signal: options.signal } : {})
       .toArray()
     return sumRows(
       docs.map((d) => ({

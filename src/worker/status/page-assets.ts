@@ -4,7 +4,17 @@
  *
  * The script refreshes without a full reload: every 5 s it fetches `/` again and swaps the `<main>`
  * element, so the header (and its pause control) stays put and nothing flickers.
+ *
+ * The page is served with a Content-Security-Policy naming these two by their SHA-256 hashes: the
+ * browser runs this script and applies this stylesheet and nothing else — no other inline script, no
+ * event-handler attribute, no `style` attribute, no external load. So a value that ever slipped past the
+ * escaping would still be inert.
  */
+import { createHash } from 'node:crypto'
+import type { OutgoingHttpHeaders } from 'node:http'
+
+/** How often the page refreshes itself. */
+export const REFRESH_MS = 5_000
 
 export const PAGE_STYLE = `
 :root{color-scheme:light dark;--bg:#f7f7f5;--card:#fff;--fg:#1d1f21;--muted:#5f6368;--line:#dcdcd7;
@@ -16,6 +26,7 @@ body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-app
 header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;
 padding:.75rem 1rem;border-bottom:1px solid var(--line);background:var(--card);position:sticky;top:0}
 header h1{font-size:1.15rem;margin:0}
+figure.lane{margin:0}
 main{max-width:64rem;margin:0 auto;padding:1rem}
 section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:0 0 1rem}
 h2{font-size:1.05rem;margin:.1rem 0 .5rem}
@@ -69,3 +80,28 @@ export function pageScript(everyMs: number): string {
   }, ${everyMs})
 })()`
 }
+
+/** The script the page carries, exactly as served (its hash is in the policy). */
+export const PAGE_SCRIPT = pageScript(REFRESH_MS)
+
+function sha256(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+}
+
+/**
+ * The status page's policy: its own script and stylesheet by hash, `fetch` to its own origin (the
+ * refresh), the empty `data:` favicon, and nothing else — no plugin, no base, no form, no framing.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `script-src ${sha256(PAGE_SCRIPT)}`,
+  `style-src ${sha256(PAGE_STYLE)}`,
+  "connect-src 'self'",
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** The headers the page is served with (over the server's own, http-limits.ts). */
+export const PAGE_HEADERS: Readonly<OutgoingHttpHeaders> = { 'content-security-policy': PAGE_CSP }

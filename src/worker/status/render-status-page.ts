@@ -1,17 +1,18 @@
 /**
  * The status page (`GET /`): the StatusSnapshot as one server-rendered HTML document — no framework, no
  * external asset, readable on a phone, light or dark by the reader's preference, refreshing itself.
- * One renderer per section; each takes the snapshot's part it shows and returns escaped HTML.
+ * One renderer per section; each takes the snapshot's part it shows and returns escaped HTML: every
+ * interpolated value goes through `esc` or `num` (html-text.ts), whatever its declared type.
  *
  * It shows, never acts: there is no form and no button but the refresh pause.
  */
-import { duration, esc, instant, timeOfDay } from './html-text.js'
+import { duration, esc, instant, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
-import { PAGE_STYLE, pageScript } from './page-assets.js'
+import { shownText } from './shown-text.js'
+import { PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
 import type { ForgeStatus, NetStatus, RateLimitStatus, RunStatus, StatusSnapshot } from './status-snapshot.js'
 
-/** How often the page refreshes itself. */
-export const REFRESH_MS = 5_000
+export { REFRESH_MS }
 
 /** The whole document. */
 export function renderStatusPage(snapshot: StatusSnapshot): string {
@@ -27,7 +28,7 @@ export function renderStatusPage(snapshot: StatusSnapshot): string {
 <span class="muted" id="refresh-state">refreshing every ${REFRESH_MS / 1000} s</span>
 <button type="button" id="pause" aria-pressed="false">Pause</button></header>
 ${renderMain(snapshot)}
-<script>${pageScript(REFRESH_MS)}</script>
+<script>${PAGE_SCRIPT}</script>
 </body></html>`
 }
 
@@ -67,8 +68,19 @@ function renderHolder(net: NetStatus): string {
   const who = h.thisReplica
     ? `<strong>this replica</strong> <span class="muted">(${esc(h.owner)})</span>`
     : `<strong>${esc(h.owner)}</strong> <span class="muted">(another replica)</span>`
-  return who
+  return h.corrupt === undefined ? who : `${who} ${renderCorrupt(h.corrupt)}`
 }
+
+/** What is wrong with the lease's stored document, when the store found it malformed. */
+function renderCorrupt(what: string): string {
+  return `<span class="bad">corrupt lease document: ${esc(shownText(what))}</span>`
+}
+
+/** The row class of a run: one of the known outcomes, never a stored string in an attribute. */
+function runClass(outcome: RunStatus['outcome']): string {
+  return RUN_CLASSES.has(outcome) ? `run-${outcome}` : 'run-unknown'
+}
+const RUN_CLASSES: ReadonlySet<string> = new Set(['ok', 'failed', 'aborted', 'running'])
 
 /** One net: its lease, schedule, lag, skipped ticks and runs. */
 export function renderNet(net: NetStatus, now: string): string {
@@ -76,12 +88,12 @@ export function renderNet(net: NetStatus, now: string): string {
   const h = net.holder
   const skipped = net.skippedTicks
     ? Object.entries(net.skippedTicks)
-        .map(([reason, n]) => `${esc(reason)} ${n}`)
+        .map(([reason, n]) => `${esc(reason)} ${num(n)}`)
         .join(' · ') || 'none'
     : '—'
   const rows = [
     ['Holder', renderHolder(net)],
-    ['Fence', h ? String(h.fence) : '—'],
+    ['Fence', h ? num(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
     ['Schedule', `<code>${esc(net.schedule)}</code> (${esc(net.timeZone)})`],
     ['Next fire', net.nextFireAt ? esc(instant(net.nextFireAt, net.timeZone)) : 'not scheduled'],
@@ -110,9 +122,10 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
       r.durationMs === null
         ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}`
         : esc(duration(r.durationMs))
-    const main = `<tr class="run-${r.outcome}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${r.fence}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${r.requests ?? '—'}</td></tr>`
+    const requests = r.requests === null ? '—' : num(r.requests)
+    const main = `<tr class="${runClass(r.outcome)}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${num(r.fence)}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${requests}</td></tr>`
     const error = r.error
-      ? `<tr class="run-failed"><td colspan="7" class="error">${esc(r.error)}</td></tr>`
+      ? `<tr class="run-failed"><td colspan="7" class="error">${esc(shownText(r.error))}</td></tr>`
       : ''
     return main + error
   }
@@ -130,7 +143,7 @@ export function renderForge(forge: ForgeStatus): string {
       : `<div class="lanes">${forge.lanes
           .map(
             (l) =>
-              `<figure class="lane" style="margin:0"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${l.thisHour.notModified} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
+              `<figure class="lane"><figcaption><strong>${esc(l.lane)}</strong> — this hour: ${plural(l.thisHour.requests, 'request')}, ${num(l.thisHour.notModified)} answered 304, ${plural(l.thisHour.points, 'point')}</figcaption>${laneChart(l)}</figure>`,
           )
           .join('')}</div>`
   return `<section aria-labelledby="h-forge"><h2 id="h-forge">Forge</h2>
@@ -140,7 +153,7 @@ ${renderRateLimits(forge.rateLimits)}</section>`
 }
 
 function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
+  return `${num(n)} ${word}${n === 1 ? '' : 's'}`
 }
 
 function renderRateLimits(limits: RateLimitStatus[] | null): string {
@@ -148,7 +161,7 @@ function renderRateLimits(limits: RateLimitStatus[] | null): string {
   if (limits.length === 0)
     return '<h3>Rate limits</h3><p class="muted">This replica has seen no rate-limit headers yet.</p>'
   const row = (l: RateLimitStatus) =>
-    `<tr><td>${esc(l.host)}</td><td>${esc(l.resource)}</td><td class="num">${l.remaining} / ${l.limit}</td><td><meter min="0" max="${l.limit}" low="${l.limit * 0.1}" optimum="${l.limit}" value="${l.remaining}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
+    `<tr><td>${esc(l.host)}</td><td>${esc(l.resource)}</td><td class="num">${num(l.remaining)} / ${num(l.limit)}</td><td><meter min="0" max="${num(l.limit)}" low="${num(l.limit * 0.1)}" optimum="${num(l.limit)}" value="${num(l.remaining)}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
   return `<h3>Rate limits</h3><div class="scroll"><table>
 <thead><tr><th>Host</th><th>Resource</th><th class="num">Remaining / limit</th><th></th><th>Resets (UTC)</th></tr></thead>
 <tbody>${limits.map(row).join('')}</tbody></table></div>`
@@ -157,6 +170,6 @@ function renderRateLimits(limits: RateLimitStatus[] | null): string {
 function renderNotes(notes: string[]): string {
   if (notes.length === 0) return ''
   return `<section aria-labelledby="h-notes" class="notes"><h2 id="h-notes">Not shown</h2><ul>${notes
-    .map((n) => `<li>${esc(n)}</li>`)
+    .map((n) => `<li>${esc(shownText(n))}</li>`)
     .join('')}</ul></section>`
 }

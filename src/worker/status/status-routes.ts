@@ -3,6 +3,8 @@
  * status page, unless LEASECRON_STATUS_PAGE=false). Read-only: they answer GET and HEAD only (the server
  * refuses other methods before this is reached).
  */
+import type { OutgoingHttpHeaders } from 'node:http'
+import { PAGE_HEADERS } from './page-assets.js'
 import { renderStatusPage } from './render-status-page.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 
@@ -12,7 +14,7 @@ export interface StatusRoutesOptions {
   page: boolean
 }
 
-type Reply = (status: number, body: string, type?: string) => void
+type Reply = (status: number, body: string, type?: string, headers?: OutgoingHttpHeaders) => void
 
 /** Answers `path` when it is a status route and resolves `true`; resolves `false` for any other path. */
 export function serveStatusRoute(path: string, options: StatusRoutesOptions, reply: Reply): boolean {
@@ -32,7 +34,7 @@ export function serveStatusRoute(path: string, options: StatusRoutesOptions, rep
       return true
     }
     options.snapshot().then(
-      (snapshot) => reply(200, renderStatusPage(snapshot), 'text/html; charset=utf-8'),
+      (snapshot) => reply(200, renderStatusPage(snapshot), 'text/html; charset=utf-8', PAGE_HEADERS),
       () => reply(500, '{"error":"status unavailable"}'),
     )
     return true

@@ -66,6 +66,8 @@ export interface HolderStatus {
   fence: number
   expiresAt: string
   expiresInMs: number
+  /** What is wrong with the lease's stored document, when the store found it malformed; absent otherwise. */
+  corrupt?: string | undefined
 }
 
 export interface RunStatus {
@@ -77,6 +79,7 @@ export interface RunStatus {
   durationMs: number | null
   /** `ok`, `failed`, `aborted`, or `running` while unfinished. */
   outcome: 'ok' | 'failed' | 'aborted' | 'running'
+  /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */
   error: string | null
   /** Forge requests the run spent, all lanes together; `null` when not recorded. */
   requests: number | null

@@ -5,7 +5,8 @@
  * installation's spend. Without Mongo the meter's own memory is the record.
  *
  * Not the HTTP route (http.ts serves what `snapshot()` returns) and not a writer of anything but its own
- * forge-hour rows: the page takes no actions.
+ * forge-hour rows, and those only on the sampler's clock: reading the status writes nothing. The
+ * snapshot is shared for a second (shared-snapshot.ts), and the server's version is read once.
  */
 import type { Registry } from 'prom-client'
 import type { ForgeMeter } from '../../forge/meter.js'
@@ -17,12 +18,13 @@ import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
 import { SCHEDULE_TIME_ZONE } from '../schedule.js'
 import { collectStatus } from './collect-status.js'
-import { HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
+import { HOUR_MS, HOURS_KEPT, hourStart, sumRows } from './forge-hour-store.js'
 import { rowsFromMeter } from './meter-hours.js'
 import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
 import { packageVersion } from './package-version.js'
 import { rateLimitsFromRegistry, skippedTicksFromRegistry } from './registry-figures.js'
 import { mongoServerVersion } from './server-version.js'
+import { sharedSnapshot } from './shared-snapshot.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
@@ -40,7 +42,10 @@ export interface WorkerStatusOptions {
 }
 
 export interface WorkerStatus {
-  /** The snapshot now; never rejects (failed sources become null and a note). */
+  /**
+   * The shared snapshot, at most about a second old (shared-snapshot.ts); never rejects (failed sources
+   * become null and a note). Reads the store, never writes to it.
+   */
   snapshot(): Promise<StatusSnapshot>
   /** Starts copying the meter's hours to Mongo every 15 s and at each hour's end. */
   start(): void
@@ -71,9 +76,9 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
       Math.min(SAMPLE_EVERY_MS, toHourEnd + 1),
     )
   }
-  const sources = workerSources(options, startedAt, sample)
+  const sources = workerSources(options, startedAt)
   return {
-    snapshot: () => collectStatus(sources, clock.now()),
+    snapshot: sharedSnapshot(() => collectStatus(sources, clock.now()), clock),
     start: schedule,
     async stop() {
       stopped = true
@@ -98,14 +103,17 @@ async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
     await store.prune(new Date(hourStart(now) - HOURS_KEPT * HOUR_MS))
 }
 
-function workerSources(
-  options: WorkerStatusOptions,
-  startedAt: Date,
-  sample: () => Promise<void>,
-): StatusSources {
+function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSources {
   const { config, registry } = options
-  const bound = () => ({ signal: AbortSignal.timeout(2_000) })
+  const bound = () => ({ signal: AbortSignal.timeout(SOURCE_BOUND_MS) })
   const ledger = options.ledger
+  const serverVersion = onceAnswered(async () => {
+    if (!config.mongo) return null
+    const mongo = options.mongo()
+    // Not yet connected (the HTTP port opens first): no answer to keep; the next snapshot asks again.
+    if (!mongo) throw new Error('the Mongo connection is not open yet')
+    return mongoServerVersion(mongo.db)
+  })
   return {
     replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },
     nets: netPlans(config),
@@ -116,10 +124,7 @@ function workerSources(
       if (!mongo) return options.store() !== undefined
       return mongo.ping(1_000)
     },
-    serverVersion: async () => {
-      const mongo = options.mongo()
-      return mongo ? mongoServerVersion(mongo.db) : null
-    },
+    serverVersion,
     leases: async () => (await options.store()?.list(bound())) ?? [],
     ...(ledger
       ? {
@@ -130,12 +135,34 @@ function workerSources(
       const mongo = options.mongo()
       const own = rowsFromMeter(options.meter()?.hourly() ?? [])
       if (!mongo) return own.filter((r) => r.hour >= since.getTime())
-      // This replica's latest figures first, so the page is current to the second.
-      await sample()
-      return new MongoForgeHourStore(mongo.db).read(since, bound())
+      // The other replicas' stored rows plus this replica's own from its meter: current to the second
+      // without writing (its stored rows are up to one sample old).
+      const others = await new MongoForgeHourStore(mongo.db).read(since, {
+        ...bound(),
+        except: options.owner,
+      })
+      return sumRows([...others, ...own.filter((r) => r.hour >= since.getTime())])
     },
     rateLimits: () => rateLimitsFromRegistry(registry),
     skippedTicks: () => skippedTicksFromRegistry(registry),
+  }
+}
+
+/** How long one status source may take before its part becomes a note (collect-status.ts). */
+export const SOURCE_BOUND_MS = 2_000
+
+/**
+ * `read` answered once, then that answer forever: the server's version does not change under a running
+ * process (a failed read is retried at the next call). Hand-written: a memo of one promise.
+ */
+function onceAnswered<T>(read: () => Promise<T>): () => Promise<T> {
+  let answered: Promise<T> | undefined
+  return () => {
+    answered ??= read().catch((error: unknown) => {
+      answered = undefined
+      throw error
+    })
+    return answered
   }
 }
 

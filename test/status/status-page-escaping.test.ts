@@ -1,0 +1,85 @@
+/**
+ * The status page escapes every value it shows, whatever the store holds: a snapshot with hostile text in
+ * every field (and, as a store document could carry them, text where figures belong) renders none of it
+ * as markup, and a run's 8 MB error is shown capped. The page's Content-Security-Policy is a second wall;
+ * these tests check the first one alone.
+ */
+import { describe, expect, it } from 'vitest'
+import { renderStatusPage } from '../../src/worker/status/render-status-page.js'
+import { SHOWN_TEXT_CHARS } from '../../src/worker/status/shown-text.js'
+import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
+import { expectNoLiveMarkup, HOSTILE } from './fixtures/hostile.js'
+
+const H = HOSTILE
+
+/** Hostile text in every string field the snapshot's type allows. */
+function hostileSnapshot(): StatusSnapshot {
+  const hour = { hour: H, requests: 3, notModified: 1, points: 2 }
+  return {
+    schema: 1,
+    generatedAt: H,
+    replica: { owner: H, version: H, startedAt: H },
+    store: { kind: 'mongo', serverVersion: H, answering: true },
+    nets: [
+      {
+        name: H,
+        leaseName: H,
+        enabled: false,
+        schedule: H,
+        timeZone: H,
+        nextFireAt: H,
+        holder: { owner: H, thisReplica: false, fence: 7, expiresAt: H, expiresInMs: 1_000, corrupt: H },
+        runs: [
+          {
+            slot: H,
+            owner: H,
+            fence: 7,
+            startedAt: H,
+            finishedAt: null,
+            durationMs: null,
+            outcome: 'failed',
+            error: H,
+            requests: 4,
+          },
+        ],
+        lastFinishedSlot: H,
+        runLagMs: 5,
+        skippedTicks: { [H]: 2 },
+      },
+    ],
+    forge: {
+      scope: 'installation',
+      hourStart: H,
+      lanes: [{ lane: H, thisHour: { requests: 3, notModified: 1, points: 2 }, hours: [hour, hour] }],
+      rateLimits: [{ host: H, resource: H, limit: 5000, remaining: 4000, resetAt: H }],
+    },
+    notes: [H],
+  }
+}
+
+describe('the status page escapes what the store holds', () => {
+  it('renders hostile text in every string field as text, never as markup', () => {
+    const html = renderStatusPage(hostileSnapshot())
+    expectNoLiveMarkup(html)
+    expect(html, 'the corrupt lease document is not named').toContain('corrupt lease document: ')
+  })
+
+  it('renders hostile text where figures and the run outcome belong as text too', () => {
+    // A store document carries whatever was written into it: every number, and the outcome, made text.
+    const parsed: StatusSnapshot = JSON.parse(JSON.stringify(hostileSnapshot()), (key, value) =>
+      typeof value === 'number' || key === 'outcome' ? H : value,
+    )
+    const html = renderStatusPage(parsed)
+    expectNoLiveMarkup(html)
+    expect(html, 'a run row takes its class from the stored outcome').toContain('<tr class="run-unknown">')
+  })
+
+  it('shows the first 500 characters of an 8 MB error and how many more there are', () => {
+    const snapshot = hostileSnapshot()
+    const run = snapshot.nets[0]!.runs![0]!
+    run.error = 'x'.repeat(8_000_000)
+    const html = renderStatusPage(snapshot)
+    expect(html.length, 'the whole error is served on every refresh').toBeLessThan(64_000)
+    expect(html).toContain(`${'x'.repeat(SHOWN_TEXT_CHARS)}…(${8_000_000 - SHOWN_TEXT_CHARS} more)`)
+  })
+})

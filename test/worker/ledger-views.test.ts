@@ -1,0 +1,33 @@
+/**
+ * `leasecron status`'s lines for a lease whose stored document is malformed: the line says so and what is
+ * wrong, capped; a sound lease's line says nothing of it.
+ */
+import { describe, expect, it } from 'vitest'
+import { type ListedLease, statusLines } from '../../src/worker/ledger-views.js'
+
+const NOW = new Date('2026-12-01T10:00:00Z')
+const lease = (name: string, corrupt?: string): ListedLease => ({
+  name,
+  owner: 'host-a',
+  fence: 3,
+  expiresAt: new Date(NOW.getTime() + 10_000),
+  renewedAt: NOW,
+  ...(corrupt === undefined ? {} : { corrupt }),
+})
+
+describe('leasecron status', () => {
+  it('names a corrupt lease document and what is wrong with it, capped at 500 characters', () => {
+    const lines = statusLines(
+      [
+        lease('sound'),
+        lease('broken', 'expiresAt: expected a date, got "soon"'),
+        lease('long', 'y'.repeat(9_000)),
+      ],
+      new Map(),
+      NOW,
+    )
+    expect(lines[1], 'a sound lease is called corrupt').not.toContain('corrupt')
+    expect(lines[2]).toMatch(/^broken .* corrupt lease document: expiresAt: expected a date, got "soon"$/)
+    expect(lines[3]).toContain(`corrupt lease document: ${'y'.repeat(500)}…(8500 more)`)
+  })
+})
