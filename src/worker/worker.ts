@@ -287,6 +287,11 @@ function startCampaigns(
       unelected: w.options.unelected ?? false,
       held: w.held,
       heartbeats: w.heartbeats,
+    }).catch((error: unknown) => {
+      w.log.error(
+        { net: n.net.name, lease: n.net.lease, err: error },
+        'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
+      )
     })
   })
 }

@@ -330,6 +330,24 @@ describe('campaign heartbeats', () => {
     expect(heartbeats.stale(), 'a stopped campaign was called stuck').toEqual([])
   })
 
+  it('name a campaign that ended abnormally, with its error, from then on', async () => {
+    const heartbeats = createCampaignHeartbeats(systemClock)
+    const { net } = recordingNet()
+    // Not a LeaseStore: run() refuses the spec and the campaign's promise rejects.
+    const c = campaign(net, { store: Object.create(null) as LeaseStore, heartbeats })
+    await expect(c.done).rejects.toMatchObject({ name: 'LeaseSpecError' })
+    const stale = [
+      expect.objectContaining({
+        net: 'tick-net',
+        lease: TICK_LEASE.name,
+        endedWith: expect.stringContaining('a LeaseStore is required'),
+      }),
+    ]
+    expect(heartbeats.stale(), 'a dead campaign passed /healthz').toEqual(stale)
+    await vi.advanceTimersByTimeAsync(10 * c.ttlMs)
+    expect(heartbeats.stale(), 'a dead campaign was forgotten').toEqual(stale)
+  })
+
   it('keep a campaign whose store refuses it live: it goes on attempting', async () => {
     const heartbeats = createCampaignHeartbeats(systemClock)
     const { store, lose } = losingStore()
