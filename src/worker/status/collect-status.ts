@@ -81,6 +81,7 @@ async function netStatus(
     timeZone: plan.timeZone,
     nextFireAt: plan.enabled ? nextFire(plan, now) : null,
     holder: record ? holderStatus(record, sources.replica?.owner, now) : null,
+    leaseCorrupt: record?.corrupt ?? null,
     runs,
     lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
     runLagMs: lastFinished ? now.getTime() - lastFinished.slot.getTime() : null,
