@@ -102,6 +102,7 @@ export function createWorker(options: WorkerOptions): Worker {
     mongo: () => w.mongo,
     meter: () => w.forge?.meter,
     ledger: () => w.ledger,
+    onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined

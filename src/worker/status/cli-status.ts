@@ -46,7 +46,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
         ping: () => connection.ping(5_000),
         serverVersion: () => mongoServerVersion(connection.db),
         leases: () => new MongoStore(connection.db, { onBadDocument }).list(bound()),
-        forgeHours: (since) => new MongoForgeHourStore(connection.db).read(since, bound()),
+        forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
         history: (net, limit) =>
           new MongoRunLedger(connection.db, { onBadDocument }).history(net, limit, bound()),
       }),

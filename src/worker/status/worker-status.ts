@@ -9,6 +9,7 @@
  */
 import type { Registry } from 'prom-client'
 import type { ForgeMeter } from '../../forge/meter.js'
+import type { OnBadDocument } from '../../lease/bad-document.js'
 import type { Clock, TimerHandle } from '../../lease/clock.js'
 import type { LeaseStore } from '../../lease/store.js'
 import type { RunLedger } from '../../runs/run-ledger.js'
@@ -37,6 +38,8 @@ export interface WorkerStatusOptions {
   mongo(): MongoConnection | undefined
   meter(): ForgeMeter | undefined
   ledger?: () => RunLedger | undefined
+  /** Where a malformed `forge_hours` document read for the page is reported (once), then skipped. */
+  onBadDocument?: OnBadDocument
 }
 
 export interface WorkerStatus {
@@ -132,11 +135,23 @@ function workerSources(
       if (!mongo) return own.filter((r) => r.hour >= since.getTime())
       // This replica's latest figures first, so the page is current to the second.
       await sample()
-      return new MongoForgeHourStore(mongo.db).read(since, bound())
+      return forgeHourReader(mongo, options.onBadDocument).read(since, bound())
     },
     rateLimits: () => rateLimitsFromRegistry(registry),
     skippedTicks: () => skippedTicksFromRegistry(registry),
   }
+}
+
+const readers = new WeakMap<MongoConnection, MongoForgeHourStore>()
+
+/** One reader per connection, so a malformed document is reported once, not on every page view. */
+function forgeHourReader(mongo: MongoConnection, onBadDocument: OnBadDocument | undefined) {
+  let reader = readers.get(mongo)
+  if (!reader) {
+    reader = new MongoForgeHourStore(mongo.db, onBadDocument ? { onBadDocument } : {})
+    readers.set(mongo, reader)
+  }
+  return reader
 }
 
 /** The configured nets as the page lists them, with the zone every schedule is read in. */
