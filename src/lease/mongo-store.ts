@@ -20,11 +20,17 @@
  * within the same instant can both be granted, with the same fence. Sequential terms still get strictly
  * increasing fences there. MongoDB applies the update atomically per document: exactly one wins.
  *
+ * Every document it reads is parsed (lease-document.ts): a malformed one is reported once through
+ * `onBadDocument` and shown by `list`/`get` as `corrupt`; an unusable expiry makes the lease free, an
+ * unusable fence makes acquire refuse it (store.ts says why). No read of a bad document throws.
+ *
  * Like every LeaseStore, it elects for load, not for exclusion; see store.ts.
  */
 import { randomUUID } from 'node:crypto'
-import type { Collection, Db, WriteConcernSettings } from 'mongodb'
+import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb'
+import { BadDocumentReporter, documentId, type OnBadDocument } from './bad-document.js'
 import { isDuplicateKeyError } from './duplicate-key.js'
+import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
 import {
   type AcquireOptions,
   checkGrant,
@@ -47,18 +53,7 @@ const COMPONENT = 'MongoStore'
 const RELEASED_EXPIRY = new Date(0)
 const DEFAULT_CALL_TIMEOUT_MS = 5_000
 
-/** The stored shape of one lease. */
-export interface LeaseDocument {
-  _id: string
-  /** The latest term's owner; kept after release so the next grant can name its previous holder. */
-  owner: string
-  /** The latest term's token; `null` once released. */
-  token: string | null
-  fence: number
-  /** The epoch once released. */
-  expiresAt: Date
-  renewedAt: Date
-}
+export type { LeaseDocument } from './lease-document.js'
 
 export interface MongoStoreOptions {
   /** Collection name; `leases` by default. */
@@ -68,12 +63,18 @@ export interface MongoStoreOptions {
    * concern), in ms; 5000 by default. Acquire and renew use ttl/3 when that is shorter.
    */
   callTimeoutMs?: number
+  /**
+   * Called once per distinct malformed lease document read (its `_id` and what is wrong); the worker logs
+   * and counts it. A throwing callback is ignored.
+   */
+  onBadDocument?: OnBadDocument
 }
 
 /** A LeaseStore backed by MongoDB (or a wire-compatible server); see the LeaseStore contract. */
 export class MongoStore implements LeaseStore {
   readonly #leases: Collection<LeaseDocument>
   readonly #callTimeoutMs: number
+  readonly #bad: BadDocumentReporter
 
   constructor(db: Db, options: MongoStoreOptions = {}) {
     if (!db || typeof db.collection !== 'function') {
@@ -86,7 +87,9 @@ export class MongoStore implements LeaseStore {
       )
     }
     this.#callTimeoutMs = timeout
-    this.#leases = db.collection<LeaseDocument>(options.collection ?? 'leases')
+    const collection = options.collection ?? 'leases'
+    this.#leases = db.collection<LeaseDocument>(collection)
+    this.#bad = new BadDocumentReporter(collection, options.onBadDocument)
   }
 
   async acquire(
@@ -105,29 +108,24 @@ export class MongoStore implements LeaseStore {
     const nowAt = new Date(call.nowMs)
     return this.#call(context, options?.signal, async () => {
       try {
-        // One conditional upsert: when the document exists but is held unexpired by another owner (or by this
-        // owner with a later stamp: a resent or late acquire must not end its newer term), the filter misses, the upsert tries to insert the same _id, and the duplicate-key refusal is the answer.
-        // A released lease has its expiry at the epoch, so the filter matches it for anyone.
         const before = await this.#leases.findOneAndUpdate(
-          {
-            _id: call.name,
-            $or: [{ owner: call.owner, renewedAt: { $lte: nowAt } }, { expiresAt: { $lte: nowAt } }],
-          },
+          acquireFilter(call.name, call.owner, nowAt),
           {
             $set: { owner: call.owner, token },
             $inc: { fence: 1 },
+            // $max over a non-date expiry writes the date (dates sort above every scalar type).
             $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: nowAt },
           },
           { upsert: true, returnDocument: 'before', ...this.#bounds(ttlMs) },
         )
-        const expiresAtMs = Math.max(before?.expiresAt.getTime() ?? 0, call.expiresAtMs)
+        const prior = before ? this.#parse(before) : undefined
         return {
           name: call.name,
           owner: call.owner,
           token,
-          fence: (before?.fence ?? 0) + 1,
-          expiresAt: new Date(expiresAtMs),
-          ...(before ? { previousHolder: before.owner } : {}),
+          fence: (prior?.fence ?? 0) + 1,
+          expiresAt: new Date(Math.max(prior?.expiresAtMs ?? 0, call.expiresAtMs)),
+          ...(prior?.owner === undefined ? {} : { previousHolder: prior.owner }),
         }
       } catch (error) {
         if (isDuplicateKeyError(error)) return false
@@ -164,7 +162,10 @@ export class MongoStore implements LeaseStore {
         { projection: { owner: 1, token: 1 }, maxTimeMS: this.#callTimeoutMs },
       )
       // Released, absent, or the same owner's newer term: nothing of this term is left to give up.
-      return current && current.token !== null && current.owner !== call.owner ? current.owner : undefined
+      // A malformed holder (owner not a string) is still someone else: named by what is stored.
+      return current && current.token !== null && current.owner !== call.owner
+        ? String(current.owner)
+        : undefined
     })
     if (holder !== undefined) throw new LeaseLostError({ ...context, ...lease(call), holder })
   }
@@ -174,7 +175,7 @@ export class MongoStore implements LeaseStore {
     const docs = await this.#call(context, options?.signal, () =>
       this.#leases.find({}, { maxTimeMS: this.#callTimeoutMs }).sort({ _id: 1 }).toArray(),
     )
-    return docs.map(record)
+    return docs.map((doc) => this.#parse(doc).record)
   }
 
   async get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
@@ -183,7 +184,15 @@ export class MongoStore implements LeaseStore {
     const doc = await this.#call(context, options?.signal, () =>
       this.#leases.findOne({ _id: lease }, { maxTimeMS: this.#callTimeoutMs }),
     )
-    return doc ? record(doc) : undefined
+    return doc ? this.#parse(doc).record : undefined
+  }
+
+  /** Parses a document read from the store, reporting it once when it is malformed. */
+  #parse(doc: LeaseDocument): ReturnType<typeof parseLeaseDocument> {
+    const parsed = parseLeaseDocument(doc)
+    if (parsed.problem === undefined) this.#bad.clear(doc._id)
+    else this.#bad.report(documentId(doc), parsed.problem)
+    return parsed
   }
 
   /** Server-side bounds of one write: a call never runs, nor waits for its majority, past them. */
@@ -246,17 +255,27 @@ function describe(error: unknown): string {
   return String(error)
 }
 
-function lease(call: { name: string; owner: string }): { lease: string; owner: string } {
-  return { lease: call.name, owner: call.owner }
+/**
+ * Who may start a term: anyone once the lease is expired, released (expiry at the epoch) or has no usable
+ * expiry (a term that cannot be proven held is not held), and the same owner with no later stamp. Never
+ * a lease whose fence is not a number ≥ 0: no fence could be proven greater than every earlier term's.
+ * When the filter misses an existing lease, the upsert collides on `_id` and the duplicate-key refusal is
+ * the answer. The fence condition sits inside `$and`: FerretDB seeds an upsert's document from top-level
+ * operator conditions too, and an `$inc` onto `{$type: …}` fails instead of colliding.
+ */
+function acquireFilter(name: string, owner: string, nowAt: Date): Filter<LeaseDocument> {
+  return {
+    _id: name,
+    // A comparison matches numbers only (type bracketing): a missing, null or string fence fails it.
+    $and: [{ fence: { $gte: 0 } }],
+    $or: [
+      { owner, renewedAt: { $lte: nowAt } },
+      { expiresAt: { $lte: nowAt } },
+      { expiresAt: { $not: { $type: 'date' } } },
+    ],
+  }
 }
 
-function record(d: LeaseDocument): LeaseRecord {
-  const free = d.token === null
-  return {
-    name: d._id,
-    owner: free ? undefined : d.owner,
-    fence: d.fence,
-    expiresAt: free ? undefined : d.expiresAt,
-    renewedAt: d.renewedAt,
-  }
+function lease(call: { name: string; owner: string }): { lease: string; owner: string } {
+  return { lease: call.name, owner: call.owner }
 }

@@ -83,7 +83,8 @@ const MIN_RETRY_SHARE = 1 / 30
  * Resolves once the signal aborted, the term (if any) ended, its work settled and its release finished.
  * Rejects only for an unusable spec (no store, blank name or owner, ttl or retry out of range). A throwing
  * `work`, log or event subscriber is reported (or ignored) and the campaign goes on; a store that cannot
- * answer elects nobody.
+ * answer elects nobody; an attempt that throws anything else is reported (`attempt-failed`) and followed
+ * by the next one.
  */
 export async function run(
   store: LeaseStore,
@@ -190,9 +191,21 @@ class Campaign {
   async run(): Promise<void> {
     const { signal, clock } = this.#spec
     while (!signal.aborted) {
-      await this.#attempt()
+      await this.#attemptOrReport()
       if (signal.aborted) break
       await waitFor(this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal, clock)
+    }
+  }
+
+  /**
+   * One attempt, never ending the campaign: whatever it throws (a bug, a store answering outside its
+   * contract) is reported as `attempt-failed`, and the loop tries again after the retry pause.
+   */
+  async #attemptOrReport(): Promise<void> {
+    try {
+      await this.#attempt()
+    } catch (error) {
+      this.#emit({ type: 'attempt-failed', error })
     }
   }
 
@@ -277,7 +290,8 @@ class Campaign {
     if (seen && seen.expiresAtMs > clock.now().getTime()) return
     const answer = await this.#call(ttlMs / 3, signal, (s) => this.#store.get(name, { signal: s }))
     const record = answer.ok ? answer.value : undefined
-    if (!record?.owner || !record.expiresAt || record.owner === owner) return
+    // A lease without a usable expiry is free (store.ts), and acquire would have taken it: nothing to say.
+    if (!record?.owner || !(record.expiresAt instanceof Date) || record.owner === owner) return
     this.#seen = { holder: record.owner, fence: record.fence, expiresAtMs: record.expiresAt.getTime() }
     if (seen?.holder === record.owner && seen.fence === record.fence) return
     this.#emit({ type: 'waiting', holder: record.owner, fence: record.fence, expiresAt: record.expiresAt })

@@ -44,8 +44,14 @@ export interface LeaseRecord {
    * undefined once released.
    */
   expiresAt: Date | undefined
-  /** The stamp of the latest acquire or renewal that extended it. */
+  /** The stamp of the latest acquire or renewal that extended it (the epoch when unreadable). */
   renewedAt: Date
+  /**
+   * What is wrong with the stored document, present only when it is malformed (a store other programs
+   * can write to may hold one). Its unusable fields read as: `fence` 0, `expiresAt` undefined (a term
+   * that cannot be proven held is not held), `owner` undefined when not a string.
+   */
+  corrupt?: string
 }
 
 /** Options every store call accepts. */
@@ -83,8 +89,12 @@ export interface LeaseStore {
    * Starts a new term of `name` for `owner` until `now + ttlMs` when the lease is absent, released, expired
    * at `now`, or already held by `owner` with no acquire or renewal stamped after `now`, and resolves its
    * grant. Resolves `false` when another owner holds it unexpired, and when `owner` holds it through a term
-   * stamped later (a resent or late acquire must not end that newer term). Never moves an expiry backward. Concurrent acquires of one absent lease give exactly one
-   * grant.
+   * stamped later (a resent or late acquire must not end that newer term). Never moves an expiry backward.
+   * Concurrent acquires of one absent lease give exactly one grant.
+   *
+   * A stored lease whose expiry is unusable (missing, not a date) is free: the new term writes a valid
+   * expiry. One whose fence is unusable (not a number ≥ 0) resolves `false` for everyone, since no fence
+   * can be proven greater than every earlier term's; `get` shows it `corrupt` until it is fixed.
    */
   acquire(
     name: string,

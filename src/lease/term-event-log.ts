@@ -51,6 +51,8 @@ const lines: { [K in TermEvent['type']]: (e: Extract<TermEvent, { type: K }>) =>
         err: e.error,
       },
     ),
+  'attempt-failed': (e) =>
+    warn('campaign attempt failed unexpectedly: trying again after the retry pause', { err: e.error }),
   'store-recovered': (e) => info('lease store answering again', { outageMs: Math.round(e.outageMs) }),
 }
 

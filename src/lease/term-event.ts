@@ -44,6 +44,11 @@ export type TermEvent =
       holding: boolean
       stepDownInMs?: number
     })
+  /**
+   * One campaign attempt threw something no store call was allowed to (a bug, or a store answering outside
+   * its contract): the campaign goes on with the next attempt after the retry pause.
+   */
+  | (TermEventBase & { type: 'attempt-failed'; error: unknown })
   /** The store answers again after an outage that lasted `outageMs` (wall clock). */
   | (TermEventBase & { type: 'store-recovered'; outageMs: number })
 

@@ -18,9 +18,14 @@
  * duplicate-key refusal is the answer `false`. Index `history` `{net: 1, slot: -1}` serves history and
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
+ *
+ * Every document read is parsed (run-document.ts): a malformed one is skipped — `history` leaves it out,
+ * `get` answers undefined — and reported once through `onBadDocument`, never thrown.
  */
 import type { Collection, Db, WriteConcernSettings } from 'mongodb'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../lease/bad-document.js'
 import { isDuplicateKeyError } from '../lease/duplicate-key.js'
+import { type RunDocument, parseRunDocument } from './run-document.js'
 import {
   checkClaim,
   checkCount,
@@ -35,7 +40,6 @@ import {
   type RunFinish,
   type RunLedger,
   type RunLedgerCallOptions,
-  type RunOutcome,
   type RunRecord,
   runId,
 } from './run-ledger.js'
@@ -44,33 +48,29 @@ import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.j
 const COMPONENT = 'MongoRunLedger'
 const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
-/** The stored shape of one run. */
-export interface RunDocument {
-  _id: string
-  net: string
-  slot: Date
-  owner: string
-  fence: number
-  startedAt: Date
-  finishedAt: Date | null
-  outcome: RunOutcome | null
-  error: string | null
-  requests: Record<string, number> | null
-}
+export type { RunDocument } from './run-document.js'
 
 export interface MongoRunLedgerOptions {
   /** Collection name; `net_runs` by default. */
   collection?: string
+  /**
+   * Called once per distinct malformed run document read (its `_id` and what is wrong), which is then
+   * skipped; the worker logs and counts it. A throwing callback is ignored.
+   */
+  onBadDocument?: OnBadDocument
 }
 
 /** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
 export class MongoRunLedger implements RunLedger {
   readonly #runs: Collection<RunDocument>
+  readonly #bad: BadDocumentReporter
 
   constructor(db: Db, options: MongoRunLedgerOptions = {}) {
     if (!db || typeof db.collection !== 'function')
       throw new TypeError('MongoRunLedger: expected a mongodb Db as its first argument')
-    this.#runs = db.collection<RunDocument>(options.collection ?? 'net_runs', { writeConcern: MAJORITY })
+    const collection = options.collection ?? 'net_runs'
+    this.#runs = db.collection<RunDocument>(collection, { writeConcern: MAJORITY })
+    this.#bad = new BadDocumentReporter(collection, options.onBadDocument)
   }
 
   /** Creates the `history` index (idempotent); the worker calls it once at start-up. */
@@ -141,7 +141,7 @@ export class MongoRunLedger implements RunLedger {
       options,
       () => this.#runs.findOne({ _id: runId(name, at) }),
     )
-    return doc === null ? undefined : toRecord(doc)
+    return doc === null ? undefined : this.#parse(doc)
   }
 
   async history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]> {
@@ -151,7 +151,7 @@ export class MongoRunLedger implements RunLedger {
     const docs = await this.#call(context, options, () =>
       this.#runs.find({ net: name }).sort({ slot: -1 }).limit(count).toArray(),
     )
-    return docs.map(toRecord)
+    return docs.map((doc) => this.#parse(doc)).filter((record) => record !== undefined)
   }
 
   /** Two round trips: find the newest slot past `keep`, then delete it and everything older. */
@@ -170,6 +170,17 @@ export class MongoRunLedger implements RunLedger {
       const result = await this.#runs.deleteMany({ net: name, slot: { $lte: first.slot } })
       return result.deletedCount
     })
+  }
+
+  /** A stored run as a record, or undefined (reported once) when it is malformed. */
+  #parse(doc: RunDocument): RunRecord | undefined {
+    const parsed = parseRunDocument(doc)
+    if (parsed.ok) {
+      this.#bad.clear(parsed.record.id)
+      return parsed.record
+    }
+    this.#bad.report(documentId(doc), parsed.problem)
+    return undefined
   }
 
   /**
@@ -210,22 +221,6 @@ export class MongoRunLedger implements RunLedger {
       signal.removeEventListener('abort', onAbort!)
     }
   }
-}
-
-function toRecord(doc: RunDocument): RunRecord {
-  const record: RunRecord = {
-    id: doc._id,
-    net: doc.net,
-    slot: doc.slot,
-    owner: doc.owner,
-    fence: doc.fence,
-    startedAt: doc.startedAt,
-  }
-  if (doc.finishedAt) record.finishedAt = doc.finishedAt
-  if (doc.outcome) record.outcome = doc.outcome
-  if (doc.error) record.error = doc.error
-  if (doc.requests) record.requests = doc.requests
-  return record
 }
 
 function describe(error: unknown): string {

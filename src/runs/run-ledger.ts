@@ -71,9 +71,12 @@ export interface RunLedger {
     finish: RunFinish,
     options?: RunLedgerCallOptions,
   ): Promise<boolean>
-  /** The record of one slot, if claimed. */
+  /**
+   * The record of one slot, if claimed. A stored record the ledger cannot read (malformed, written by
+   * another program) is reported by the twin and answered as undefined, never thrown.
+   */
   get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined>
-  /** The newest `limit` runs of `net` (newest slot first). */
+  /** The newest `limit` runs of `net` (newest slot first); malformed records are left out, not thrown. */
   history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]>
   /** Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. */
   prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number>

@@ -13,6 +13,13 @@ export interface ConformanceOptions {
    * an update as read-then-write); the case is skipped with this reason printed. Undefined: it runs.
    */
   expiredTakeoverRaceUnsupported?: string
+  /**
+   * Writes raw values into the stored lease `name` of `store`, as another program could (MongoStore: the
+   * driver's `$set`, `$unset` for `undefined`), with the LeaseRecord's field names (`owner`, `fence`,
+   * `expiresAt`, `renewedAt`). Undefined for a store that cannot hold a malformed lease — MemoryStore keeps
+   * typed entries that only it writes — and then the malformed-lease cases are skipped, saying so.
+   */
+  writeRaw?: (store: LeaseStore, name: string, fields: Record<string, unknown>) => Promise<void>
 }
 
 const t0 = new Date('2026-09-30T15:00:00.000Z')
@@ -44,6 +51,7 @@ export function storeConformance(
     releaseCases(makeStore)
     concurrencyCases(makeStore, options)
     badCallCases(makeStore)
+    malformedLeaseCases(makeStore, options.writeRaw)
   })
 }
 
@@ -481,6 +489,73 @@ function badCallCases(makeStore: MakeStore): void {
       await expect(store.release({ name: 'net-a', owner: ' ', token: 'x' })).rejects.toThrow(
         /lease "net-a".*owner/,
       )
+    })
+  })
+}
+
+/**
+ * A lease document another program wrote badly (store.ts, acquire): shown `corrupt`, never thrown; an
+ * unusable expiry is free (a term that cannot be proven held is not held); an unusable fence elects
+ * nobody until it is fixed, and the first acquire after the fix does.
+ */
+function malformedLeaseCases(makeStore: MakeStore, writeRaw: ConformanceOptions['writeRaw']): void {
+  const skipped = writeRaw === undefined
+  const title = (what: string) =>
+    `${what}${skipped ? ' (skipped: this store cannot hold a malformed lease; no writeRaw given)' : ''}`
+  const damaged = async (fields: Record<string, unknown>) => {
+    const store = await makeStore()
+    await granted(store.acquire('net-a', 'alpha', t0, 3000))
+    await writeRaw!(store, 'net-a', fields)
+    return store
+  }
+  describe('malformed leases', () => {
+    it.skipIf(skipped)(title('lists a lease whose expiry is not a date as corrupt and free'), async () => {
+      const store = await damaged({ expiresAt: 'tomorrow' })
+      const shown = { name: 'net-a', owner: 'alpha', fence: 1, expiresAt: undefined, renewedAt: t0 }
+      const listed = await store.list()
+      expect(listed, 'a malformed lease was not shown as corrupt').toEqual([
+        { ...shown, corrupt: expect.stringContaining('expiresAt') },
+      ])
+      expect(await store.get('net-a')).toEqual(listed[0])
+    })
+
+    it.skipIf(skipped).each([
+      ['not a date', 'tomorrow'],
+      ['missing', undefined],
+    ])(title('lets anyone take over a lease whose expiry is %s, with the next fence'), async (_, value) => {
+      const store = await damaged({ expiresAt: value })
+      const grant = await granted(
+        store.acquire('net-a', 'beta', at(1000), 3000),
+        'a lease that cannot be proven held blocked its net',
+      )
+      expect(grant).toMatchObject({ owner: 'beta', fence: 2, expiresAt: at(4000), previousHolder: 'alpha' })
+      expect(await store.get('net-a'), 'the new term did not write a valid expiry').toEqual({
+        name: 'net-a',
+        owner: 'beta',
+        fence: 2,
+        expiresAt: at(4000),
+        renewedAt: at(1000),
+      })
+    })
+
+    it.skipIf(skipped).each([
+      ['not a number', 'seven'],
+      ['missing', undefined],
+    ])(title('elects nobody on a lease whose fence is %s, until it is fixed'), async (_, value) => {
+      const store = await damaged({ fence: value })
+      for (const owner of ['alpha', 'beta'])
+        expect(
+          await store.acquire('net-a', owner, at(5000), 3000),
+          `${owner} got a fence it cannot prove`,
+        ).toBe(false)
+      expect(await store.get('net-a')).toMatchObject({ fence: 0, corrupt: expect.stringContaining('fence') })
+      await writeRaw!(store, 'net-a', { fence: 7 })
+      const grant = await granted(
+        store.acquire('net-a', 'beta', at(5000), 3000),
+        'a fixed lease stayed unelectable',
+      )
+      expect(grant).toMatchObject({ owner: 'beta', fence: 8 })
+      expect(await store.get('net-a')).not.toHaveProperty('corrupt')
     })
   })
 }

@@ -3,6 +3,10 @@
  * renewal, answered or not — lease.run's `onAttempt`). A campaign that has not attempted for longer than
  * its limit is stuck (a pass that ignores its abort, a lost timer), and a restart is the cure.
  *
+ * A campaign that ended abnormally (its promise rejected: it will never attempt again) is named here from
+ * then on, with its error, until the process restarts: a net that is campaigned for by nobody in this
+ * process must not look healthy.
+ *
  * It is not a store check: a campaign whose store does not answer still attempts, and stays live here
  * (that is `/readyz`). Time is the clock's monotonic time, so tests drive it with fake timers.
  */
@@ -18,6 +22,8 @@ export interface StaleCampaign {
   /** Milliseconds since its last attempt (or since it began, when it never attempted). */
   silentMs: number
   limitMs: number
+  /** Present when the campaign ended abnormally: its error's message (it will not attempt again). */
+  endedWith?: string
 }
 
 /** One watched campaign. */
@@ -26,6 +32,8 @@ export interface CampaignHeartbeat {
   beat(): void
   /** Stops watching (the campaign ended: a stopped worker is not a stuck one). */
   end(): void
+  /** The campaign ended abnormally with `error`: it is stale from now on, naming the error. */
+  fail(error: unknown): void
 }
 
 export interface CampaignHeartbeats {
@@ -42,27 +50,40 @@ export function staleLimitMs(pacing: { ttlMs: number; retryMs: number }): number
 
 /** A registry of campaign heartbeats read on the clock's monotonic time. */
 export function createCampaignHeartbeats(clock: Clock): CampaignHeartbeats {
-  const watched = new Set<{ lease: string; net: string; limitMs: number; lastAt: number }>()
+  const watched = new Set<{
+    lease: string
+    net: string
+    limitMs: number
+    lastAt: number
+    endedWith?: string
+  }>()
   return {
     watch(campaign) {
-      const entry = { ...campaign, lastAt: clock.monotonic() }
+      const entry: { lease: string; net: string; limitMs: number; lastAt: number; endedWith?: string } = {
+        ...campaign,
+        lastAt: clock.monotonic(),
+      }
       watched.add(entry)
       return {
         beat: () => {
           entry.lastAt = clock.monotonic()
         },
         end: () => void watched.delete(entry),
+        fail: (error) => {
+          entry.endedWith = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+        },
       }
     },
     stale() {
       const now = clock.monotonic()
       return [...watched]
-        .filter((c) => now - c.lastAt > c.limitMs)
+        .filter((c) => c.endedWith !== undefined || now - c.lastAt > c.limitMs)
         .map((c) => ({
           lease: c.lease,
           net: c.net,
           silentMs: Math.round(now - c.lastAt),
           limitMs: c.limitMs,
+          ...(c.endedWith === undefined ? {} : { endedWith: c.endedWith }),
         }))
     },
   }

@@ -5,6 +5,7 @@
  */
 import { createForge } from '../forge/github-app.js'
 import { systemClock } from '../lease/clock.js'
+import type { BadDocument } from '../lease/bad-document.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { waitFor } from '../lease/wait.js'
 import { MongoStore } from '../lease/mongo-store.js'
@@ -23,6 +24,7 @@ import {
   type MongoConnection,
 } from './mongo-connection.js'
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from './once.js'
+import { badDocumentSink, describeBadDocument } from './bad-documents.js'
 import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from './owner-id.js'
 
@@ -96,8 +98,10 @@ export async function onceCommand(
       net,
       slot: slot.slot,
       owner,
-      store: world.connection ? new MongoStore(world.connection.db) : new MemoryStore(),
-      ledger: openRunLedger(world.connection?.db, world.connection?.connected, log),
+      store: world.connection
+        ? new MongoStore(world.connection.db, { onBadDocument: badDocumentSink(log) })
+        : new MemoryStore(),
+      ledger: openRunLedger(world.connection?.db, world.connection?.connected, log, badDocumentSink(log)),
       runHistory: config.runHistory,
       pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
       // A getter: the forge's client is built only if the pass runs and asks for it.
@@ -222,8 +226,9 @@ async function withDatabase(
 /** `leasecron status`: each lease's holder, fence, expiry, and its net's last run. */
 export function statusCommand(config: WorkerConfig, io: CommandIo): Promise<number> {
   return withDatabase('status', config, io, async (connection, signal) => {
-    const leases = await new MongoStore(connection.db).list({ signal })
-    const ledger = new MongoRunLedger(connection.db)
+    const onBadDocument = (bad: BadDocument) => io.err(`leasecron status: ${describeBadDocument(bad)}`)
+    const leases = await new MongoStore(connection.db, { onBadDocument }).list({ signal })
+    const ledger = new MongoRunLedger(connection.db, { onBadDocument })
     const lastRuns = new Map<string, RunRecord>()
     for (const n of config.nets) {
       const [last] = await ledger.history(n.net.name, 1, { signal })
@@ -254,7 +259,8 @@ export async function historyCommand(
     return EXIT.usage
   }
   return withDatabase('history', config, io, async (connection, signal) => {
-    const ledger = new MongoRunLedger(connection.db)
+    const onBadDocument = (bad: BadDocument) => io.err(`leasecron history: ${describeBadDocument(bad)}`)
+    const ledger = new MongoRunLedger(connection.db, { onBadDocument })
     const runs = await ledger.history(net.net.name, limit, { signal })
     if (options.json) io.out(JSON.stringify(runs.map(historyJson)))
     else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)

@@ -6,11 +6,8 @@ import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { shownText } from './status/shown-text.js'
 
-/**
- * A lease as `status` lists it: the record, and what is wrong with its stored document when the store
- * found it malformed (absent otherwise, and in stores that do not say).
- */
-export type ListedLease = LeaseRecord & { corrupt?: string | undefined }
+/** A lease as `status` lists it: the record carries `corrupt` when its stored document is malformed. */
+export type ListedLease = LeaseRecord
 
 /**
  * One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s); a lease

@@ -47,7 +47,8 @@ export function watchEventLoop(maxEventLoopDelayMs = DEFAULT_MAX_EVENT_LOOP_DELA
 
 /**
  * The `/healthz` answer: 200 when the loop is live and no campaign is stale; 503 (the kubelet's failure)
- * with status `stalled` (the event loop) or `stuck` (naming each stale campaign) otherwise.
+ * with status `stalled` (the event loop) or `stuck` (naming each stale campaign, and the error of one that
+ * ended abnormally) otherwise.
  */
 export function livenessResponse(
   report: LivenessReport,
@@ -55,7 +56,14 @@ export function livenessResponse(
 ): [status: number, body: string] {
   const live = report.live && staleCampaigns.length === 0
   const status = !report.live ? 'stalled' : live ? 'ok' : 'stuck'
-  const stuck = staleCampaigns.map((c) => `${c.net} (lease ${c.lease}): no attempt for ${c.silentMs} ms`)
+  const stuck = staleCampaigns.map(
+    (c) =>
+      `${c.net} (lease ${c.lease}): ${
+        c.endedWith === undefined
+          ? `no attempt for ${c.silentMs} ms`
+          : `the campaign ended abnormally (${c.endedWith})`
+      }`,
+  )
   return [
     live ? 200 : 503,
     JSON.stringify({

@@ -14,6 +14,10 @@ export interface WorkerMetrics {
   passErrors: Counter<'net'>
   skippedTicks: Counter<'net' | 'reason'>
   storeUp: Gauge
+  /** Campaign attempts that threw unexpectedly (lease.run's `attempt-failed`); the campaign went on. */
+  attemptFailures: Counter<'lease'>
+  /** Distinct malformed documents the store twins read (once per document and problem), by collection. */
+  storeBadDocuments: Counter<'collection'>
 }
 
 /** Creates the registry and the worker's metrics in it. */
@@ -62,6 +66,18 @@ export function createWorkerMetrics(): WorkerMetrics {
     storeUp: new Gauge({
       name: 'leasecron_store_up',
       help: '1 while the lease store answers the readiness probe',
+      registers,
+    }),
+    attemptFailures: new Counter({
+      name: 'leasecron_campaign_attempt_failures_total',
+      help: 'campaign attempts that threw unexpectedly (logged as attempt-failed); the campaign tried again after its retry pause',
+      labelNames: ['lease'],
+      registers,
+    }),
+    storeBadDocuments: new Counter({
+      name: 'leasecron_store_bad_documents_total',
+      help: 'malformed documents read from the store (each distinct document and problem once per process): shown as corrupt or skipped, never used',
+      labelNames: ['collection'],
       registers,
     }),
   }

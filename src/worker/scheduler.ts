@@ -85,7 +85,14 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
         options.held?.delete(lease)
       }
     },
-  ).finally(() => heartbeat?.end())
+  ).then(
+    () => heartbeat?.end(),
+    (error: unknown) => {
+      // Nobody campaigns for this net in this process any more: /healthz names it until a restart.
+      heartbeat?.fail(error)
+      throw error
+    },
+  )
 }
 
 /** The lease metrics, derived from run()'s typed term events. */
@@ -102,6 +109,9 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
         break
       case 'stepped-down':
         metrics.stepDowns.inc({ lease, reason: 'deadline' })
+        break
+      case 'attempt-failed':
+        metrics.attemptFailures.inc({ lease })
         break
       case 'released':
       case 'release-lost':

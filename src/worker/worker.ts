@@ -19,6 +19,7 @@ import type { NetDefinition } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
+import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
 import { ConfigError, loadConfig, type NetConfig, redactedConfig, type WorkerConfig } from './config.js'
 import { forgeCacheSettings } from './forge-cache-settings.js'
@@ -101,6 +102,7 @@ export function createWorker(options: WorkerOptions): Worker {
     mongo: () => w.mongo,
     meter: () => w.forge?.meter,
     ledger: () => w.ledger,
+    onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
@@ -108,7 +110,7 @@ export function createWorker(options: WorkerOptions): Worker {
     w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
     w.store = await openStore(w)
-    w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log)
+    w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log, badDocumentSink(w.log, w.metrics))
     w.forge = await openForge(w)
     w.status?.start()
     const resources = new Map<string, unknown>()
@@ -199,7 +201,7 @@ async function openStore(w: WorkerState): Promise<LeaseStore> {
     w.mongo = connectMongo(w.config.mongo.uri, w.config.mongo.db, w.log, w.stopping.signal, {
       onStoreUp: (up) => w.metrics.storeUp.set(up ? 1 : 0),
     })
-    return new MongoStore(w.mongo.db)
+    return new MongoStore(w.mongo.db, { onBadDocument: badDocumentSink(w.log, w.metrics) })
   }
   w.metrics.storeUp.set(1)
   w.log.warn(
@@ -287,6 +289,11 @@ function startCampaigns(
       unelected: w.options.unelected ?? false,
       held: w.held,
       heartbeats: w.heartbeats,
+    }).catch((error: unknown) => {
+      w.log.error(
+        { net: n.net.name, lease: n.net.lease, err: error },
+        'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
+      )
     })
   })
 }

@@ -1,15 +1,31 @@
 import { describe, expect, it } from 'vitest'
 import { MongoClient, MongoServerError } from 'mongodb'
-import { MongoStore } from '../../src/index.js'
+import { type LeaseStore, MongoStore } from '../../src/index.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
 import { isDuplicateKeyError } from '../../src/lease/duplicate-key.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
 let collections = 0
+const collectionOf = new WeakMap<LeaseStore, string>()
 const makeStore = () => {
   if (mongo instanceof Error) throw mongo
-  return new MongoStore(mongo.db, { collection: `leases_${++collections}` })
+  const collection = `leases_${++collections}`
+  const store = new MongoStore(mongo.db, { collection })
+  collectionOf.set(store, collection)
+  return store
+}
+
+/** Writes raw values into a stored lease through the real driver, as another program could. */
+async function writeRaw(store: LeaseStore, name: string, fields: Record<string, unknown>): Promise<void> {
+  if (mongo instanceof Error) throw mongo
+  const $set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+  const $unset: Record<string, ''> = {}
+  for (const [key, value] of Object.entries(fields)) if (value === undefined) $unset[key] = ''
+  const written = await mongo.db
+    .collection<{ _id: string }>(collectionOf.get(store)!)
+    .updateOne({ _id: name }, { $set, $unset })
+  if (written.matchedCount !== 1) throw new Error(`writeRaw: no stored lease "${name}" to damage`)
 }
 
 describe('MongoStore on the run’s real server', () => {
@@ -115,6 +131,41 @@ describe('MongoStore on the run’s real server', () => {
     }
   })
 
+  it('reports a malformed lease once, with its id and what is wrong, and again only once it changes', async () => {
+    if (mongo instanceof Error) throw mongo
+    const collection = `leases_${++collections}`
+    const bad: Array<{ collection: string; id: string; problem: string }> = []
+    const store = new MongoStore(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
+    const t0 = new Date('2026-09-30T15:00:00.000Z')
+    await store.acquire('net-a', 'alpha', t0, 3000)
+    const leases = mongo.db.collection<{ _id: string }>(collection)
+    await leases.updateOne({ _id: 'net-a' }, { $set: { fence: 'seven' } })
+    for (let retry = 0; retry < 3; retry++) {
+      expect(await store.acquire('net-a', 'beta', new Date(t0.getTime() + 5000), 3000)).toBe(false)
+      await store.get('net-a')
+      await store.list()
+    }
+    expect(bad, 'a bad lease was reported on every read instead of once').toEqual([
+      {
+        collection,
+        id: 'net-a',
+        problem: expect.stringMatching(/^fence: expected number, received string$/),
+      },
+    ])
+    await leases.updateOne({ _id: 'net-a' }, { $set: { fence: 1 } })
+    await store.get('net-a')
+    await leases.updateOne({ _id: 'net-a' }, { $set: { fence: 'seven' } })
+    await store.get('net-a')
+    expect(bad, 'a lease broken again after a fix went unreported').toHaveLength(2)
+    const throwing = new MongoStore(mongo.db, {
+      collection,
+      onBadDocument: () => {
+        throw new Error('a broken log sink')
+      },
+    })
+    expect(await throwing.get('net-a'), 'a throwing report failed the read').toMatchObject({ fence: 0 })
+  })
+
   it('refuses a call timeout that is not a whole number of ms', () => {
     if (mongo instanceof Error) throw mongo
     expect(() => new MongoStore(mongo.db, { callTimeoutMs: 0 })).toThrow(/callTimeoutMs/)
@@ -129,6 +180,7 @@ if (!(mongo instanceof Error) && mongo.isFerretDb) {
 }
 
 storeConformance('MongoStore', makeStore, {
+  writeRaw,
   expiredTakeoverRaceUnsupported:
     !(mongo instanceof Error) && mongo.isFerretDb
       ? 'FerretDB applies an update as read-then-write, so two takeovers of one expired lease can both match; MongoDB and MemoryStore run it'

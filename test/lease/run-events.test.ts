@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type LeaseLog, MemoryStore, run, type TermEvent, type TermInfo } from '../../src/index.js'
+import {
+  type LeaseLog,
+  MemoryStore,
+  run,
+  systemClock,
+  type TermEvent,
+  type TermInfo,
+} from '../../src/index.js'
 import { FaultyStore } from './faulty-store.js'
 
 const TTL = 3000
@@ -199,6 +206,65 @@ describe('lease.run term events', () => {
     const stopped = attempts.length
     await vi.advanceTimersByTimeAsync(TTL * 3)
     expect(attempts.length, 'a stopped campaign kept attempting').toBe(stopped)
+  })
+
+  it('reports an attempt that throws unexpectedly, and is elected on the next attempt', async () => {
+    const store = new MemoryStore()
+    const stop = new AbortController()
+    const { lines, log } = recorder()
+    let terms = 0
+    let reads = 0
+    // A clock that fails once, as the first attempt starts: outside any store call, which would catch it.
+    const clock = {
+      ...systemClock,
+      monotonic: () => {
+        if (++reads === 1) throw new RangeError('the clock failed once')
+        return performance.now()
+      },
+    }
+    const done = run(
+      store,
+      { name: 'net-a', owner: 'alpha', ttlMs: TTL, retryMs: RETRY, signal: stop.signal, log, clock },
+      async (signal) => {
+        terms++
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+      },
+    ).catch((error: unknown) => error)
+    await vi.advanceTimersByTimeAsync(RETRY * 1.2 + 50)
+    const failed = lines.find((l) => l.fields?.event === 'attempt-failed')
+    expect(failed, 'an attempt that threw left no line').toMatchObject({
+      level: 'warn',
+      msg: 'campaign attempt failed unexpectedly: trying again after the retry pause',
+      fields: { lease: 'net-a', owner: 'alpha', err: expect.any(RangeError) },
+    })
+    expect(terms, 'the campaign died with its attempt instead of trying again').toBe(1)
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(RETRY * 2)
+    expect(await done, 'the campaign ended abnormally').toBeUndefined()
+  })
+
+  it('never throws on a store answering a record whose expiry is not a Date', async () => {
+    const inner = new MemoryStore()
+    await inner.acquire('net-a', 'alpha', new Date(), 60 * TTL)
+    // A store of someone else's that breaks the LeaseRecord contract: the expiry comes back as text.
+    const store = new FaultyStore(inner)
+    const get = store.get.bind(store)
+    store.get = async (name, options) => {
+      const record = await get(name, options)
+      return record && { ...record, expiresAt: String(record.expiresAt) as unknown as Date }
+    }
+    const b = candidate(store, 'beta')
+    await vi.advanceTimersByTimeAsync(5 * RETRY)
+    expect(
+      b.events.filter((e) => e.type === 'attempt-failed'),
+      'the waiting note threw',
+    ).toEqual([])
+    expect(store.calls.filter((c) => c.op === 'acquire').length, 'beta stopped campaigning').toBeGreaterThan(
+      3,
+    )
+    b.stop()
+    await vi.advanceTimersByTimeAsync(2 * RETRY)
+    await expect(b.done).resolves.toBeUndefined()
   })
 
   it('goes on campaigning and resolves when its log and its event subscriber throw', async () => {

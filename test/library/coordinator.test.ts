@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, test } from 'vitest'
+import { leaseCoordinator, MemoryStore, MongoRunLedger } from '../../src/index.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
 
@@ -127,4 +128,44 @@ describe.runIf(!(mongo instanceof Error))('leaseCoordinator across three node-cr
       }
     }, 180_000)
   }
+})
+
+describe.runIf(!(mongo instanceof Error))('leaseCoordinator and the run ledger', () => {
+  if (mongo instanceof Error) return
+
+  test('does not run a fire whose slot another process already claimed, though it holds the lease', async () => {
+    const collection = `net_runs_claimed_${Date.now().toString(36)}`
+    const ledger = new MongoRunLedger(mongo.db, { collection })
+    // The other process: its own connection to the same ledger (a stalled holder's successor, say).
+    const other = new MongoRunLedger(mongo.client.db(mongo.db.databaseName), { collection })
+    const coordinator = leaseCoordinator({ store: new MemoryStore(), ledger, owner: 'this-process' })
+    const taken = new Date('2026-09-30T15:00:01.000Z')
+    const free = new Date('2026-09-30T15:00:02.000Z')
+    expect(
+      await other.claim({
+        net: 'heartbeat',
+        slot: taken,
+        owner: 'other-process',
+        fence: 9,
+        startedAt: taken,
+      }),
+    ).toBe(true)
+
+    expect(
+      await coordinator.shouldRun(`heartbeat:${taken.toISOString()}`, 3000),
+      'a fire ran on a slot another process had claimed: it would run twice',
+    ).toBe(false)
+    await coordinator.onComplete(`heartbeat:${taken.toISOString()}`)
+    expect(
+      await ledger.get('heartbeat', taken),
+      'the skipped fire wrote over the other process’s run',
+    ).toEqual(expect.objectContaining({ owner: 'other-process', fence: 9 }))
+    expect((await ledger.get('heartbeat', taken))?.outcome).toBeUndefined()
+    expect(
+      await coordinator.shouldRun(`heartbeat:${free.toISOString()}`, 3000),
+      'the holder refused a slot nobody had claimed',
+    ).toBe(true)
+    expect(await ledger.get('heartbeat', free)).toMatchObject({ owner: 'this-process', fence: 1 })
+    await coordinator.close()
+  })
 })

@@ -39,6 +39,31 @@ describe('MongoRunLedger on the run’s real server', () => {
     expect(indexes.find((i) => i.name === 'history')?.key).toEqual({ net: 1, slot: -1 })
   })
 
+  it('skips and reports once a malformed run, never failing history or get', async () => {
+    const collection = `net_runs_${++collections}`
+    const bad: Array<{ collection: string; id: string; problem: string }> = []
+    const ledger = new MongoRunLedger(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
+    const slot = (minute: number) => new Date(Date.UTC(2026, 8, 30, 15, minute))
+    for (const minute of [1, 2, 3])
+      await ledger.claim({ net: 'n', slot: slot(minute), owner: 'a', fence: 1, startedAt: slot(minute) })
+    const runs = mongo.db.collection<{ _id: string }>(collection)
+    // Written through the driver, as another program (or a hand edit) could.
+    await runs.updateOne({ _id: `n@${slot(2).toISOString()}` }, { $set: { slot: 'yesterday' } })
+    await runs.updateOne({ _id: `n@${slot(3).toISOString()}` }, { $set: { startedAt: '15:03' } })
+    for (let read = 0; read < 3; read++) {
+      const history = await ledger.history('n', 10)
+      expect(
+        history.map((r) => r.id),
+        'a malformed run reached history',
+      ).toEqual([`n@${slot(1).toISOString()}`])
+    }
+    expect(await ledger.get('n', slot(3)), 'a malformed run was answered as a record').toBeUndefined()
+    expect(bad, 'each malformed run must be reported once, naming it and what is wrong').toEqual([
+      { collection, id: `n@${slot(3).toISOString()}`, problem: 'startedAt: expected date, received string' },
+      { collection, id: `n@${slot(2).toISOString()}`, problem: 'slot: expected date, received string' },
+    ])
+  })
+
   it('gives one slot to exactly one of concurrent claims from separate connections', async () => {
     const clients = await Promise.all(
       Array.from({ length: 4 }, () => new MongoClient(mongoServer().url).connect()),

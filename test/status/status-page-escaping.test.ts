@@ -28,7 +28,8 @@ function hostileSnapshot(): StatusSnapshot {
         schedule: H,
         timeZone: H,
         nextFireAt: H,
-        holder: { owner: H, thisReplica: false, fence: 7, expiresAt: H, expiresInMs: 1_000, corrupt: H },
+        holder: { owner: H, thisReplica: false, fence: 7, expiresAt: H, expiresInMs: 1_000 },
+        leaseCorrupt: H,
         runs: [
           {
             slot: H,

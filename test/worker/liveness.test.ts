@@ -106,5 +106,12 @@ describe('/healthz and campaign heartbeats', () => {
     monotonic = 100_000
     campaign.end()
     expect((await healthz()).status, 'an ended campaign was called stuck').toBe(200)
+    const crashed = heartbeats.watch({ lease: 'board-sync', net: 'board-issue-sync', limitMs: 9_000 })
+    crashed.fail(new TypeError('record.expiresAt.getTime is not a function'))
+    const dead = await healthz()
+    expect(dead.status, 'the kubelet would see a net nobody campaigns for as live').toBe(503)
+    expect(String(dead.body.detail)).toContain(
+      'board-issue-sync (lease board-sync): the campaign ended abnormally (TypeError: record.expiresAt.getTime is not a function)',
+    )
   })
 })

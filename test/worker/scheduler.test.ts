@@ -10,7 +10,7 @@ import {
 } from '../../src/index.js'
 import { createCampaignHeartbeats } from '../../src/worker/campaign-heartbeats.js'
 import { FaultyStore } from '../lease/faulty-store.js'
-import type { RunLedger } from '../../src/runs/run-ledger.js'
+import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
@@ -275,6 +275,97 @@ describe('the scheduler', () => {
   })
 })
 
+/**
+ * A real memory ledger whose claims, once `hold()` is called, wait until the test calls `open()`: the claim
+ * in flight while the test moves time. Every claim is recorded as it is asked.
+ */
+class GatedLedger extends MemoryRunLedger {
+  readonly asked: string[] = []
+  #held = false
+  #waiting: Array<() => void> = []
+  hold(): void {
+    this.#held = true
+  }
+  open(): void {
+    this.#held = false
+    for (const resolve of this.#waiting.splice(0)) resolve()
+  }
+  override async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    this.asked.push(claim.slot.toISOString())
+    if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve))
+    return super.claim(claim, options)
+  }
+}
+
+/**
+ * Moves wall and monotonic time `ms` ahead with no timer running (a blocked event loop, or a process
+ * paused), until the returned function puts performance.now back.
+ */
+function jumpAhead(ms: number): () => void {
+  vi.setSystemTime(Date.now() + ms)
+  const performanceNow = performance.now
+  const jumped = performance.now() + ms
+  performance.now = () => jumped
+  return () => {
+    performance.now = performanceNow
+  }
+}
+
+/** A TTL long enough that the schedule's next tick, not a renewal, is the next timer to fire. */
+const LONG_TERM = { LEASECRON_NET_TICK_NET_TTL_MS: '30000' }
+const PAST_STEP_DOWN_MS = 40_000
+
+describe('the deadline re-checks around a slot’s claim', () => {
+  it('claims nothing for a tick that arrives after the term’s step-down instant', async () => {
+    const { net, passes } = recordingNet()
+    const ledger = new GatedLedger()
+    const c = campaign(net, { ledger, env: LONG_TERM })
+    await vi.advanceTimersByTimeAsync(100)
+    expect(ledger.asked, 'no claim at election').toHaveLength(1)
+    const restore = jumpAhead(PAST_STEP_DOWN_MS)
+    try {
+      await vi.advanceTimersToNextTimerAsync()
+    } finally {
+      restore()
+    }
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'deadline' }),
+      'the late tick did not arrive at the scheduler',
+    ).toBe(1)
+    expect(
+      ledger.asked,
+      'a tick past the deadline claimed its slot: the successor can no longer run it',
+    ).toHaveLength(1)
+    expect(passes).toHaveLength(1)
+    await c.finish()
+  })
+
+  it('runs no pass when the deadline passes while its claim is in flight, and records the slot aborted', async () => {
+    const { net, passes } = recordingNet()
+    const ledger = new GatedLedger()
+    const c = campaign(net, { ledger, env: LONG_TERM })
+    await vi.advanceTimersByTimeAsync(100)
+    ledger.hold()
+    await vi.advanceTimersToNextTimerAsync()
+    expect(ledger.asked, 'the next tick did not claim its slot').toHaveLength(2)
+    const slot = new Date(ledger.asked[1]!)
+    const restore = jumpAhead(PAST_STEP_DOWN_MS)
+    try {
+      ledger.open()
+      // Let the claim's answer reach the pass, with time still past the deadline and no timer run.
+      for (let i = 0; i < 20; i++) await Promise.resolve()
+      await vi.advanceTimersByTimeAsync(0)
+    } finally {
+      restore()
+    }
+    expect(passes, 'a pass started after its term’s deadline').toHaveLength(1)
+    expect(await ledger.get('tick-net', slot), 'the claimed slot was not recorded aborted').toMatchObject({
+      outcome: 'aborted',
+    })
+    await c.finish()
+  })
+})
+
 /** A net whose first pass ignores its abort until the test lets it end: the stuck pass liveness is for. */
 function stuckNet() {
   let letGo = () => {}
@@ -328,6 +419,24 @@ describe('campaign heartbeats', () => {
     await c.done
     await vi.advanceTimersByTimeAsync(10 * c.ttlMs)
     expect(heartbeats.stale(), 'a stopped campaign was called stuck').toEqual([])
+  })
+
+  it('name a campaign that ended abnormally, with its error, from then on', async () => {
+    const heartbeats = createCampaignHeartbeats(systemClock)
+    const { net } = recordingNet()
+    // Not a LeaseStore: run() refuses the spec and the campaign's promise rejects.
+    const c = campaign(net, { store: Object.create(null) as LeaseStore, heartbeats })
+    await expect(c.done).rejects.toMatchObject({ name: 'LeaseSpecError' })
+    const stale = [
+      expect.objectContaining({
+        net: 'tick-net',
+        lease: TICK_LEASE.name,
+        endedWith: expect.stringContaining('a LeaseStore is required'),
+      }),
+    ]
+    expect(heartbeats.stale(), 'a dead campaign passed /healthz').toEqual(stale)
+    await vi.advanceTimersByTimeAsync(10 * c.ttlMs)
+    expect(heartbeats.stale(), 'a dead campaign was forgotten').toEqual(stale)
   })
 
   it('keep a campaign whose store refuses it live: it goes on attempting', async () => {

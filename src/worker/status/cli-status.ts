@@ -3,9 +3,11 @@
  * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
+import type { BadDocument } from '../../lease/bad-document.js'
 import { MemoryStore } from '../../lease/memory-store.js'
 import { MongoStore } from '../../lease/mongo-store.js'
 import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
+import { describeBadDocument } from '../bad-documents.js'
 import type { WorkerConfig } from '../config.js'
 import { connectForCommand } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
@@ -35,17 +37,23 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
     return snapshot
   }
   const connection = connectForCommand(config.mongo)
+  // Each malformed document read is skipped or shown corrupt, and said once in the snapshot's notes.
+  const bad: string[] = []
+  const onBadDocument = (document: BadDocument) => bad.push(describeBadDocument(document))
   try {
-    return await collectStatus(
+    const snapshot = await collectStatus(
       cliSources(config, {
         ping: () => connection.ping(5_000),
         serverVersion: () => mongoServerVersion(connection.db),
-        leases: () => new MongoStore(connection.db).list(bound()),
-        forgeHours: (since) => new MongoForgeHourStore(connection.db).read(since, bound()),
-        history: (net, limit) => new MongoRunLedger(connection.db).history(net, limit, bound()),
+        leases: () => new MongoStore(connection.db, { onBadDocument }).list(bound()),
+        forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
+        history: (net, limit) =>
+          new MongoRunLedger(connection.db, { onBadDocument }).history(net, limit, bound()),
       }),
       now,
     )
+    snapshot.notes.push(...bad)
+    return snapshot
   } finally {
     await connection.end()
   }

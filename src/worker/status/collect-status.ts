@@ -92,6 +92,7 @@ function netStatus(
     timeZone: plan.timeZone,
     nextFireAt: plan.enabled ? nextFire(plan, now) : null,
     holder: record ? holderStatus(record, sources.replica?.owner, now) : null,
+    leaseCorrupt: record?.corrupt === undefined ? null : shownText(record.corrupt),
     runs,
     lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
     runLagMs: lastFinished ? now.getTime() - lastFinished.slot.getTime() : null,

@@ -4,8 +4,19 @@
  * Summing happens here rather than in an aggregation: 24 hours × lanes × replicas is a few hundred rows,
  * and plain finds behave the same on MongoDB and FerretDB. Writes check their signal before sending only
  * (the driver takes a signal on reads alone); callers bound them with the client's timeouts.
+ *
+ * Every document read is parsed: a malformed one (a figure that is not a whole number ≥ 0, a lane that is
+ * not a string) is skipped and reported once through `onBadDocument`, so the page and `/status` show only
+ * numbers the meter could have written.
  */
 import type { Collection, Db } from 'mongodb'
+import { z } from 'zod'
+import {
+  BadDocumentReporter,
+  describeIssues,
+  documentId,
+  type OnBadDocument,
+} from '../../lease/bad-document.js'
 import {
   checkRow,
   type ForgeHourReadOptions,
@@ -13,6 +24,16 @@ import {
   type ForgeHourStore,
   sumRows,
 } from './forge-hour-store.js'
+
+const figure = z.number().int().nonnegative()
+const forgeHourSchema = z.object({
+  hour: z.date(),
+  lane: z.string(),
+  requests: figure,
+  // Written by every version since the page had them; older documents may lack them.
+  notModified: figure.optional(),
+  points: figure.optional(),
+})
 
 interface ForgeHourDocument {
   _id: string
@@ -28,9 +49,12 @@ export const FORGE_HOURS_COLLECTION = 'forge_hours'
 
 export class MongoForgeHourStore implements ForgeHourStore {
   readonly #collection: Collection<ForgeHourDocument>
+  readonly #bad: BadDocumentReporter
 
-  constructor(db: Db) {
+  /** `onBadDocument`: called once per distinct malformed document read (then skipped). */
+  constructor(db: Db, options: { onBadDocument?: OnBadDocument } = {}) {
     this.#collection = db.collection<ForgeHourDocument>(FORGE_HOURS_COLLECTION)
+    this.#bad = new BadDocumentReporter(FORGE_HOURS_COLLECTION, options.onBadDocument)
   }
 
   async put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }) {
@@ -61,15 +85,26 @@ export class MongoForgeHourStore implements ForgeHourStore {
     const docs = await this.#collection
       .find(filter, options?.signal ? { signal: options.signal } : {})
       .toArray()
-    return sumRows(
-      docs.map((d) => ({
+    return sumRows(docs.flatMap((doc) => this.#row(doc)))
+  }
+
+  /** The row a stored document holds; none (reported once) when it is malformed. */
+  #row(doc: ForgeHourDocument): ForgeHourRow[] {
+    const parsed = forgeHourSchema.safeParse(doc)
+    if (!parsed.success) {
+      this.#bad.report(documentId(doc), describeIssues(parsed.error.issues))
+      return []
+    }
+    const d = parsed.data
+    return [
+      {
         hour: d.hour.getTime(),
         lane: d.lane,
         requests: d.requests,
         notModified: d.notModified ?? 0,
         points: d.points ?? 0,
-      })),
-    )
+      },
+    ]
   }
 
   async prune(before: Date, options?: { signal?: AbortSignal }) {

@@ -64,11 +64,12 @@ function renderReplica(snapshot: StatusSnapshot): string {
 
 function renderHolder(net: NetStatus): string {
   const h = net.holder
-  if (!h) return '<span class="warn">nobody (the lease is free)</span>'
-  const who = h.thisReplica
-    ? `<strong>this replica</strong> <span class="muted">(${esc(h.owner)})</span>`
-    : `<strong>${esc(h.owner)}</strong> <span class="muted">(another replica)</span>`
-  return h.corrupt === undefined ? who : `${who} ${renderCorrupt(h.corrupt)}`
+  const who = !h
+    ? '<span class="warn">nobody (the lease is free)</span>'
+    : h.thisReplica
+      ? `<strong>this replica</strong> <span class="muted">(${esc(h.owner)})</span>`
+      : `<strong>${esc(h.owner)}</strong> <span class="muted">(another replica)</span>`
+  return net.leaseCorrupt === null ? who : `${who} ${renderCorrupt(net.leaseCorrupt)}`
 }
 
 /** What is wrong with the lease's stored document, when the store found it malformed. */

@@ -48,6 +48,11 @@ export interface NetStatus {
   nextFireAt: string | null
   /** The lease's current holder; `null` when nobody holds it unexpired. */
   holder: HolderStatus | null
+  /**
+   * What is wrong with the stored lease document when it is malformed (a term that cannot be proven held
+   * is not held: such a lease shows no holder), `null` when it is well-formed or absent.
+   */
+  leaseCorrupt: string | null
   /** The newest runs from the ledger (newest slot first, at most 20); `null` when there is no ledger. */
   runs: RunStatus[] | null
   /** The slot of the newest finished run. */
@@ -66,8 +71,6 @@ export interface HolderStatus {
   fence: number
   expiresAt: string
   expiresInMs: number
-  /** What is wrong with the lease's stored document, when the store found it malformed; absent otherwise. */
-  corrupt?: string | undefined
 }
 
 export interface RunStatus {

@@ -10,6 +10,7 @@
  */
 import type { Registry } from 'prom-client'
 import type { ForgeMeter } from '../../forge/meter.js'
+import type { OnBadDocument } from '../../lease/bad-document.js'
 import type { Clock, TimerHandle } from '../../lease/clock.js'
 import type { LeaseStore } from '../../lease/store.js'
 import type { RunLedger } from '../../runs/run-ledger.js'
@@ -39,6 +40,8 @@ export interface WorkerStatusOptions {
   mongo(): MongoConnection | undefined
   meter(): ForgeMeter | undefined
   ledger?: () => RunLedger | undefined
+  /** Where a malformed `forge_hours` document read for the page is reported (once), then skipped. */
+  onBadDocument?: OnBadDocument
 }
 
 export interface WorkerStatus {
@@ -137,7 +140,7 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
       if (!mongo) return own.filter((r) => r.hour >= since.getTime())
       // The other replicas' stored rows plus this replica's own from its meter: current to the second
       // without writing (its stored rows are up to one sample old).
-      const others = await new MongoForgeHourStore(mongo.db).read(since, {
+      const others = await forgeHourReader(mongo, options.onBadDocument).read(since, {
         ...bound(),
         except: options.owner,
       })
@@ -164,6 +167,18 @@ function onceAnswered<T>(read: () => Promise<T>): () => Promise<T> {
     })
     return answered
   }
+}
+
+const readers = new WeakMap<MongoConnection, MongoForgeHourStore>()
+
+/** One reader per connection, so a malformed document is reported once, not on every page view. */
+function forgeHourReader(mongo: MongoConnection, onBadDocument: OnBadDocument | undefined) {
+  let reader = readers.get(mongo)
+  if (!reader) {
+    reader = new MongoForgeHourStore(mongo.db, onBadDocument ? { onBadDocument } : {})
+    readers.set(mongo, reader)
+  }
+  return reader
 }
 
 /** The configured nets as the page lists them, with the zone every schedule is read in. */

@@ -1,0 +1,61 @@
+/**
+ * The stored shape of one run in `net_runs` (schema in mongo-run-ledger.ts) and its parser: every run
+ * document MongoRunLedger reads goes through `parseRunDocument`, so a malformed one (a `slot` that is not a
+ * date, a `startedAt` stored as text) is skipped and reported instead of breaking `history`, `/status` and
+ * the page with a TypeError.
+ */
+import { z } from 'zod'
+import { describeIssues } from '../lease/bad-document.js'
+import type { RunOutcome, RunRecord } from './run-ledger.js'
+
+/** The stored shape of one run. */
+export interface RunDocument {
+  _id: string
+  net: string
+  slot: Date
+  owner: string
+  fence: number
+  startedAt: Date
+  finishedAt: Date | null
+  outcome: RunOutcome | null
+  error: string | null
+  requests: Record<string, number> | null
+}
+
+const count = z.number().int().nonnegative()
+const runDocumentSchema = z.object({
+  _id: z.string(),
+  net: z.string(),
+  slot: z.date(),
+  owner: z.string(),
+  fence: count,
+  startedAt: z.date(),
+  // Absent optionals are stored as null; a document written by hand may leave them out.
+  finishedAt: z.date().nullish(),
+  outcome: z.enum(['ok', 'failed', 'aborted']).nullish(),
+  error: z.string().nullish(),
+  requests: z.record(z.string(), count).nullish(),
+})
+
+/** The run a stored document holds, or what is wrong with it. */
+export type ParsedRun = { ok: true; record: RunRecord } | { ok: false; problem: string }
+
+/** Parses one stored run document; never throws. */
+export function parseRunDocument(doc: object): ParsedRun {
+  const parsed = runDocumentSchema.safeParse(doc)
+  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error.issues) }
+  const d = parsed.data
+  const record: RunRecord = {
+    id: d._id,
+    net: d.net,
+    slot: d.slot,
+    owner: d.owner,
+    fence: d.fence,
+    startedAt: d.startedAt,
+  }
+  if (d.finishedAt) record.finishedAt = d.finishedAt
+  if (d.outcome) record.outcome = d.outcome
+  if (d.error) record.error = d.error
+  if (d.requests) record.requests = d.requests
+  return { ok: true, record }
+}
