@@ -3,6 +3,7 @@
  * configured store; with --json, the status snapshot a worker serves at `GET /status`
  * (worker/status/cli-status.ts), read from the same store.
  */
+import type { WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../lease/bad-document.js'
 import { MongoStore } from '../lease/mongo-store.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
@@ -13,7 +14,6 @@ import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { statusLines } from './ledger-views.js'
 import { withDatabase } from './with-database.js'
-import type { WorkerConfig } from '../config/worker-config.js'
 
 /** Prints the leases (or the snapshot); exit 0, or 1 when the store does not answer. */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {

@@ -7,9 +7,9 @@
  */
 import { Writable } from 'node:stream'
 import pino, { type DestinationStream, type Logger } from 'pino'
-import type { NetLogger } from '../nets/net.js'
 import type { LogLevel } from '../config/log-level.js'
 import { scrubSecrets } from '../config/scrub.js'
+import type { NetLogger } from '../nets/net.js'
 
 export type { Logger }
 

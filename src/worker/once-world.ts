@@ -6,8 +6,8 @@
  * Not yet the one runtime opener `run` uses too (worker.ts opens its own): moved here as it was, so
  * that the CLI's `once` command holds no runtime.
  */
-import { createForge } from '../forge/github-app.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
+import { createForge } from '../forge/github-app.js'
 import { forgeCacheSettings } from './forge-cache-settings.js'
 import { startLocalSandbox } from './local-sandbox.js'
 import type { Logger } from './logger.js'
