@@ -51,9 +51,12 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-worker-but-entries',
-      comment: 'worker/ is the composition root; only the public entries re-export it.',
+      comment: 'worker/ is the composition root; only the public entries re-export it, and cli/ runs it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/worker/', '^src/index\\.ts$', '^src/testing\\.ts$'] },
+      from: {
+        path: '^src/',
+        pathNot: ['^src/worker/', '^src/cli/', '^src/index\\.ts$', '^src/testing\\.ts$'],
+      },
       to: { path: room('worker') },
     },
     {
@@ -61,6 +64,40 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^(test|bench|examples)/' },
+    },
+    // The cli/ and config/ rooms (issue 20): cli/ on top, config/ under the worker, durations and
+    // schedules on the bottom floor.
+    {
+      name: 'cli-is-the-top',
+      comment:
+        'cli/ turns a command line into a command; nothing imports it (its bin, cli/main.ts, is the entry).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: room('cli') },
+      to: { path: room('cli') },
+    },
+    {
+      name: 'config-below-the-worker-and-the-cli',
+      comment:
+        "config/ reads the environment and the nets' option definitions; the worker and the CLI run on it.",
+      severity: 'error',
+      from: { path: room('config') },
+      to: { path: [room('worker'), room('cli')] },
+    },
+    {
+      name: 'lower-rooms-know-no-config',
+      comment:
+        'the election, the ledger, the forge, the nets and the sandbox take values, never the configuration.',
+      severity: 'error',
+      from: { path: [room('lease'), room('runs'), room('forge'), room('nets'), room('sandbox')] },
+      to: { path: room('config') },
+    },
+    {
+      name: 'durations-and-schedules-are-the-floor',
+      comment:
+        'durations.ts and schedule.ts are shared by config/, nets/ and worker/: they import nothing of the product.',
+      severity: 'error',
+      from: { path: '^src/(durations|schedule)\\.ts$' },
+      to: { path: '^src/' },
     },
   ],
   options: {

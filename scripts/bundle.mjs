@@ -31,7 +31,7 @@ const { metafile } = await build({
     index: 'dist/src/index.js',
     sandbox: 'dist/src/sandbox.js',
     testing: 'dist/src/testing.js',
-    leasecron: 'dist/src/worker/main.js',
+    leasecron: 'dist/src/cli/main.js',
     'worker.config': 'dist/worker.config.js',
   },
   outdir,

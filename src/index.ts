@@ -60,8 +60,10 @@ export {
   type NetOption,
 } from './nets/options.js'
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
-export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
-export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './worker/load-config-file.js'
+export { ConfigError, type ConfigIssue } from './config/config-error.js'
+export { loadConfig } from './config/load-config.js'
+export type { WorkerConfig } from './config/worker-config.js'
+export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './config/load-config-file.js'
 export { ownerId } from './worker/owner-id.js'
 export {
   createForge,

@@ -2,7 +2,7 @@
  * The forge's configuration: which GitHub App installation to act as and where the API lives, read
  * from the environment and validated with zod at start-up.
  *
- * Not the worker's whole configuration (worker/config.ts composes this one) and not a secret store:
+ * Not the worker's whole configuration (config/load-config.ts composes this one) and not a secret store:
  * the private key is held in memory only for Octokit, and never echoed in an error.
  */
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'

@@ -6,6 +6,7 @@
  * so a value can never be read in the wrong unit.
  */
 import { z } from 'zod'
+import { parseDuration } from '../durations.js'
 
 /** One option: its schema, what it expects (for errors and the README), and whether its value is secret. */
 export interface NetOption<T = unknown> {
@@ -14,17 +15,6 @@ export interface NetOption<T = unknown> {
   /** The default as a user would write it, for the README and `config`. */
   defaultText: string
   secret?: boolean
-}
-
-const DURATION = /^(\d{1,12})(ms|s|m|h|d)$/
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-
-/** Parses `90s`, `60m`, `192h`…; undefined for anything else. */
-export function parseDuration(text: string): number | undefined {
-  const match = DURATION.exec(text.trim())
-  if (!match) return undefined
-  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
-  return Number.isSafeInteger(ms) ? ms : undefined
 }
 
 function blankToUndefined(value: string | undefined): string | undefined {

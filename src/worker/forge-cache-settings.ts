@@ -1,6 +1,6 @@
 /**
  * LEASECRON_FORGE_CACHE_MB turned into the forge's cache settings, for the worker and `leasecron once`
- * alike. Not the cache (src/forge/forge-cache.ts) and not configuration parsing (config.ts).
+ * alike. Not the cache (src/forge/forge-cache.ts) and not configuration parsing (src/config/).
  */
 import type { Db } from 'mongodb'
 import type { ForgeCacheSettings } from '../forge/github-app.js'

@@ -3,7 +3,7 @@
  * the data it seeds). The sandbox's modules load here on demand, so a worker that talks to GitHub never
  * loads them: part of keeping an idle worker's memory small (issue 13's footprint goal).
  *
- * Not the shared sandbox of `leasecron sandbox` (sandbox-command.ts), which outlives any one worker.
+ * Not the shared sandbox of `leasecron sandbox` (cli/sandbox.ts), which outlives any one worker.
  */
 import type { ForgeConfig } from '../forge/forge-config.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'

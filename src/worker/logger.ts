@@ -7,13 +7,11 @@
  */
 import { Writable } from 'node:stream'
 import pino, { type DestinationStream, type Logger } from 'pino'
+import type { LogLevel } from '../config/log-level.js'
+import { scrubSecrets } from '../config/scrub.js'
 import type { NetLogger } from '../nets/net.js'
-import { scrubSecrets } from './scrub.js'
 
 export type { Logger }
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
 
 const REDACTED_PATHS = [
   'privateKey',

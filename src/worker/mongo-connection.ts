@@ -7,7 +7,7 @@
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
 import { createLogger, type Logger } from './logger.js'
-import { scrubSecrets } from './scrub.js'
+import { scrubSecrets } from '../config/scrub.js'
 
 export interface MongoConnection {
   client: MongoClient

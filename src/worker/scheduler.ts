@@ -20,10 +20,10 @@ import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
-import type { NetConfig } from './config.js'
+import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from './schedule.js'
+import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
 import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
 export interface NetCampaignOptions {

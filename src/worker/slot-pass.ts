@@ -17,7 +17,7 @@ import type { Pass } from '../nets/net.js'
 import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { scrubbedErrorMessage } from './scrub.js'
+import { scrubbedErrorMessage } from '../config/scrub.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50

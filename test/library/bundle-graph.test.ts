@@ -59,9 +59,9 @@ describe('the bundle loads only what a path uses', () => {
     // The bin enables the compile cache, then imports the CLI at once: both are what every command loads.
     const inputs = [
       ...staticInputs(outputs, 'dist/bundle/leasecron.js'),
-      ...staticInputs(outputs, outputOf(outputs, 'dist/src/worker/cli.js')),
+      ...staticInputs(outputs, outputOf(outputs, 'dist/src/cli/cli.js')),
     ]
-    expect(inputs).toContain('dist/src/worker/cli.js')
+    expect(inputs).toContain('dist/src/cli/cli.js')
     expect(driver(inputs), '`leasecron config` and `--help` would pay for the driver').toEqual([])
     expect(sandbox(inputs), 'every command would load the sandbox forge').toEqual([])
     expect(inputs, '`once` and `status` would load the whole worker').not.toContain(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
-import { formatDuration, redactedConfig } from '../../src/worker/config.js'
-import { checkSchedule, nextFireTime } from '../../src/worker/schedule.js'
+import { redactedConfig } from '../../src/config/redacted-config.js'
+import { formatDuration } from '../../src/durations.js'
+import { checkSchedule, nextFireTime } from '../../src/schedule.js'
 import { recordingNet, TEST_LEASES } from './test-nets.js'
 
 const { net } = recordingNet()

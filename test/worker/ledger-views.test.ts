@@ -3,7 +3,7 @@
  * wrong, capped; a sound lease's line says nothing of it.
  */
 import { describe, expect, it } from 'vitest'
-import { type ListedLease, statusLines } from '../../src/worker/ledger-views.js'
+import { type ListedLease, statusLines } from '../../src/cli/ledger-views.js'
 
 const NOW = new Date('2026-12-01T10:00:00Z')
 const lease = (name: string, corrupt?: string): ListedLease => ({

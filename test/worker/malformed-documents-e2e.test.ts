@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/worker/cli.js'
+import { main } from '../../src/cli/cli.js'
 import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import statusNets, { statusLease } from '../status/fixtures/status-nets.js'

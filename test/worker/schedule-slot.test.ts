@@ -1,7 +1,7 @@
 import cron from 'node-cron'
 import { describe, expect, it } from 'vitest'
 import { parseSlotOption } from '../../src/worker/once.js'
-import { slotAtOrBefore } from '../../src/worker/schedule.js'
+import { slotAtOrBefore } from '../../src/schedule.js'
 
 describe('a schedule’s slot at or before an instant', () => {
   it.each([

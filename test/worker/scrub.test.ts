@@ -1,12 +1,12 @@
 /**
- * The one scrubbing path (worker/scrub.ts): each shape of secret it removes, alone and inside JSON, and
+ * The one scrubbing path (config/scrub.ts): each shape of secret it removes, alone and inside JSON, and
  * the logger writing through it.
  */
 import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/worker/logger.js'
-import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/worker/scrub.js'
+import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
 
 const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
   type: 'pkcs8',

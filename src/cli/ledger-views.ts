@@ -4,7 +4,7 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
-import { shownText } from './status/shown-text.js'
+import { shownText } from '../worker/status/shown-text.js'
 
 /** A lease as `status` lists it: the record carries `corrupt` when its stored document is malformed. */
 export type ListedLease = LeaseRecord

@@ -15,32 +15,21 @@ import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
 import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
 import { type SandboxForge, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
-import type { WorkerConfig } from './config.js'
-import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
-import { describeMongoError } from './mongo-connection.js'
-
-export interface SandboxCommandOptions {
-  port?: string | undefined
-  envFile?: string | undefined
-}
-
-interface Io {
-  out: (line: string) => void
-  err: (line: string) => void
-}
+import type { WorkerConfig } from '../config/worker-config.js'
+import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
+import { describeMongoError } from '../worker/mongo-connection.js'
+import type { CommandContext } from './command.js'
+import { EXIT } from './exit-codes.js'
+import type { Io } from './io.js'
 
 /** Runs the sandbox until a signal; resolves to the exit code (0, or 64 for a bad --port, 1 if it cannot start). */
-export async function runSandbox(
-  config: WorkerConfig,
-  options: SandboxCommandOptions,
-  io: Io,
-): Promise<number> {
-  const port = options.port === undefined ? 0 : Number(options.port)
+export async function sandboxCommand({ values, config, io }: CommandContext): Promise<number> {
+  const port = values.port === undefined ? 0 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     io.err(
-      `leasecron sandbox: --port expected a TCP port from 0 to 65535, got ${JSON.stringify(options.port)}`,
+      `leasecron sandbox: --port expected a TCP port from 0 to 65535, got ${JSON.stringify(values.port)}`,
     )
-    return 64
+    return EXIT.usage
   }
   const fixture = generateSandboxFixture({ ...DEMO_SANDBOX_DATA })
   const plan = planDemoGatingRuns(fixture, {
@@ -52,9 +41,9 @@ export async function runSandbox(
     sandbox = await startSandboxForge({ port, fixture: plan.fixture })
   } catch (error) {
     io.err(`leasecron sandbox: cannot start: ${(error as Error).message}`)
-    return 1
+    return EXIT.failure
   }
-  const files = writeKeyFile(sandbox, options.envFile)
+  const files = writeKeyFile(sandbox, values['env-out'])
   printSandbox(sandbox, files, io)
   io.out(await seedGatingRuns(config, plan, io))
   // Last, so that a script can wait for the env file: once it exists, the sandbox listens and is seeded.
@@ -68,7 +57,7 @@ export async function runSandbox(
   rmSync(files.dir, { recursive: true, force: true })
   rmSync(files.envFile, { force: true })
   io.out('sandbox stopped')
-  return 0
+  return EXIT.ok
 }
 
 interface SandboxFiles {

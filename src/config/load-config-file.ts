@@ -7,7 +7,7 @@
  * never pay for it. jiti hands packages in node_modules to Node's own `import()`, so `leasecron` imported
  * by the configuration is the same module instance the worker runs (its classes and registries are shared).
  *
- * What it is not: a validator of the nets themselves (config.ts checks options and schedules).
+ * What it is not: a validator of the nets themselves (load-config.ts checks options and schedules).
  */
 import { existsSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
@@ -44,7 +44,7 @@ const SHIPPED = 'the shipped worker.config'
 async function importDefault(file: string): Promise<unknown> {
   if (file === SHIPPED) {
     // A literal specifier, so that the bundle carries the shipped configuration as one of its entries and
-    // tsc's output (dist/src/worker/) finds it at dist/worker.config.js.
+    // tsc's output (dist/src/config/) finds it at dist/worker.config.js.
     const module = (await import('../../worker.config.js')) as { default?: unknown }
     return module.default
   }

@@ -10,7 +10,8 @@ import module from 'node:module'
 ;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
 const { main } = await import('./cli.js')
-const { scrubSecrets } = await import('./scrub.js')
+const { scrubSecrets } = await import('../config/scrub.js')
+const { EXIT } = await import('./exit-codes.js')
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
@@ -18,6 +19,6 @@ main(process.argv.slice(2)).then(
     process.stderr.write(
       `leasecron: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
     )
-    process.exit(1)
+    process.exit(EXIT.failure)
   },
 )

@@ -12,7 +12,7 @@ import { createMergeGateSweeper, MERGE_GATE_SWEEPER } from '../nets/merge-gate/m
 import type { NetDefinition } from '../nets/net.js'
 import type { SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
-import { DEMO_SANDBOX_DATA } from './local-sandbox.js'
+import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
 
 export interface Demo {
   nets: NetDefinition[]

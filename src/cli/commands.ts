@@ -1,0 +1,115 @@
+/**
+ * The one command table: each command's name, operands, summary, options, help and handler. The parser,
+ * the help and the dispatch read it; adding a command is adding an entry here and its file.
+ *
+ * Each handler imports its command's module when it runs (`import()`), so a process pays in start-up time
+ * and memory only for what its command uses: `run` never loads the sandbox unless it starts one, `once`
+ * never loads the status page, `config` and `--help` never load the Mongo driver
+ * (test/library/bundle-graph.test.ts reads the bundle to keep it so).
+ */
+import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
+import type { Command } from './command.js'
+import { netList, printHelp } from './help.js'
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'run',
+    operands: [],
+    summary: 'run the worker (default)',
+    options: [],
+    needs: 'forge',
+    help: `Usage: leasecron run [--config FILE]
+
+Runs the worker: campaigns for each enabled net's lease and runs its passes while elected.
+SIGTERM/SIGINT stop it cleanly (leases released, forge meter flushed); a second signal exits at once (130).`,
+    handler: async (context) => (await import('./run.js')).runCommand(context),
+  },
+  {
+    name: 'once',
+    operands: ['<net>'],
+    summary: 'one term, one pass for one schedule slot, release, exit (serverless, cron jobs)',
+    options: ['slot', 'json'],
+    needs: 'forge',
+    help: `Usage: leasecron once <net> [--slot <ISO instant>|auto] [--json] [--config FILE]
+
+Campaigns once for the net's lease; elected, it claims one schedule slot in the run ledger, runs one pass
+for it, records the outcome and releases the lease. Many triggers of one slot run it once.
+  --slot   an ISO 8601 instant with a zone (e.g. 2026-09-30T15:05:00Z), normalized to the schedule's most
+           recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
+  --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
+Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
+failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
+or lies more than 60 s after now;
+130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
+    moreHelp: netList,
+    handler: async (context) => (await import('./once.js')).onceCommand(context),
+  },
+  {
+    name: 'status',
+    operands: [],
+    summary:
+      "list the leases: holder, fence, expires in, and each net's last run\n(--json: the status snapshot a worker serves at GET /status)",
+    options: ['json'],
+    needs: 'config',
+    help: `Usage: leasecron status [--json] [--config FILE]
+
+Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
+last run of its net (slot, owner, outcome, duration).
+--json prints the status snapshot (the object a worker answers at GET /status; see the README), read
+from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
+    handler: async (context) => (await import('./status.js')).statusCommand(context),
+  },
+  {
+    name: 'history',
+    operands: ['<net>'],
+    summary: "list a net's last runs from the run ledger",
+    options: ['limit', 'json'],
+    needs: 'config',
+    help: `Usage: leasecron history <net> [--limit N] [--json] [--config FILE]
+
+Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
+fence, started, duration, outcome, forge requests spent. --json prints one JSON array.`,
+    handler: async (context) => (await import('./history.js')).historyCommand(context),
+  },
+  {
+    name: 'config',
+    operands: [],
+    summary: 'print the effective configuration (secrets redacted) or its errors',
+    options: [],
+    needs: 'config',
+    help: `Usage: leasecron config [--config FILE]
+
+Prints the effective configuration as JSON with secrets redacted, or every invalid variable (exit 78).
+The GitHub App variables are not required (this command uses no forge); their problems are shown.`,
+    handler: async (context) => (await import('./config.js')).configCommand(context),
+  },
+  {
+    name: 'sandbox',
+    operands: [],
+    summary: 'start one seeded sandbox forge for several workers to share (a demo)',
+    options: ['port', 'env-out'],
+    needs: 'config',
+    help: `Usage: leasecron sandbox [--port N] [--env-out FILE]
+
+Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
+their pull requests and issues) and prints what workers need to share it:
+  GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
+It also writes them to an env file (--env-out, else one beside the key); load it with
+  set -a; . FILE; set +a
+With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
+The env file is written last, once the sandbox listens and is seeded, so a script can wait for it.
+Runs until SIGINT or SIGTERM, then removes the key file and the env file and exits 0.`,
+    handler: async (context) => (await import('./sandbox.js')).sandboxCommand(context),
+  },
+  {
+    name: 'help',
+    operands: ['[command]'],
+    summary: "this text, or a command's",
+    options: [],
+    needs: 'nothing',
+    help: `Usage: leasecron help [command]
+
+Prints the overview, or the help of one command.`,
+    handler: ({ args, values, io }) => printHelp(io, args[0] ?? 'main', values.config, COMMANDS),
+  },
+]

@@ -1,0 +1,25 @@
+/**
+ * `leasecron config`: the effective configuration as JSON, secrets redacted (config/redacted-config.ts),
+ * with the global variables the worker reads and each net's variable prefix. An invalid configuration
+ * never reaches it: the CLI prints every issue and exits 78 first.
+ */
+import { redactedConfig } from '../config/redacted-config.js'
+import { GLOBAL_VARIABLES, netEnvPrefix } from '../config/variables.js'
+import type { CommandContext } from './command.js'
+import { EXIT } from './exit-codes.js'
+
+/** Prints the configuration; exit 0. */
+export async function configCommand({ file, config, io }: CommandContext): Promise<number> {
+  io.out(
+    JSON.stringify(
+      {
+        ...redactedConfig(config),
+        variables: GLOBAL_VARIABLES.map(([name]) => name),
+        netPrefixes: file.nets.map((n) => netEnvPrefix(n.name)),
+      },
+      null,
+      2,
+    ),
+  )
+  return EXIT.ok
+}

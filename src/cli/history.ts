@@ -1,0 +1,61 @@
+/**
+ * `leasecron history <net> [--limit N] [--json]`: a net's last runs from the run ledger, newest first —
+ * also a net the configuration no longer declares, whose runs stay in the ledger.
+ */
+import type { WorkerConfig } from '../config/worker-config.js'
+import type { BadDocument } from '../lease/bad-document.js'
+import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
+import { describeBadDocument } from '../worker/bad-documents.js'
+import type { CommandContext } from './command.js'
+import { EXIT } from './exit-codes.js'
+import { findNet } from './find-net.js'
+import type { Io } from './io.js'
+import { historyJson, historyLines } from './ledger-views.js'
+import { withDatabase } from './with-database.js'
+
+/** Prints the runs; exit 0, 64 for an unknown net or a bad --limit, 1 when the ledger does not answer. */
+export async function historyCommand({ args, values, config, io }: CommandContext): Promise<number> {
+  const name = args[0]
+  const configured = config.nets.find((n) => n.net.name === name)
+  if (!configured && name !== undefined && config.mongo) return removedNetHistory(name, config, io)
+  const net = findNet('history', name, config, io)
+  if (!net) return EXIT.usage
+  const limitText = values.limit !== undefined ? values.limit.trim() : '20'
+  const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN
+  if (!(limit >= 1 && limit <= 1000)) {
+    io.err(
+      `leasecron history: --limit: expected a whole number from 1 to 1000; got ${JSON.stringify(limitText)}`,
+    )
+    return EXIT.usage
+  }
+  return withDatabase('history', config, io, async (connection, signal) => {
+    const onBadDocument = (bad: BadDocument) => io.err(`leasecron history: ${describeBadDocument(bad)}`)
+    const ledger = new MongoRunLedger(connection.db, { onBadDocument })
+    const runs = await ledger.history(net.net.name, limit, { signal })
+    if (values.json) io.out(JSON.stringify(runs.map(historyJson)))
+    else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
+    else for (const line of historyLines(runs)) io.out(line)
+    return undefined
+  })
+}
+
+/**
+ * `history` of a net the configuration no longer declares. Its runs stay in the ledger: the holder of a
+ * net prunes only that net, and no replica may prune another's nets (during a rolling deploy an older
+ * replica would delete a newly added net's runs). So they are listed, and the note says how to remove them.
+ * A name with no runs is the usual usage error.
+ */
+function removedNetHistory(name: string, config: WorkerConfig, io: Io): Promise<number> {
+  return withDatabase('history', config, io, async (connection, signal) => {
+    const runs = await new MongoRunLedger(connection.db).history(name, 1000, { signal })
+    if (runs.length === 0) {
+      findNet('history', name, config, io)
+      return EXIT.usage
+    }
+    for (const line of historyLines(runs)) io.out(line)
+    io.err(
+      `leasecron history: "${name}" is not in this configuration: its runs (${runs.length === 1000 ? 'at least 1000' : runs.length}) stay in net_runs, never pruned; to remove them: db.net_runs.deleteMany({ net: ${JSON.stringify(name)} })`,
+    )
+    return EXIT.ok
+  })
+}

@@ -1,0 +1,30 @@
+/**
+ * Where a command writes and what environment it reads: the CLI's one way in and out. Every line goes
+ * through the one scrubbing path (config/scrub.ts) before it leaves the process.
+ */
+import { scrubSecrets } from '../config/scrub.js'
+
+/** A command's output, its errors and the environment it is configured from. */
+export interface Io {
+  out: (line: string) => void
+  err: (line: string) => void
+  env: NodeJS.ProcessEnv
+}
+
+/** `io` with every line scrubbed of secrets: the CLI's one way out. */
+export function scrubbedIo(io: Io): Io {
+  return {
+    out: (line) => io.out(scrubSecrets(line)),
+    err: (line) => io.err(scrubSecrets(line)),
+    env: io.env,
+  }
+}
+
+/** The process's own: stdout, stderr and process.env. */
+export function defaultIo(): Io {
+  return {
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+    env: process.env,
+  }
+}

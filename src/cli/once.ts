@@ -1,0 +1,101 @@
+/**
+ * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/once.ts), in a
+ * short-lived process opened by worker/once-world.ts. Returns its exit code; never throws for an
+ * expected outcome (a held lease, a taken slot). SIGTERM/SIGINT abort the pass.
+ */
+import { systemClock } from '../lease/clock.js'
+import { MemoryStore } from '../lease/memory-store.js'
+import { MongoStore } from '../lease/mongo-store.js'
+import { waitFor } from '../lease/wait.js'
+import { badDocumentSink } from '../worker/bad-documents.js'
+import { createLogger } from '../worker/logger.js'
+import { describeMongoError, type MongoConnection } from '../worker/mongo-connection.js'
+import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
+import { buildPass, openOnceWorld } from '../worker/once-world.js'
+import { openRunLedger } from '../worker/open-run-ledger.js'
+import { ownerId } from '../worker/owner-id.js'
+import type { CommandContext } from './command.js'
+import { EXIT } from './exit-codes.js'
+import { findNet } from './find-net.js'
+
+const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
+  ran: EXIT.ok,
+  'slot-taken': EXIT.ok,
+  held: EXIT.ok,
+  failed: EXIT.failure,
+  aborted: EXIT.interrupted,
+}
+
+/** Runs one pass of the named net for its slot; exit 0 ran/slot-taken/held, 1 failed, 64 usage, 130 aborted. */
+export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
+  const net = findNet('once', args[0], config, io)
+  if (!net) return EXIT.usage
+  const slot = parseSlotOption(values.slot, net.schedule, new Date())
+  if (!slot.ok) {
+    io.err(`leasecron once: ${slot.expected}`)
+    return EXIT.usage
+  }
+  const owner = ownerId(config.workerId)
+  // With --json, stdout carries the answer alone (a trigger pipes it to jq); the log goes to stderr.
+  const log = createLogger({ level: config.logLevel, toStderr: Boolean(values.json) }).child({
+    owner,
+    net: net.net.name,
+    lease: net.net.lease,
+  })
+  const interrupt = new AbortController()
+  const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: once stopping`))
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  const world = await openOnceWorld(config, log)
+  try {
+    const result = await runOnce({
+      net,
+      slot: slot.slot,
+      owner,
+      store: world.connection
+        ? new MongoStore(world.connection.db, { onBadDocument: badDocumentSink(log) })
+        : new MemoryStore(),
+      ledger: openRunLedger(world.connection?.db, world.connection?.connected, log, badDocumentSink(log)),
+      runHistory: config.runHistory,
+      pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
+      // A getter: the forge's client is built only if the pass runs and asks for it.
+      get forge() {
+        return world.forge.octokit
+      },
+      meter: world.forge.meter,
+      log,
+      clock: systemClock,
+      signal: interrupt.signal,
+    }).then((r) => withConnectCause(r, world.connection))
+    io.out(values.json ? JSON.stringify(result) : describeOnce(result))
+    return ONCE_EXIT[result.outcome]
+  } finally {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+    await world.close()
+  }
+}
+
+/** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
+const CONNECT_VERDICT_MS = 6_000
+
+/**
+ * A failed `once` whose Mongo never connected fails with "Topology is closed" or an unanswered call: the
+ * real cause (connection refused at host:port, host not found, authentication) is the connect
+ * attempt's, awaited (bounded) when it has not ended yet.
+ */
+async function withConnectCause(
+  result: OnceResult,
+  connection: MongoConnection | undefined,
+): Promise<OnceResult> {
+  if (result.outcome !== 'failed' || !connection) return result
+  const done = new AbortController()
+  const failure =
+    connection.connectFailure() ??
+    (await Promise.race([
+      connection.firstAttempt,
+      waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
+    ]).finally(() => done.abort()))
+  if (failure === undefined) return result
+  return { ...result, error: `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}` }
+}

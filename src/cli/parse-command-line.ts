@@ -1,0 +1,69 @@
+/**
+ * The command line read against the command table: which command, its operands and options, or a usage
+ * error (64) that names what was wrong — an unknown command or option, an option without its value, too
+ * many operands, or an option that belongs to another command.
+ */
+import { parseArgs } from 'node:util'
+import { type Command, GLOBAL_OPTIONS, OPTION_SPECS, type OptionName, type OptionValues } from './command.js'
+import { usage } from './help.js'
+import type { Io } from './io.js'
+
+export interface CommandLine {
+  command: Command
+  /** The operands after the command's name. */
+  args: string[]
+  values: OptionValues
+}
+
+/** The command (`run` when none is named), its operands and options; an exit code (64) when they are not usable. */
+export function parseCommandLine(argv: string[], commands: readonly Command[], io: Io): CommandLine | number {
+  const named = (name: string | undefined) => commands.find((c) => c.name === name)
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTION_SPECS; allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTION_SPECS })
+  } catch (error) {
+    const meant = named(argv.find((a) => !a.startsWith('-')))
+    return usage(io, parseArgsProblem(error), commands, meant?.name)
+  }
+  const [name = 'run', ...args] = parsed.positionals
+  const command = named(name)
+  if (!command) return usage(io, `unknown command "${name}"`, commands)
+  const arity = command.operands.length
+  if (args.length > arity) {
+    return usage(
+      io,
+      `${name}: unexpected argument${args.length > 1 ? 's' : ''} ${args
+        .slice(arity)
+        .map((r) => JSON.stringify(r))
+        .join(' ')}`,
+      commands,
+    )
+  }
+  const misplaced = misplacedOption(command, parsed.values, commands)
+  if (misplaced) return usage(io, misplaced, commands)
+  return { command, args, values: parsed.values }
+}
+
+/** Names an option given to a command that does not take it, and the commands that do. */
+function misplacedOption(
+  command: Command,
+  values: OptionValues,
+  commands: readonly Command[],
+): string | undefined {
+  for (const option of Object.keys(OPTION_SPECS) as OptionName[]) {
+    if (values[option] === undefined || GLOBAL_OPTIONS.includes(option)) continue
+    if (command.options.includes(option)) continue
+    const owners = commands.filter((c) => c.options.includes(option)).map((c) => c.name)
+    return `${command.name}: --${option} belongs to the ${owners.join(' and ')} command${owners.length > 1 ? 's' : ''}`
+  }
+  return undefined
+}
+
+/** parseArgs' refusal in our words: its own message for an unknown option runs on about `--` and quotes. */
+function parseArgsProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string }
+  const option = /'(-[^' ]*)/.exec(message)?.[1]
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value`
+  return message
+}

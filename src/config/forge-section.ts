@@ -1,0 +1,70 @@
+/**
+ * The forge section: the sandbox or a GitHub App (LEASECRON_FORGE and the App variables, parsed by
+ * forge/forge-config.ts), and the forge cache's size.
+ */
+import { z } from 'zod'
+import { hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
+import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
+import type { ConfigIssue } from './config-error.js'
+import type { EnvReader } from './env-reader.js'
+import { rememberSecret } from './scrub.js'
+import type { ForgeChoice } from './worker-config.js'
+
+/**
+ * The forge: the sandbox when asked for, or when nothing points at GitHub; the App otherwise. Anything
+ * that names GitHub (LEASECRON_FORGE=github, an App variable, GITHUB_API_URL, NODE_ENV=production) makes
+ * every missing App variable an error, each named, never a silent fall-back to the sandbox.
+ */
+export function readForge(r: EnvReader, needsForge: boolean): ForgeChoice {
+  const choice = r.value('LEASECRON_FORGE')?.trim()
+  if (choice !== undefined && choice !== 'sandbox' && choice !== 'github') {
+    r.problem('LEASECRON_FORGE', '`sandbox` or `github`')
+    return { kind: 'sandbox', reason: 'LEASECRON_FORGE is invalid' }
+  }
+  if (choice === 'sandbox') return { kind: 'sandbox', reason: 'LEASECRON_FORGE=sandbox' }
+  const why = githubReason(r, choice)
+  if (why === undefined) return { kind: 'sandbox', reason: 'no GitHub App variables are set' }
+  const parsed = parseForgeEnv(r.env)
+  if (parsed.ok) {
+    // The key may come from a file: its content is as secret as GITHUB_APP_PRIVATE_KEY's.
+    rememberSecret(parsed.config.privateKey)
+    return { kind: 'github', config: parsed.config }
+  }
+  const issues = parsed.errors.map((issue) => explainForgeIssue(issue, why))
+  if (!needsForge) return { kind: 'unchecked', issues }
+  r.issues.push(...issues)
+  return { kind: 'sandbox', reason: 'the GitHub App variables are invalid' }
+}
+
+/** Why the worker must use a GitHub App, or undefined when nothing asks for one. */
+function githubReason(r: EnvReader, choice: string | undefined): string | undefined {
+  if (choice === 'github') return 'LEASECRON_FORGE=github'
+  if (hasGitHubAppEnv(r.env)) return 'some GitHub App variables are set'
+  if (r.env.NODE_ENV === 'production') return 'NODE_ENV=production'
+  if (r.value('GITHUB_API_URL') !== undefined) return 'GITHUB_API_URL is set'
+  return undefined
+}
+
+/** Adds why an App is expected to a missing variable's message, so the fix is plain. */
+function explainForgeIssue(issue: ForgeEnvIssue, why: string): ConfigIssue {
+  if (!/not set|neither is set/.test(issue.expected)) return issue
+  return {
+    ...issue,
+    expected: `${issue.expected} (required: ${why}; the sandbox is never used silently — LEASECRON_FORGE=sandbox uses it on purpose)`,
+  }
+}
+
+/** LEASECRON_FORGE_CACHE_MB: MiB the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
+export function readForgeCacheMb(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_FORGE_CACHE_MB',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/)
+      .transform(Number)
+      .refine((n) => n <= 65_536),
+    64,
+    'a whole number of MiB from 0 (off) to 65536',
+  )
+}

@@ -1,0 +1,103 @@
+/**
+ * The nets section: each net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS, CATCH_UP and its own options
+ * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
+ */
+import { z } from 'zod'
+import { MAX_TIMER_MS } from '../lease/clock.js'
+import { type LeasePacing, leasePacing } from '../leases.js'
+import type { NetDefinition } from '../nets/net.js'
+import { checkSchedule } from '../schedule.js'
+import { type EnvReader, wholeMs } from './env-reader.js'
+import { netEnvPrefix } from './variables.js'
+import type { NetConfig } from './worker-config.js'
+
+/**
+ * The shortest TTL accepted: a term renews every TTL/3, and below a second a renewal's round trip to the
+ * store takes the whole term, so the net would never stay elected. A value under it is most likely a
+ * unit slip (`30` meant as seconds).
+ */
+export const MIN_TTL_MS = 1_000
+
+/** One net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS and options; records the names it read in `known`. */
+export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfig {
+  const prefix = netEnvPrefix(net.name)
+  const variable = (suffix: string) => {
+    known.add(prefix + suffix)
+    return prefix + suffix
+  }
+  const enabled = r.parse(
+    variable('ENABLED'),
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    true,
+    '`true` or `false`',
+  )
+  const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
+  const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
+  const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
+  const options: Record<string, unknown> = {}
+  for (const [suffix, option] of Object.entries(net.options)) {
+    const name = variable(suffix)
+    const result = option.schema.safeParse(r.env[name])
+    if (result.success) options[suffix] = result.data
+    else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
+    else r.problem(name, option.expected)
+  }
+  return { net, enabled, schedule, intervalMs, pacing, catchUp, options }
+}
+
+function readSchedule(
+  r: EnvReader,
+  net: NetDefinition,
+  scheduleVar: string,
+): { schedule: string; intervalMs: number } {
+  const text = r.value(scheduleVar) ?? net.schedule
+  const check = checkSchedule(text)
+  if (check.ok) return { schedule: text.trim(), intervalMs: check.intervalMs }
+  // A net's own schedule comes from the configuration module (the shipped one or the user's): its fault
+  // is a configuration error too (78), named after the net rather than a variable.
+  if (r.value(scheduleVar) === undefined)
+    r.issues.push({
+      variable: `net "${net.name}" (worker configuration module)`,
+      expected: `its schedule ${JSON.stringify(net.schedule)} to be valid (or ${scheduleVar} set to one): ${check.expected}`,
+    })
+  else r.problem(scheduleVar, check.expected)
+  return { schedule: net.schedule, intervalMs: 60_000 }
+}
+
+/**
+ * TTL_MS and RETRY_MS over the schedule's default pacing. A retry below TTL/30 would campaign in a hot
+ * loop against the store, so it is refused with that reason rather than accepted.
+ */
+function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: string): LeasePacing {
+  const ttlMs = r.parse(
+    ttlVar,
+    wholeMs(MIN_TTL_MS, MAX_TIMER_MS),
+    undefined as number | undefined,
+    ttlExpected(r.value(ttlVar)),
+  )
+  const ttlForFloor = leasePacing(intervalMs, { ttlMs }).ttlMs
+  const minRetry = Math.max(1, Math.ceil(ttlForFloor / 30))
+  const maxRetry = Math.floor(MAX_TIMER_MS / 1.2)
+  const retryMs = r.parse(
+    retryVar,
+    wholeMs(minRetry, maxRetry),
+    undefined as number | undefined,
+    `a whole number of milliseconds from ${minRetry} (TTL/30: a shorter pause, or 0, would campaign in a hot loop against the store) to ${maxRetry}`,
+  )
+  const pacing = leasePacing(intervalMs, { ttlMs, retryMs })
+  if (pacing.ttlMs > MAX_TIMER_MS) {
+    r.issues.push({
+      variable: ttlVar,
+      expected: `set: the schedule's pace gives a TTL over ${MAX_TIMER_MS} ms`,
+    })
+  }
+  return pacing
+}
+
+/** What a TTL must be; for a small whole number, the value it likely meant in milliseconds. */
+function ttlExpected(raw: string | undefined): string {
+  const expected = `a whole number of milliseconds from ${MIN_TTL_MS} (a shorter term cannot be renewed in time, so the net would never stay elected) to ${MAX_TIMER_MS} (timers cannot wait longer)`
+  const n = raw !== undefined && /^\d{1,4}$/.test(raw.trim()) ? Number(raw) : undefined
+  if (n === undefined || n >= MIN_TTL_MS || n === 0) return expected
+  return `${expected}; the value is in milliseconds — if ${n} meant seconds, write ${n * 1000}`
+}

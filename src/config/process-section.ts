@@ -1,0 +1,107 @@
+/**
+ * The process section: the worker's own settings (worker id, HTTP port, log level, shutdown timeout,
+ * public URL, status page) and how many runs per net the ledger keeps.
+ */
+import { z } from 'zod'
+import { MAX_TIMER_MS } from '../lease/clock.js'
+import { type EnvReader, wholeMs } from './env-reader.js'
+import { LOG_LEVELS, type LogLevel } from './log-level.js'
+import type { WorkerConfig } from './worker-config.js'
+
+/** The process's own settings: worker id, HTTP port, log level, shutdown timeout, public URL. */
+export function readProcess(
+  r: EnvReader,
+): Pick<WorkerConfig, 'workerId' | 'port' | 'logLevel' | 'shutdownTimeoutMs' | 'publicUrl'> {
+  return {
+    workerId: r.parse(
+      'LEASECRON_WORKER_ID',
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9._-]{1,200}$/),
+      undefined as string | undefined,
+      'a host-like name of 1–200 characters [A-Za-z0-9._-]',
+    ),
+    port: r.parse(
+      'PORT',
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,5}$/)
+        .transform(Number)
+        .refine((n) => n <= 65535),
+      8080,
+      'a TCP port from 0 to 65535',
+    ),
+    logLevel: r.parse('LOG_LEVEL', z.enum(LOG_LEVELS), 'info' as LogLevel, `one of ${LOG_LEVELS.join(', ')}`),
+    shutdownTimeoutMs: r.parse(
+      'LEASECRON_SHUTDOWN_TIMEOUT_MS',
+      wholeMs(0, MAX_TIMER_MS),
+      25_000,
+      `a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+    ),
+    publicUrl: readPublicUrl(r),
+  }
+}
+
+/**
+ * PUBLIC_URL: an http(s) URL without credentials. It is printed on synthetic statuses and in errors a
+ * pass records, so a `user:password@` in it would be published: refused, without echoing the value.
+ */
+function readPublicUrl(r: EnvReader): string | undefined {
+  const raw = r.value('PUBLIC_URL')
+  if (raw !== undefined && hasUrlCredentials(raw)) {
+    r.issues.push({
+      variable: 'PUBLIC_URL',
+      expected:
+        'an http(s) URL without credentials; this one carries a user or password (user:password@), which would be published on every status it links from (value not shown)',
+    })
+    return undefined
+  }
+  return r.parse(
+    'PUBLIC_URL',
+    z
+      .string()
+      .trim()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u))
+      .transform((u) => u.replace(/\/+$/, '')),
+    undefined as string | undefined,
+    'an http(s) URL',
+  )
+}
+
+/** Whether `text` parses as a URL whose authority carries a user name or password. */
+function hasUrlCredentials(text: string): boolean {
+  try {
+    const url = new URL(text.trim())
+    return url.username !== '' || url.password !== ''
+  } catch {
+    return false
+  }
+}
+
+/** LEASECRON_STATUS_PAGE: whether `/` serves the status page (`/status` JSON is always served). */
+export function readStatusPage(r: EnvReader): boolean {
+  return r.parse(
+    'LEASECRON_STATUS_PAGE',
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    true,
+    '`true` or `false`',
+  )
+}
+
+/** LEASECRON_RUN_HISTORY: how many runs per net the run ledger keeps (the holder prunes the rest). */
+export function readRunHistory(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_RUN_HISTORY',
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,9}$/)
+      .transform(Number)
+      .refine((n) => n >= 1),
+    1000,
+    'a whole number of runs from 1 to 999999999',
+  )
+}

@@ -1,0 +1,67 @@
+/**
+ * The configuration as it may be shown: secrets replaced, durations written with their unit. For
+ * `leasecron config` and the worker's start-up log line.
+ */
+import { formatDuration, parseDuration } from '../durations.js'
+import type { NetDefinition } from '../nets/net.js'
+import { scrubSecrets } from './scrub.js'
+import type { ForgeChoice, WorkerConfig } from './worker-config.js'
+
+/**
+ * The configuration with secrets replaced, for `leasecron config` and the start-up log. Durations of
+ * the nets' options are written with their unit (`60m`, `192h`), as the variables take them, so the
+ * output can be pasted back.
+ */
+export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
+  return {
+    mongo: config.mongo
+      ? { uri: scrubSecrets(config.mongo.uri), db: config.mongo.db }
+      : '(none: in-memory store)',
+    workerId: config.workerId ?? '(host name)',
+    port: config.port,
+    logLevel: config.logLevel,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    forge: redactedForge(config.forge),
+    publicUrl: config.publicUrl ?? '(unset)',
+    statusPage: config.statusPage,
+    runHistory: config.runHistory,
+    forgeCacheMb: config.forgeCacheMb,
+    nets: config.nets.map((n) => ({
+      name: n.net.name,
+      lease: n.net.lease,
+      enabled: n.enabled,
+      schedule: n.schedule,
+      catchUp: n.catchUp,
+      ...n.pacing,
+      options: Object.fromEntries(
+        Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),
+      ),
+    })),
+  }
+}
+
+function redactedForge(forge: ForgeChoice): Record<string, unknown> {
+  if (forge.kind === 'github')
+    return {
+      kind: 'github',
+      appId: forge.config.appId,
+      installationId: forge.config.installationId,
+      apiUrl: forge.config.apiUrl,
+      privateKey: '[redacted]',
+    }
+  if (forge.kind === 'unchecked')
+    return {
+      kind: 'unchecked',
+      note: 'this command uses no forge; `run` and `once` would refuse these',
+      issues: forge.issues,
+    }
+  return forge
+}
+
+/** An option's value as its variable takes it: redacted when secret, a duration with its unit. */
+function optionText(option: NetDefinition['options'][string] | undefined, value: unknown): unknown {
+  if (option?.secret) return '[redacted]'
+  if (option && typeof value === 'number' && parseDuration(option.defaultText) !== undefined)
+    return formatDuration(value)
+  return value
+}

@@ -1,0 +1,57 @@
+/**
+ * Typos: every `LEASECRON_*` variable the worker does not read is refused, with the known name it most
+ * likely meant, so a misspelt variable never silently leaves the worker or a net on its defaults.
+ */
+import type { NetDefinition } from '../nets/net.js'
+import type { EnvReader } from './env-reader.js'
+import { GLOBAL_VARIABLES, netEnvPrefix, OTHER_GLOBAL_NAMES, TOOL_NAMES, TOOL_PREFIXES } from './variables.js'
+
+/** Every `LEASECRON_*` the worker does not read is refused: a typo must not leave a default in place. */
+export function refuseUnknownVariables(
+  r: EnvReader,
+  nets: readonly NetDefinition[],
+  knownNet: Set<string>,
+): void {
+  const known = new Set<string>([...GLOBAL_VARIABLES.map(([name]) => name), ...OTHER_GLOBAL_NAMES])
+  const prefixes = nets.map((n) => `${netEnvPrefix(n.name)}*`).join(', ')
+  for (const name of Object.keys(r.env)) {
+    if (!name.startsWith('LEASECRON_') || TOOL_PREFIXES.some((p) => name.startsWith(p))) continue
+    if (TOOL_NAMES.includes(name)) continue
+    if (known.has(name) || knownNet.has(name)) continue
+    const near = nearestName(name, [...known, ...knownNet])
+    r.issues.push({
+      variable: name,
+      expected: name.startsWith('LEASECRON_NET_')
+        ? `a known per-net variable (${prefixes} followed by ENABLED, SCHEDULE, TTL_MS, RETRY_MS or the net's options); this one is unknown${near ? ` — did you mean ${near}?` : ''}`
+        : `a known variable (${[...known].filter((n) => n.startsWith('LEASECRON_')).join(', ')}); this one is unknown${near ? ` — did you mean ${near}?` : ''}`,
+    })
+  }
+}
+
+/** The known name closest to a typo by edit distance, for the hint; undefined when none is close. */
+function nearestName(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of known) {
+    // A name that extends a known one (LEASECRON_FORGE_KIND) most likely meant that one.
+    const distance = editDistance(name, candidate) - (name.startsWith(candidate) ? 0.5 : 0)
+    if (!best || distance < best.distance) best = { name: candidate, distance }
+  }
+  return best && best.distance <= Math.max(3, Math.floor(name.length / 4)) ? best.name : undefined
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), two rows at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}

@@ -1,0 +1,53 @@
+/**
+ * The validated configuration a worker and every command run on: what loadConfig (load-config.ts)
+ * returns once each section parser has accepted its variables. Types only.
+ */
+import type { ForgeConfig } from '../forge/forge-config.js'
+import type { LeasePacing } from '../leases.js'
+import type { NetDefinition } from '../nets/net.js'
+import type { ConfigIssue } from './config-error.js'
+import type { LogLevel } from './log-level.js'
+
+/** One net as this worker runs it. */
+export interface NetConfig {
+  net: NetDefinition
+  enabled: boolean
+  schedule: string
+  intervalMs: number
+  pacing: LeasePacing
+  /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
+  catchUp: 'latest' | 'none'
+  options: Record<string, unknown>
+}
+
+/**
+ * Which forge the worker talks to. `unchecked` only when the caller said it needs no forge (`status`,
+ * `config`): the App variables' problems are kept there instead of rejecting the configuration.
+ */
+export type ForgeChoice =
+  | { kind: 'github'; config: ForgeConfig }
+  | { kind: 'sandbox'; reason: string }
+  | { kind: 'unchecked'; issues: ConfigIssue[] }
+
+export interface LoadConfigOptions {
+  /** False for commands that use no forge: missing or bad App variables are then not errors. */
+  needsForge?: boolean
+}
+
+export interface WorkerConfig {
+  mongo: { uri: string; db: string } | undefined
+  /** Replaces the host-name part of the owner id; the random suffix stays. */
+  workerId: string | undefined
+  port: number
+  logLevel: LogLevel
+  shutdownTimeoutMs: number
+  forge: ForgeChoice
+  publicUrl: string | undefined
+  /** Whether `GET /` serves the status page (LEASECRON_STATUS_PAGE); `/status` answers either way. */
+  statusPage: boolean
+  /** Runs kept per net in the run ledger; the holder prunes older ones. */
+  runHistory: number
+  /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
+  forgeCacheMb: number
+  nets: NetConfig[]
+}
