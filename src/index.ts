@@ -62,7 +62,7 @@ export {
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
 export { ConfigError, loadConfig, type ConfigIssue, type WorkerConfig } from './worker/config.js'
 export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './worker/load-config-file.js'
-export { ownerId } from './worker/owner-id.js'
+export { ownerId } from './lease/owner-id.js'
 export {
   createForge,
   type Forge,

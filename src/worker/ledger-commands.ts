@@ -26,7 +26,7 @@ import {
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from './once.js'
 import { badDocumentSink, describeBadDocument } from './bad-documents.js'
 import { openRunLedger } from './open-run-ledger.js'
-import { ownerId } from './owner-id.js'
+import { ownerId } from '../lease/owner-id.js'
 
 export interface CommandIo {
   out: (line: string) => void

@@ -29,7 +29,7 @@ import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import type { MongoConnection } from './mongo-connection.js'
 import { openRunLedger } from './open-run-ledger.js'
-import { ownerId } from './owner-id.js'
+import { ownerId } from '../lease/owner-id.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
