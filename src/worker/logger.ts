@@ -98,7 +98,10 @@ function isFields(value: unknown): value is Record<string, unknown> {
  * line's field of the same name both (it does not merge them); run()'s term lines carry `lease` and
  * `owner`, which the scheduler's and `once`'s loggers already bind, so each would be written twice.
  */
-function withoutBound(fields: Record<string, unknown>, bound: Record<string, unknown>): Record<string, unknown> {
+function withoutBound(
+  fields: Record<string, unknown>,
+  bound: Record<string, unknown>,
+): Record<string, unknown> {
   let kept: Record<string, unknown> | undefined
   for (const key of Object.keys(fields)) {
     if (!(key in bound) || bound[key] !== fields[key]) continue

@@ -42,7 +42,7 @@ export interface NetCampaignOptions {
   metrics: WorkerMetrics
   clock: Clock
   signal: AbortSignal
-  /** Bench only: run every pass without a lease, as every replica did before ADR-117 (fence 0). */
+  /** Bench only: run every pass without a lease, as every replica would without an election (fence 0). */
   unelected?: boolean
   /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
   held?: Map<string, LeaseTerm>
