@@ -2,16 +2,29 @@
  * The house's one-way arrows (docs/architecture.md), checked by `npm run check:boundaries`.
  * lease/ is the floor; forge/ and runs/ stand beside it; nets/ stand on forge/; only worker/ (and the
  * public entry points) know them all. A new arrow that points up fails the check.
+ *
+ * The check cruises src/, the shipped worker.config.ts, examples/ and bench/ (package.json names them),
+ * and sees test/ where they reach it, so an arrow into tests or benches is visible too. Every exception
+ * to a rule (a `pathNot` that lets something through) says why beside it.
  */
 const room = (name) => `^src/${name}/`
+/** What `leasecron`, `leasecron/sandbox` and `leasecron/testing` resolve to (tsconfig.json `paths`). */
+const PUBLIC_ENTRIES = '^src/(index|sandbox|testing)\\.ts$'
 module.exports = {
   forbidden: [
-    { name: 'no-cycles', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    {
+      name: 'no-cycles',
+      comment: 'no cycle anywhere the check looks: src/, worker.config.ts, examples/, bench/.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'lease-is-the-floor',
       comment: 'lease/ imports nothing of the product: the election must be usable on its own.',
       severity: 'error',
       from: { path: room('lease') },
+      // Its own room is the one place it may import.
       to: { path: '^src/', pathNot: room('lease') },
     },
     {
@@ -19,6 +32,7 @@ module.exports = {
       comment: 'the run ledger knows leases (fences), nothing above them.',
       severity: 'error',
       from: { path: room('runs') },
+      // Itself, and lease/ for the fence its records carry.
       to: { path: '^src/', pathNot: [room('runs'), room('lease')] },
     },
     {
@@ -46,6 +60,7 @@ module.exports = {
       name: 'nets-do-not-run-the-sandbox',
       comment: "a net must work against GitHub; only the demo seed reads the sandbox fixture's types.",
       severity: 'error',
+      // The demo seed writes gating runs for the sandbox's own pull requests: it needs the fixture's shape.
       from: { path: room('nets'), pathNot: '^src/nets/demo-seed\\.ts$' },
       to: { path: room('sandbox') },
     },
@@ -53,6 +68,9 @@ module.exports = {
       name: 'nothing-imports-the-worker-but-entries',
       comment: 'worker/ is the composition root; only the public entries re-export it, and cli/ runs it.',
       severity: 'error',
+      // worker/ itself; cli/, which runs it; the index, which exports createWorker and the configuration
+      // loaders; the testing entry, where a helper that runs one pass of a net through the worker's slot
+      // pass belongs.
       from: {
         path: '^src/',
         pathNot: ['^src/worker/', '^src/cli/', '^src/index\\.ts$', '^src/testing\\.ts$'],
@@ -65,7 +83,33 @@ module.exports = {
       from: { path: '^src/' },
       to: { path: '^(test|bench|examples)/' },
     },
-    // The cli/ and config/ rooms (issue 20): cli/ on top, config/ under the worker, durations and
+    {
+      name: 'examples-import-what-a-user-can',
+      comment:
+        'an example is what a user writes: it imports leasecron, leasecron/sandbox and leasecron/testing, never an internal module, a bench or a test.',
+      severity: 'error',
+      from: { path: '^examples/' },
+      // The public entries are all a user can import.
+      to: { path: '^(src|bench|test)/|^worker\\.config\\.ts$', pathNot: PUBLIC_ENTRIES },
+    },
+    {
+      name: 'nothing-imports-bench',
+      comment: 'bench/ measures the product from outside: it may import anything, and nothing imports it.',
+      severity: 'error',
+      // bench/ may import its own modules.
+      from: { pathNot: '^bench/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'shipped-config-lists-nets',
+      comment:
+        "worker.config.ts is the loader's shipped default: it imports the nets it lists and their leases, nothing that imports the loader (src/index.ts would close a cycle).",
+      severity: 'error',
+      from: { path: '^worker\\.config\\.ts$' },
+      // The nets' modules and the lease registry are what a list of nets is made of.
+      to: { path: '^src/', pathNot: [room('nets'), '^src/leases\\.ts$'] },
+    },
+    // The cli/ and config/ rooms: cli/ on top, config/ under the worker, durations and
     // schedules on the bottom floor.
     {
       name: 'cli-is-the-top',
@@ -102,7 +146,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|examples|bench|test)/|^worker\\.config\\.ts$',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

@@ -1,5 +1,5 @@
 /**
- * The `budget` section of docs/benchmarks.md (issue 12 §3) and its chart, from bench/results/budget.json:
+ * The `budget` section of docs/benchmarks.md (docs/decisions/0002) and its chart, from bench/results/budget.json:
  * rate-limit points per hour by mode at each churn, the work done, and the pointsRatio per churn.
  */
 import { writeFile } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 // Bench only: a worker with the election turned off — every replica runs every pass of every net, as
-// before ADR-117. It takes the nets module as its one argument (a `{ nets, leases? }` default export, like
+// without an election (docs/decisions/0001). It takes the nets module as its one argument (a `{ nets, leases? }` default export, like
 // `leasecron run --config`), builds `createWorker({ nets, leases, unelected: true })` from the built dist/
 // and stops on SIGTERM/SIGINT. Not something a deployment can switch on: there is no environment flag.
 import { pathToFileURL } from 'node:url'

@@ -1,6 +1,6 @@
 // After tsc: bundles the package's entries from dist/src into dist/bundle with esbuild, dependencies
 // included, so that a process loads a few files instead of several hundred. Measured by
-// `npm run bench -- footprint` (issue 13): resolving and evaluating ~470 separate modules (the driver's,
+// `npm run bench -- footprint` (docs/decisions/0003): resolving and evaluating ~470 separate modules (the driver's,
 // zod's, prom-client's, our own) was half of a worker's cold start.
 //
 // - Entries (index, sandbox, testing, the CLI, the shipped worker.config) share chunks: a configuration

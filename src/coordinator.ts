@@ -21,17 +21,16 @@
  * ttl after another did. What it is not: a lock around the task's work (a task that must never run twice
  * keeps a claim on the item itself), nor a scheduler (node-cron keeps the schedule on every process).
  */
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { RunCoordinator } from 'node-cron'
 import { type Clock, systemClock } from './lease/clock.js'
+import { ownerId } from './lease/owner-id.js'
 import { type LeaseGrant, LeaseLostError, type LeaseStore } from './lease/store.js'
 import type { RunLedger } from './runs/run-ledger.js'
 
 export interface LeaseCoordinatorOptions {
   /** Where the per-task leases live (MongoStore across processes; MemoryStore within one). */
   store: LeaseStore
-  /** This process's identity in the store; host name + a random suffix by default (as `ownerId()`). */
+  /** This process's identity in the store; `ownerId()` by default (host name + a random suffix). */
   owner?: string
   /** Records each fire as a slot and refuses a slot claimed before (see the module doc). */
   ledger?: RunLedger
@@ -99,18 +98,6 @@ interface Settings {
   clock: Clock
 }
 
-/**
- * The worker's owner shape (host + 12 random hex characters), built here rather than imported from worker/
- * so the coordinator stays below the composition root (the boundary check forbids that arrow).
- */
-function defaultOwner(): string {
-  const host =
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 200) || 'leasecron'
-  return `${host}-${randomBytes(6).toString('hex')}`
-}
-
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 1) {
@@ -129,7 +116,7 @@ function settle(options: LeaseCoordinatorOptions): Settings {
   return {
     store: options.store,
     ledger: options.ledger,
-    owner: options.owner ?? defaultOwner(),
+    owner: options.owner ?? ownerId(),
     prefix: options.leasePrefix ?? 'cron:',
     keepRuns: positiveInteger('keepRuns', options.keepRuns, 1000),
     pruneEvery: positiveInteger('pruneEvery', options.pruneEvery, 100),

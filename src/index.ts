@@ -64,7 +64,7 @@ export { ConfigError, type ConfigIssue } from './config/config-error.js'
 export { loadConfig } from './config/load-config.js'
 export type { WorkerConfig } from './config/worker-config.js'
 export { ConfigFileError, loadWorkerFile, type WorkerFileConfig } from './config/load-config-file.js'
-export { ownerId } from './worker/owner-id.js'
+export { ownerId } from './lease/owner-id.js'
 export {
   createForge,
   type Forge,

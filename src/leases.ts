@@ -3,7 +3,8 @@
  *
  * Every net elects through a lease named here, so two nets can never share one by accident: a worker
  * refuses to start when two nets name the same lease or a net names one that is not registered.
- * Pacing follows ADR-117: pace = min(schedule interval, 60 s), TTL = 3 × pace, retry = pace.
+ * Pacing (docs/decisions/0001-one-elected-replica-per-net.md): pace = min(schedule interval, 60 s),
+ * TTL = 3 × pace, retry = pace.
  */
 
 /** A registered lease. */
@@ -40,13 +41,16 @@ export function defineLease(name: string, description: string): LeaseDefinition 
   return Object.freeze({ name, description })
 }
 
-/** The merge-gate sweeper's lease: ADR-117's first user. */
+/**
+ * The merge-gate sweeper's lease: the first net elected through a lease
+ * (docs/decisions/0001-one-elected-replica-per-net.md).
+ */
 export const MERGE_GATE_SWEEPER_LEASE = defineLease(
   'merge-gate-sweeper',
   'one replica re-offers gating runs to the reconciler',
 )
 
-/** The board issue sync's lease: ADR-117's "obvious second". */
+/** The board issue sync's lease: the second net elected, for the same reason as the sweeper. */
 export const BOARD_ISSUE_SYNC_LEASE = defineLease(
   'board-issue-sync',
   'one replica syncs forge issues into board cards',

@@ -1,5 +1,5 @@
 /**
- * Scenario `budget` (issue 12 §3): what the two shipped nets spend of the installation's REST rate
+ * Scenario `budget` (docs/decisions/0002): what the two shipped nets spend of the installation's REST rate
  * limit, with and without conditional requests, at a stated churn. For churn 0 %, 5 % and 25 % per pass
  * and each mode, a fresh in-process sandbox forge (same seed, so the same repositories, pulls, issues
  * and seeded gating runs), a mix's passes of both nets driven directly (no cron wait; pass k stands for

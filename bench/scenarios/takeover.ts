@@ -6,7 +6,7 @@
  * measures from the signal to the first pass another process starts (its `pass-start` log line), and a
  * fresh worker replaces the stopped one before the next trial.
  *
- * Bounds (ADR-117): clean ≤ retry + one tick; crash ≤ TTL + retry + one tick — reported nominal and with
+ * Bounds (docs/decisions/0001): clean ≤ retry + one tick; crash ≤ TTL + retry + one tick — reported nominal and with
  * the retry's +20% jitter. Not a check: it records each trial and counts the ones over the bound.
  */
 import { randomInt } from 'node:crypto'

@@ -13,7 +13,7 @@ import { describeMongoError, type MongoConnection } from '../worker/mongo-connec
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
 import { buildPass, openOnceWorld } from '../worker/once-world.js'
 import { openRunLedger } from '../worker/open-run-ledger.js'
-import { ownerId } from '../worker/owner-id.js'
+import { ownerId } from '../lease/owner-id.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'

@@ -1,13 +1,13 @@
 /**
  * The forge meter: counts every attempt the transport sends — each retry, each redirect hop, each
- * answer whatever its status, and each attempt that got no answer — by host, API and lane (ADR-117,
- * Decision point 6), and among them the 304s (free: a revalidated GET) and the points (attempts that
- * spent a point of the installation's REST rate limit; see rate-limit-points.ts). Once per UTC hour it
- * writes one log line for the hour that ended, when the first request of a later hour arrives
- * (`forge HTTP: N requests (M not modified, P points) in the hour ending …` — always "requests", so log
- * searches need one pattern), and `flush()` writes the hour being counted when the process stops. It
- * feeds Prometheus counters and the rate-limit gauges, and keeps the last 24 hours per lane for the
- * status page (`hourly()`, `current()`).
+ * answer whatever its status, and each attempt that got no answer — by host, API and lane
+ * (docs/decisions/0002-count-every-forge-request-by-lane.md), and among them the 304s (free: a
+ * revalidated GET) and the points (attempts that spent a point of the installation's REST rate limit;
+ * see rate-limit-points.ts). Once per UTC hour it writes one log line for the hour that ended, when the
+ * first request of a later hour arrives (`forge HTTP: N requests (M not modified, P points) in the hour
+ * ending …` — always "requests", so log searches need one pattern), and `flush()` writes the hour being
+ * counted when the process stops. It feeds Prometheus counters and the rate-limit gauges, and keeps the
+ * last 24 hours per lane for the status page (`hourly()`, `current()`).
  *
  * Not the transport (it never sees a request, only what the transport reports) and not a rate limiter:
  * it measures, it never delays or refuses.

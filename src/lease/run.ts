@@ -44,7 +44,10 @@ export interface RunSpec {
   retryMs?: number
   /** Ends the campaign: the term (if any) is aborted, its work awaited, the lease released. */
   signal?: AbortSignal
-  /** The term events as log lines (through `termEventLog`). A throwing log is ignored. */
+  /**
+   * The term events as log lines (through `termEventLog`), in pino's `(fields, msg)` shape: a pino logger
+   * fits as is. A throwing log is ignored.
+   */
   log?: LeaseLog
   /** Every term event, typed (metrics subscribe here). A throwing subscriber is ignored. */
   onEvent?: (event: TermEvent) => void

@@ -6,10 +6,13 @@
  */
 import type { TermEvent } from './term-event.js'
 
-/** Where run() reports term transitions as lines: `info(msg, fields)` / `warn(msg, fields)`. */
+/**
+ * Where run() reports term transitions as lines, in pino's call shape: `info(fields, msg)` /
+ * `warn(fields, msg)`, so a pino logger (or a child of one) fits as is.
+ */
 export interface LeaseLog {
-  info(msg: string, fields?: Record<string, unknown>): void
-  warn(msg: string, fields?: Record<string, unknown>): void
+  info(fields: Record<string, unknown>, msg: string): void
+  warn(fields: Record<string, unknown>, msg: string): void
 }
 
 type Line = { level: 'info' | 'warn'; msg: string; fields: Record<string, unknown> }
@@ -79,6 +82,6 @@ export function termEventLog(log: LeaseLog): (event: TermEvent) => void {
       event: event.type,
     }
     for (const [key, value] of Object.entries(line.fields)) if (value !== undefined) fields[key] = value
-    log[line.level](line.msg, fields)
+    log[line.level](fields, line.msg)
   }
 }

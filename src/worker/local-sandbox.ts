@@ -1,7 +1,7 @@
 /**
  * The sandbox forge a worker or a `once` process starts in itself when no GitHub App is configured (and
  * the data it seeds). The sandbox's modules load here on demand, so a worker that talks to GitHub never
- * loads them: part of keeping an idle worker's memory small (issue 13's footprint goal).
+ * loads them: part of keeping an idle worker's memory small (docs/decisions/0003-load-only-what-a-command-uses.md).
  *
  * Not the shared sandbox of `leasecron sandbox` (cli/sandbox.ts), which outlives any one worker.
  */

@@ -87,6 +87,28 @@ export interface LoggerOptions {
   base?: Record<string, unknown>
 }
 
+function isFields(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * `fields` less the entries this logger already binds with the same value. pino writes a bound field and a
+ * line's field of the same name both (it does not merge them); run()'s term lines carry `lease` and
+ * `owner`, which the scheduler's and `once`'s loggers already bind, so each would be written twice.
+ */
+function withoutBound(
+  fields: Record<string, unknown>,
+  bound: Record<string, unknown>,
+): Record<string, unknown> {
+  let kept: Record<string, unknown> | undefined
+  for (const key of Object.keys(fields)) {
+    if (!(key in bound) || bound[key] !== fields[key]) continue
+    kept ??= { ...fields }
+    delete kept[key]
+  }
+  return kept ?? fields
+}
+
 /** Creates the worker's root logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const out = options.toStderr ? process.stderr : process.stdout
@@ -106,6 +128,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       hooks: {
         logMethod(args, method) {
           const scrubbed = args.map((a) => scrubValue(a)) as Parameters<typeof method>
+          const [first] = scrubbed
+          if (isFields(first)) scrubbed[0] = withoutBound(first, this.bindings())
           return method.apply(this, scrubbed)
         },
       },

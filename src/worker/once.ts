@@ -22,7 +22,6 @@ import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
-import { leaseLog } from './scheduler.js'
 import { runSlotPass, type SlotPassResult } from './slot-pass.js'
 
 /** What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger). */
@@ -136,7 +135,7 @@ export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
         retryMs: spec.net.pacing.retryMs,
         signal: campaign.signal,
         clock: spec.clock,
-        log: leaseLog(spec.log),
+        log: spec.log,
       },
       async (term, info) => {
         fence = info.fence

@@ -15,7 +15,7 @@ import cron, { type TaskContext } from 'node-cron'
 import type { ForgeOctokit } from '../forge/github-app.js'
 import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
-import { type LeaseLog, run, type TermInfo } from '../lease/run.js'
+import { run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
 import type { RunLedger } from '../runs/run-ledger.js'
@@ -42,7 +42,7 @@ export interface NetCampaignOptions {
   metrics: WorkerMetrics
   clock: Clock
   signal: AbortSignal
-  /** Bench only: run every pass without a lease, as every replica did before ADR-117 (fence 0). */
+  /** Bench only: run every pass without a lease, as every replica would without an election (fence 0). */
   unelected?: boolean
   /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
   held?: Map<string, LeaseTerm>
@@ -73,7 +73,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       retryMs: net.pacing.retryMs,
       signal: options.signal,
       clock: options.clock,
-      log: leaseLog(log),
+      log,
       onEvent: termMetrics(metrics),
       onAttempt: () => heartbeat?.beat(),
     },
@@ -119,19 +119,6 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
         metrics.leaseHeld.set({ lease, owner }, 0)
         break
     }
-  }
-}
-
-/** Adapts lease.run's log to pino; the logger is already bound to the lease and owner. */
-export function leaseLog(log: Logger): LeaseLog {
-  // Repeating the lease and owner would print each field twice.
-  const rest = (fields: Record<string, unknown> | undefined) => {
-    const { lease: _lease, owner: _owner, ...others } = fields ?? {}
-    return others
-  }
-  return {
-    info: (msg, fields) => log.info(rest(fields), msg),
-    warn: (msg, fields) => log.warn(rest(fields), msg),
   }
 }
 

@@ -32,7 +32,7 @@ import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import type { MongoConnection } from './mongo-connection.js'
 import { openRunLedger } from './open-run-ledger.js'
-import { ownerId } from './owner-id.js'
+import { ownerId } from '../lease/owner-id.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
@@ -50,8 +50,9 @@ export interface WorkerOptions {
   /** Called once the sandbox forge is up and the nets are set up: seed demo data (npm start). */
   onSandbox?: (sandbox: SandboxForge, resources: ReadonlyMap<string, unknown>) => Promise<void> | void
   /**
-   * Bench only: every pass runs on every replica, with no lease — the cost ADR-117 removes. Programmatic,
-   * never an environment switch, so nobody turns the election off by mistake.
+   * Bench only: every pass runs on every replica, with no lease — the cost an elected net avoids
+   * (docs/decisions/0001-one-elected-replica-per-net.md). Programmatic, never an environment switch, so
+   * nobody turns the election off by mistake.
    */
   unelected?: boolean
 }
@@ -274,7 +275,7 @@ function startCampaigns(
     )
     await runNetCampaign({
       store: w.store!,
-      // Unelected (bench) replicas each keep their own ledger: they model the world before ADR-117.
+      // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
       ledger: w.options.unelected ? new MemoryRunLedger() : w.ledger!,
       runHistory: w.config.runHistory,
       meter: w.forge!.meter,

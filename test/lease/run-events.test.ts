@@ -21,8 +21,8 @@ interface Line {
 function recorder() {
   const lines: Line[] = []
   const log: LeaseLog = {
-    info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
-    warn: (msg, fields) => lines.push({ level: 'warn', msg, fields }),
+    info: (fields, msg) => lines.push({ level: 'info', msg, fields }),
+    warn: (fields, msg) => lines.push({ level: 'warn', msg, fields }),
   }
   return { lines, log }
 }

@@ -28,8 +28,8 @@ function candidate(
   const stop = new AbortController()
   const lines: LogLine[] = []
   const log: LeaseLog = {
-    info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
-    warn: (msg, fields) => lines.push({ level: 'warn', msg, fields }),
+    info: (fields, msg) => lines.push({ level: 'info', msg, fields }),
+    warn: (fields, msg) => lines.push({ level: 'warn', msg, fields }),
   }
   const done = run(
     store,
@@ -345,7 +345,7 @@ describe('lease.run', () => {
         ttlMs: TTL,
         retryMs: RETRY,
         signal: stop.signal,
-        log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+        log: { info: (_, m) => lines.push(m), warn: (_, m) => lines.push(m) },
       },
       () => {
         terms++

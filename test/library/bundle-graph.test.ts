@@ -2,7 +2,7 @@
  * What each bundled entry loads before it runs, read from the bundler's own record of the bundle
  * (dist/bundle-meta.json, written by scripts/bundle.mjs): the modules a process pays for at start-up are
  * those its entry imports statically, directly or through chunks. Things loaded on demand (`import()`)
- * are fine; a static path to them is the regression this guards against (issue 13's footprint).
+ * are fine; a static path to them is the regression this guards against (docs/decisions/0003-load-only-what-a-command-uses.md).
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

@@ -133,6 +133,27 @@ describe('the scheduler', () => {
     await c.finish()
   })
 
+  it('writes a term line’s lease once, though its logger binds the lease and the line carries it too', async () => {
+    const raw: string[] = []
+    const log = createLogger({
+      level: 'info',
+      destination: { write: (l: string) => void raw.push(l) },
+      pretty: false,
+    })
+    const { net } = recordingNet()
+    const c = campaign(net, { log })
+    await vi.advanceTimersByTimeAsync(100)
+    const elected = raw.filter((l) => l.includes('"event":"elected"'))
+    expect(elected, 'the election was not logged').toHaveLength(1)
+    expect(elected[0]!.split('"lease":').length - 1, `a log reader sees the lease twice: ${elected[0]}`).toBe(
+      1,
+    )
+    expect(JSON.parse(elected[0]!)).toEqual(
+      expect.objectContaining({ lease: TICK_LEASE.name, owner: 'alpha' }),
+    )
+    await c.finish()
+  })
+
   it('with CATCH_UP=none waits for the schedule’s next tick', async () => {
     const { net, passes } = recordingNet()
     const c = campaign(net, { env: TICK_ONLY })

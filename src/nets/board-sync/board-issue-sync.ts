@@ -1,5 +1,5 @@
 /**
- * The board issue sync net (lease `board-issue-sync`, ADR-117's "obvious second"): every five minutes
+ * The board issue sync net (lease `board-issue-sync`, the second elected net): every five minutes
  * the elected replica reads the issues updated since each repository's watermark and keeps one board
  * card per issue. The pass is in `board-sync-pass.ts`; this file declares the net — options, stores, term.
  *

@@ -1,5 +1,5 @@
 /**
- * The merge-gate sweeper net (lease `merge-gate-sweeper`, ADR-117's first user): once a minute, the
+ * The merge-gate sweeper net (lease `merge-gate-sweeper`, the first elected net): once a minute, the
  * elected replica offers recent unsettled gating runs to the reconciler, so a review that died without a
  * verdict gets a `failure` on its gate context and a relaunch request, whatever the replica count.
  *
