@@ -3,7 +3,7 @@ import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
 import { formatDuration, redactedConfig } from '../../src/worker/config.js'
 import { checkSchedule, nextFireTime } from '../../src/worker/schedule.js'
-import { recordingNet, TEST_LEASES } from './test-nets.js'
+import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const { net } = recordingNet()
 const load = (env: Record<string, string>) => loadConfig(env, [net], TEST_LEASES)

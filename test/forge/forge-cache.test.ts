@@ -10,7 +10,7 @@ import { createForge, type Forge, type ForgeCacheSettings } from '../../src/forg
 import { withLane } from '../../src/forge/lane.js'
 import { type SandboxForge, sandboxForgeConfig, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 const closers: Array<{ close(): Promise<void> }> = []
 afterEach(async () => {

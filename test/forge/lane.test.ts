@@ -4,7 +4,7 @@ import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { chargedLane, currentLane, LaneNameError, withLane } from '../../src/forge/lane.js'
 import { sandboxForgeConfig, startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 describe('withLane', () => {
   it("returns fn's result, sync or async, and marks async work it starts", async () => {

@@ -12,7 +12,7 @@ import {
 } from '../../src/nets/merge-gate/merge-gate-sweeper.js'
 import { generateSandboxFixture } from '../../src/sandbox/sandbox-generator.js'
 import { captureNetLog } from './support/net-log.js'
-import { type SandboxHarness, startSandboxHarness } from './support/sandbox-harness.js'
+import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.js'
 
 const POST = 'POST /repos/:owner/:repo/statuses/:sha'
 const PUBLIC_URL = 'http://localhost:8080'

@@ -2,12 +2,12 @@
  * A sandbox forge plus a real forge client authenticated against it, for net tests that must go over HTTP
  * (never a stubbed Octokit). `requests()` reads the sandbox's own ground truth, by route.
  */
-import { createForge, type Forge } from '../../../src/forge/github-app.js'
+import { createForge, type Forge } from '../../src/forge/github-app.js'
 import {
   type SandboxForge,
   type SandboxForgeOptions,
   startSandboxForge,
-} from '../../../src/sandbox/sandbox-forge.js'
+} from '../../src/sandbox/sandbox-forge.js'
 
 export interface SandboxHarness {
   sandbox: SandboxForge

@@ -16,7 +16,7 @@ import { cardId } from '../../../src/nets/board-sync/card.js'
 import { MemoryBoardStore } from '../../../src/nets/board-sync/memory-board-store.js'
 import type { PassContext } from '../../../src/nets/net.js'
 import { captureNetLog } from '../support/net-log.js'
-import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const ISSUES = 'GET /repos/:owner/:repo/issues'
 const REPOS = 'GET /installation/repositories'

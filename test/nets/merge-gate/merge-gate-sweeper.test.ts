@@ -14,7 +14,7 @@ import {
 import { recordGatingRun, updateGatingRun } from '../../../src/nets/merge-gate/record-gating-run.js'
 import type { PassContext } from '../../../src/nets/net.js'
 import { captureNetLog } from '../support/net-log.js'
-import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const PULL = 'GET /repos/:owner/:repo/pulls/:number'
 const STATUS = 'GET /repos/:owner/:repo/commits/:ref/status'
