@@ -51,9 +51,18 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-worker-but-entries',
-      comment: 'worker/ is the composition root; only the public entries re-export it.',
+      comment:
+        'worker/ is the composition root; only the public entries re-export it, and testing/ runs a pass through it (runOnePass is `once` in-process).',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/worker/', '^src/index\\.ts$', '^src/testing\\.ts$'] },
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/worker/',
+          '^src/index\\.ts$',
+          '^src/testing\\.ts$',
+          '^src/testing/run-one-pass\\.ts$',
+        ],
+      },
       to: { path: room('worker') },
     },
     {
