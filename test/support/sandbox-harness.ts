@@ -1,17 +1,29 @@
 /**
- * A sandbox forge plus a real forge client authenticated against it, for net tests that must go over HTTP
- * (never a stubbed Octokit). `requests()` reads the sandbox's own ground truth, by route.
+ * The one sandbox harness of the tests: a sandbox forge plus a real forge client authenticated against it,
+ * for tests that must go over HTTP (never a stubbed Octokit). `requests()` reads the sandbox's own ground
+ * truth, by route; `log` holds what the forge logged. Test support, not a test.
  */
-import { createForge, type Forge } from '../../src/forge/github-app.js'
+import { createForge, type Forge, type ForgeOptions } from '../../src/forge/github-app.js'
 import {
   type SandboxForge,
   type SandboxForgeOptions,
+  sandboxForgeConfig,
   startSandboxForge,
 } from '../../src/sandbox/sandbox-forge.js'
+import { captureLogs, type LogCapture } from './log-capture.js'
+
+export interface SandboxHarnessOptions extends SandboxForgeOptions {
+  /** How the forge client is built; no retries and the harness's log capture unless given. */
+  forge?: Partial<Omit<ForgeOptions, 'config'>>
+  /** Sends `GET /rate_limit` first so the token is minted and the counts start clean; true by default. */
+  warm?: boolean
+}
 
 export interface SandboxHarness {
   sandbox: SandboxForge
   forge: Forge
+  /** What the forge (and every other one of this harness) logged. */
+  log: LogCapture
   /** Another client of the same installation, as a second replica would have. */
   secondForge(): Forge
   /** Forge requests the sandbox received since the last `reset`, as `route → count` (token mints left out). */
@@ -23,30 +35,31 @@ export interface SandboxHarness {
 
 const MINT = 'POST /app/installations/:installation_id/access_tokens'
 
-/** Starts a sandbox and a forge for it; mints the installation token up front so counts start clean. */
-export async function startSandboxHarness(options: SandboxForgeOptions = {}): Promise<SandboxHarness> {
-  const sandbox = await startSandboxForge(options)
+/** Starts a sandbox and a forge for it (warmed up, unless `warm: false`). */
+export async function startSandboxHarness(options: SandboxHarnessOptions = {}): Promise<SandboxHarness> {
+  const { forge: forgeOptions = {}, warm = true, ...sandboxOptions } = options
+  const sandbox = await startSandboxForge(sandboxOptions)
+  const log = captureLogs()
   const forges: Forge[] = []
   const make = () => {
     const forge = createForge({
-      config: {
-        appId: sandbox.appId,
-        installationId: sandbox.installationId,
-        privateKey: sandbox.privateKey,
-        apiUrl: sandbox.url,
-      },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      logger: log.logger,
       retry: { retries: 0, retryBaseDelayMs: 1, rateLimitRetries: 0 },
+      ...forgeOptions,
+      config: sandboxForgeConfig(sandbox),
     })
     forges.push(forge)
     return forge
   }
   const forge = make()
-  await forge.octokit.request('GET /rate_limit')
-  sandbox.resetStats()
+  if (warm) {
+    await forge.octokit.request('GET /rate_limit')
+    sandbox.resetStats()
+  }
   return {
     sandbox,
     forge,
+    log,
     secondForge: make,
     requests() {
       const counts: Record<string, number> = {}
