@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // examples/: an example's own test, as its author would write it (it imports the built package).
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     exclude: ['test/chaos/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,

@@ -5,7 +5,7 @@
  *   npx leasecron run --config ./worker.config.ts                   (the worker)
  *
  * Without GitHub App variables it runs against the built-in sandbox; `LEASECRON_NET_STALE_PULLS_DAYS=30`
- * sets its option.
+ * sets its option. Its own test, one pass against the sandbox with `runOnePass`: stale-pulls.test.ts.
  */
 import { defineLease, defineNet, integerOption, LEASES, type WorkerFileConfig } from 'leasecron'
 

@@ -3,14 +3,11 @@
  * keep a stopping worker busy with retries.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createForge, type Forge } from '../../src/forge/github-app.js'
-import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.js'
 
-let sandbox: SandboxForge | undefined
-let forge: Forge | undefined
+let h: SandboxHarness | undefined
 afterEach(async () => {
-  await forge?.close()
-  await sandbox?.close()
+  await h?.close()
 })
 
 describe('an aborted forge request', () => {
@@ -18,19 +15,14 @@ describe('an aborted forge request', () => {
     ['with an Error as its reason', () => new Error('term of lease "x" ended: stopped')],
     ['with no reason', () => undefined],
   ])('rejects as an AbortError without a retry, %s', async (_what, reason) => {
-    sandbox = await startSandboxForge({
+    h = await startSandboxHarness({
       generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 0, seed: 1 },
       faults: [{ kind: 'latency', ms: 5_000, path: '/rate_limit' }],
+      // The forge's own retry defaults: the point is that an abort skips them.
+      forge: { retry: {} },
+      warm: false,
     })
-    forge = createForge({
-      config: {
-        appId: sandbox.appId,
-        installationId: sandbox.installationId,
-        privateKey: sandbox.privateKey,
-        apiUrl: sandbox.url,
-      },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
-    })
+    const { sandbox, forge } = h
     // Mint the token first, so the aborted request is the only one left to count.
     await forge.octokit.request('GET /repos/{owner}/{repo}', { owner: 'sandbox-org', repo: 'repo-1' })
     const stop = new AbortController()

@@ -6,11 +6,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryForgeCacheStore } from '../../src/forge/memory-forge-cache-store.js'
-import { createForge, type Forge, type ForgeCacheSettings } from '../../src/forge/github-app.js'
+import type { Forge, ForgeCacheSettings } from '../../src/forge/github-app.js'
 import { withLane } from '../../src/forge/lane.js'
-import { type SandboxForge, sandboxForgeConfig, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import type { SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { startSandboxHarness } from '../support/sandbox-harness.js'
 
 const closers: Array<{ close(): Promise<void> }> = []
 afterEach(async () => {
@@ -21,20 +21,15 @@ const OWNER = 'sandbox-org'
 const PULL_ROUTE = 'GET /repos/:owner/:repo/pulls/:number'
 
 async function sandboxAndForge(cache: ForgeCacheSettings = {}, port?: number, installationId?: number) {
-  const sandbox = await startSandboxForge({
+  const h = await startSandboxHarness({
     generate: { repos: 1, pullsPerRepo: 6, issuesPerRepo: 0, seed: 5 },
     ...(port === undefined ? {} : { port }),
     ...(installationId === undefined ? {} : { installationId }),
+    forge: { retry: { retries: 0 }, cache },
+    warm: false,
   })
-  closers.push(sandbox)
-  const forge = createForge({
-    config: sandboxForgeConfig(sandbox),
-    logger: captureLogs().logger,
-    retry: { retries: 0 },
-    cache,
-  })
-  closers.push(forge)
-  return { sandbox, forge }
+  closers.push(h)
+  return { sandbox: h.sandbox, forge: h.forge }
 }
 
 const getPull = (forge: Forge, pull_number: number) =>

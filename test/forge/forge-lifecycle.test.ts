@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { withLane } from '../../src/forge/lane.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 let sandbox: SandboxForge | undefined
 let forge: Forge | undefined

@@ -5,6 +5,7 @@ import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { serializeError } from '../../src/worker/logger.js'
 import { freePort as closedPort } from '../support/free-port.js'
+import { captureLogs, type LogCapture } from '../support/log-capture.js'
 
 const { privateKey } = generateAppKeyPair('pkcs1')
 let forge: Forge | undefined
@@ -16,18 +17,11 @@ afterEach(async () => {
   sandbox = undefined
 })
 
-interface Line {
-  level: string
-  fields: Record<string, unknown>
-  message: string
-}
-
-function forgeAt(apiUrl: string, lines: Line[], signal?: AbortSignal) {
-  const log = (level: string) => (fields: Record<string, unknown>, message: string) =>
-    lines.push({ level, fields, message })
+/** A forge for `apiUrl` whose log lines go into `log`. */
+function forgeAt(apiUrl: string, log: LogCapture, signal?: AbortSignal) {
   forge = createForge({
     config: { appId: 1, installationId: 2, privateKey, apiUrl },
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    logger: log.logger,
     retry: { retries: 3, retryBaseDelayMs: 20 },
     ...(signal ? { signal } : {}),
   })
@@ -51,8 +45,8 @@ function unreachableIn(error: unknown): ForgeUnreachableError | undefined {
 describe('a forge that cannot be reached', () => {
   it('logs a refused connection once, at once, naming where and until when it retries', async () => {
     const port = await closedPort()
-    const lines: Line[] = []
-    const error = await failure(forgeAt(`http://127.0.0.1:${port}`, lines))
+    const log = captureLogs()
+    const error = await failure(forgeAt(`http://127.0.0.1:${port}`, log))
     const found = unreachableIn(error)
     expect(found, 'the error does not say the forge was unreachable').toMatchObject({
       code: 'FORGE_UNREACHABLE',
@@ -60,7 +54,7 @@ describe('a forge that cannot be reached', () => {
       reason: 'ECONNREFUSED',
       permanent: false,
     })
-    const warnings = lines.filter((l) => l.level === 'warn' && l.fields.reason === 'ECONNREFUSED')
+    const warnings = log.lines.filter((l) => l.level === 'warn' && l.fields.reason === 'ECONNREFUSED')
     expect(warnings, 'each retry of one outage was logged, or none was').toHaveLength(1)
     expect(warnings[0]!.message).toMatch(
       new RegExp(
@@ -72,19 +66,19 @@ describe('a forge that cannot be reached', () => {
   })
 
   it('gives up at once, without a retry, on a port fetch refuses to use', async () => {
-    const lines: Line[] = []
+    const log = captureLogs()
     const started = Date.now()
-    const error = await failure(forgeAt('http://127.0.0.1:6000', lines))
+    const error = await failure(forgeAt('http://127.0.0.1:6000', log))
     expect(unreachableIn(error)).toMatchObject({ reason: 'BAD_PORT', permanent: true })
     expect(Date.now() - started, 'a bad port was retried').toBeLessThan(2_000)
-    expect(lines.filter((l) => l.level === 'error' && /not retrying/.test(l.message))).toHaveLength(1)
+    expect(log.lines.filter((l) => l.level === 'error' && /not retrying/.test(l.message))).toHaveLength(1)
     const again = await failure(forge!)
     expect(unreachableIn(again)?.permanent, 'a known-bad port was tried again').toBe(true)
   })
 
   it('gives up on a host DNS does not know after a few tries, then fails at once', async () => {
-    const lines: Line[] = []
-    const error = await failure(forgeAt('http://leasecron-no-such-host.invalid', lines))
+    const log = captureLogs()
+    const error = await failure(forgeAt('http://leasecron-no-such-host.invalid', log))
     const found = unreachableIn(error)
     expect(found?.where).toBe('leasecron-no-such-host.invalid:80')
     // Without a resolver at all the lookup fails as EAI_AGAIN (retryable); with one, ENOTFOUND.

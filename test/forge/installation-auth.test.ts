@@ -5,7 +5,7 @@ import { withLane } from '../../src/forge/lane.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 const MINT = 'POST /app/installations/:installation_id/access_tokens'
 const PULL = 'GET /repos/:owner/:repo/pulls/:number'

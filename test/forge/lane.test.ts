@@ -1,10 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { chargedLane, currentLane, LaneNameError, withLane } from '../../src/forge/lane.js'
-import { sandboxForgeConfig, startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.js'
 
 describe('withLane', () => {
   it("returns fn's result, sync or async, and marks async work it starts", async () => {
@@ -35,23 +33,19 @@ describe('withLane', () => {
 })
 
 describe('lanes through the throttling queue', () => {
-  let sandbox: SandboxForge | undefined
-  let forge: Forge | undefined
+  let h: SandboxHarness | undefined
   afterEach(async () => {
-    await forge?.close()
-    await sandbox?.close()
+    await h?.close()
   })
 
   it('keeps each of 50 concurrent requests from 3 lanes in its own lane', async () => {
-    sandbox = await startSandboxForge({
+    h = await startSandboxHarness({
       generate: { repos: 1, pullsPerRepo: 20, issuesPerRepo: 20, seed: 9 },
       // Latency keeps requests in flight so the plugin's queue (10 at a time) really holds them.
       faults: [{ kind: 'latency', ms: 15, path: '/repos/**' }],
+      warm: false,
     })
-    forge = createForge({
-      config: sandboxForgeConfig(sandbox),
-      logger: captureLogs().logger,
-    })
+    const { sandbox, forge } = h
     const { octokit } = forge
     const repo = { owner: 'sandbox-org', repo: 'repo-1' }
     const pull = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
@@ -95,7 +89,7 @@ describe('lanes through the throttling queue', () => {
     await Promise.all(jobs)
 
     const lane = (name: string) =>
-      forge!.meter
+      forge.meter
         .totals()
         .filter((t) => t.lane === name)
         .reduce((n, t) => n + t.count, 0) -

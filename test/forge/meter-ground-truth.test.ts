@@ -8,7 +8,7 @@ import { withLane } from '../../src/forge/lane.js'
 import type { ForgeMeterTotal } from '../../src/forge/meter.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 let sandbox: SandboxForge | undefined
 let forge: Forge | undefined

@@ -2,7 +2,7 @@ import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { createForgeMeter, type ForgeApi } from '../../src/forge/meter.js'
 import { apiOf } from '../../src/forge/transport.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 function fixedClock(iso: string) {
   let now = new Date(iso).getTime()

@@ -5,7 +5,7 @@ import { sandboxForgeConfig, startSandboxForge } from '../../src/sandbox/sandbox
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
 import { useTestDatabase } from '../support/mongo.js'
 import { forgeCacheStoreConformance } from './forge-cache-store-conformance.js'
-import { captureLogs } from './log-capture.js'
+import { captureLogs } from '../support/log-capture.js'
 
 const mongo = await useTestDatabase('forge_cache')
 let n = 0

@@ -1,7 +1,8 @@
 /**
  * The two examples run as a user would run them: the custom net through the built `leasecron` bin with
  * its TypeScript configuration (no build step, no loader flag), the embedded service as two replicas
- * against the test Mongo.
+ * against the test Mongo. The custom net's own test — what its author writes, with `runOnePass` from
+ * `leasecron/testing` — is beside it: examples/custom-net/stale-pulls.test.ts.
  */
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'

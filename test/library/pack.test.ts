@@ -126,13 +126,14 @@ describe('the packed leasecron', () => {
       join(consumer, 'consumer.ts'),
       [
         "import { leaseCoordinator, MemoryStore, type LeaseStore } from 'leasecron'",
-        "import { storeConformance } from 'leasecron/testing'",
+        "import { type OnePass, runOnePass, storeConformance } from 'leasecron/testing'",
         "import { type SandboxForge, startSandboxForge } from 'leasecron/sandbox'",
         'const store: LeaseStore = new MemoryStore()',
         'export const sandbox: Promise<SandboxForge> | undefined = process.env.NEVER ? startSandboxForge() : undefined',
         'const coordinator = leaseCoordinator({ store })',
         'export const owner: string = coordinator.owner',
         'export const suite: typeof storeConformance = storeConformance',
+        'export const onePass: (...args: Parameters<typeof runOnePass>) => Promise<OnePass> = runOnePass',
         '// @ts-expect-error a coordinator needs a store: this line type-checks only if the types are missing',
         'leaseCoordinator({})',
       ].join('\n'),
@@ -181,5 +182,43 @@ describe('the packed leasecron', () => {
     }
     expect(report.numFailedTests).toBe(0)
     expect(report.numPassedTests, 'the suite registered too few tests').toBeGreaterThan(10)
+  }, 180_000)
+
+  test('runs a net author’s first test (runOnePass against the sandbox) from leasecron/testing under vitest', async () => {
+    writeFileSync(
+      join(consumer, 'my-net.test.ts'),
+      [
+        "import { defineLease, defineNet } from 'leasecron'",
+        "import { startSandboxForge } from 'leasecron/sandbox'",
+        "import { runOnePass } from 'leasecron/testing'",
+        "import { expect, test } from 'vitest'",
+        '',
+        "const lease = defineLease('my-net', 'one replica runs my net')",
+        'const myNet = defineNet({ name: "my-net", lease: lease.name, schedule: "*/5 * * * *", description: "mine",',
+        '  options: {}, setup: () => undefined,',
+        '  term: () => async ({ forge }) => { await forge.request("GET /installation/repositories") } })',
+        '',
+        "test('my net runs one pass against the sandbox', async () => {",
+        '  const sandbox = await startSandboxForge()',
+        '  const run = await runOnePass(myNet, { forge: sandbox })',
+        "  expect(run.record).toMatchObject({ outcome: 'ok', requests: { 'my-net': 1 } })",
+        '  await sandbox.close()',
+        '})',
+      ].join('\n'),
+    )
+    const vitest = join(consumer, 'node_modules', 'vitest', 'vitest.mjs')
+    const { stdout } = await sh(
+      process.execPath,
+      [vitest, 'run', '--reporter=json', 'my-net.test.ts'],
+      consumer,
+    )
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      numPassedTests: number
+      numFailedTests: number
+    }
+    expect(report, 'a net author’s first test does not pass against the packed package').toMatchObject({
+      numPassedTests: 1,
+      numFailedTests: 0,
+    })
   }, 180_000)
 })

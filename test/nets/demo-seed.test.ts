@@ -3,16 +3,12 @@
  * only; the next posts nothing.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { withLane } from '../../src/forge/lane.js'
 import { planDemoGatingRuns, seedDemoGatingRuns } from '../../src/nets/demo-seed.js'
 import { MemoryGateRunStore } from '../../src/nets/merge-gate/memory-gate-run-store.js'
-import {
-  createMergeGateSweeper,
-  mergeGateSweeperOptions,
-} from '../../src/nets/merge-gate/merge-gate-sweeper.js'
+import { createMergeGateSweeper } from '../../src/nets/merge-gate/merge-gate-sweeper.js'
 import { generateSandboxFixture } from '../../src/sandbox/sandbox-generator.js'
-import { captureNetLog } from './support/net-log.js'
-import { type SandboxHarness, startSandboxHarness } from './support/sandbox-harness.js'
+import { runOnePass } from '../../src/testing.js'
+import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.js'
 
 const POST = 'POST /repos/:owner/:repo/statuses/:sha'
 const PUBLIC_URL = 'http://localhost:8080'
@@ -43,33 +39,10 @@ describe('demo seed', () => {
     expect(await seedDemoGatingRuns(store, plan)).toBe(plan.runs.length)
 
     const net = createMergeGateSweeper({ store })
-    const log = captureNetLog()
-    const options = Object.fromEntries(
-      Object.entries(mergeGateSweeperOptions).map(([k, o]) => [k, o.schema.parse(undefined)]),
-    ) as never
-    const resources = await net.setup({
-      options,
-      db: undefined,
-      log: log.log,
-      publicUrl: PUBLIC_URL,
-      now: () => now,
-    })
-    const pass = net.term(resources, { options, log: log.log })
-    const run = (n: number, at: Date) =>
-      withLane(net.name, () =>
-        pass({
-          signal: new AbortController().signal,
-          log: log.log,
-          forge: h!.forge.octokit,
-          pass: n,
-          fence: 1,
-          slot: at,
-          startedAt: at,
-          now: () => at,
-        }),
-      )
+    const run = (at: Date) =>
+      runOnePass(net, { forge: h!.sandbox, slot: at, now: () => at, publicUrl: PUBLIC_URL })
     h.reset()
-    await run(1, now)
+    expect((await run(now)).record).toMatchObject({ outcome: 'ok' })
     expect(h.requests()[POST]).toBe(plan.kinds.dead.length)
     for (const id of plan.kinds.dead) expect((await store.get(id))?.relaunchRequestedAt).toEqual(now)
     for (const id of [...plan.kinds.verdict, ...plan.kinds['head-moved']])
@@ -78,7 +51,7 @@ describe('demo seed', () => {
       expect(await store.get(id)).toMatchObject({ settledAt: undefined, relaunchRequestedAt: undefined })
 
     h.reset()
-    await run(2, new Date(now.getTime() + 60_000))
+    expect((await run(new Date(now.getTime() + 60_000))).record).toMatchObject({ outcome: 'ok' })
     expect(h.requests()[POST]).toBeUndefined()
     for (const id of plan.kinds.dead) {
       const gating = (await store.get(id))!

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.js'
 import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
-import statusNets, { statusLease } from '../status/fixtures/status-nets.js'
+import statusNets, { statusLease } from './status/fixtures/status-nets.js'
 import { mongoServer } from '../support/mongo.js'
 
-const NETS = fileURLToPath(new URL('../status/fixtures/status-nets.ts', import.meta.url))
+const NETS = fileURLToPath(new URL('./status/fixtures/status-nets.ts', import.meta.url))
 const RETRY_MS = 1_000
 let worker: Worker | undefined
 let client: MongoClient | undefined

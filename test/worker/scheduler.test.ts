@@ -15,7 +15,7 @@ import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
 import type { ForgeOctokit } from '../../src/forge/github-app.js'
-import { recordingNet, TEST_LEASES, TICK_LEASE } from './test-nets.js'
+import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
 // These passes never talk to the forge; the scheduler only hands the client through.
 const noForge = undefined as unknown as ForgeOctokit

@@ -14,9 +14,9 @@ import {
 import { runBoardSyncPass } from '../../../src/nets/board-sync/board-sync-pass.js'
 import { cardId } from '../../../src/nets/board-sync/card.js'
 import { MemoryBoardStore } from '../../../src/nets/board-sync/memory-board-store.js'
-import type { PassContext } from '../../../src/nets/net.js'
-import { captureNetLog } from '../support/net-log.js'
-import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+import { runOnePass } from '../../../src/testing.js'
+import { captureLogs } from '../../support/log-capture.js'
+import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const ISSUES = 'GET /repos/:owner/:repo/issues'
 const REPOS = 'GET /installation/repositories'
@@ -102,7 +102,7 @@ afterAll(async () => {
   await h?.close()
 })
 
-function pass(store: MemoryBoardStore, repos: string[], log = captureNetLog().log) {
+function pass(store: MemoryBoardStore, repos: string[], log = captureLogs().logger) {
   return withLane('board-issue-sync', () =>
     runBoardSyncPass({ forge: h.forge.octokit, store, repos, startedAt: clock(), log }),
   )
@@ -212,14 +212,14 @@ describe('board issue sync', () => {
 
   it('keeps a watermark per repository: one failing repository stops neither the others nor holds theirs', async () => {
     const store = new MemoryBoardStore()
-    const capture = captureNetLog()
+    const capture = captureLogs()
     const fault = await h.sandbox.admin.addFault({
       kind: 'status',
       status: 500,
       path: '/repos/acme/broken/issues',
     })
     const started = clock()
-    const report = await pass(store, ['acme/broken', 'acme/widgets', 'acme/gadgets'], capture.log)
+    const report = await pass(store, ['acme/broken', 'acme/widgets', 'acme/gadgets'], capture.logger)
     expect(report.repos.map((r) => [r.repo, r.ok])).toEqual([
       ['acme/broken', false],
       ['acme/widgets', true],
@@ -250,42 +250,16 @@ describe('board issue sync', () => {
   it('syncs every repository the installation can access when none is configured, through the net in its lane', async () => {
     const store = new MemoryBoardStore()
     const net = createBoardIssueSync({ store })
-    const log = captureNetLog()
-    const options = { REPOS: [] as string[] }
-    const resources = await net.setup({
-      options,
-      db: undefined,
-      log: log.log,
-      publicUrl: undefined,
-      now: clock,
-    })
-    const run = net.term(resources, { options, log: log.log })
-    const laneBefore = laneCount('board-issue-sync')
     h.reset()
-    const at = clock()
-    await withLane(net.name, () =>
-      run({
-        signal: new AbortController().signal,
-        log: log.log,
-        forge: h.forge.octokit,
-        pass: 1,
-        fence: 1,
-        slot: at,
-        startedAt: at,
-        now: clock,
-      } satisfies PassContext),
-    )
+    // The harness's forge, whose token was minted before the tests moved the sandbox's clock on.
+    const run = await runOnePass(net, { forge: h.forge, slot: clock(), now: clock })
+    expect(run.record, run.error).toMatchObject({ outcome: 'ok' })
     const repos = h.sandbox.store.repos().length
     expect(h.requests()).toEqual({ [REPOS]: 1, [ISSUES]: repos + 2 }) // acme/busy needs 3 pages
-    expect(laneCount('board-issue-sync') - laneBefore).toBe(1 + repos + 2)
+    expect(run.record?.requests, 'the pass’s requests were not charged to its lane').toEqual({
+      'board-issue-sync': 1 + repos + 2,
+    })
     expect((await store.listCards('acme/gadgets')).map((c) => c.title)).toEqual(['Gadget'])
-    expect(log.matching('info', 'board issue sync:')[0]?.message).toMatch(/card\(s\) created/)
+    expect(run.log.find((l) => l.msg.startsWith('board issue sync:'))?.msg).toMatch(/card\(s\) created/)
   })
 })
-
-function laneCount(lane: string): number {
-  return h.forge.meter
-    .totals()
-    .filter((t) => t.lane === lane)
-    .reduce((sum, t) => sum + t.count, 0)
-}

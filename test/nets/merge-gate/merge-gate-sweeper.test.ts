@@ -3,7 +3,6 @@
  * sandbox with the real reconciler: failures for dead reviews only, nothing twice on the next pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { withLane } from '../../../src/forge/lane.js'
 import { MERGE_GATE_SWEEPER_LEASE } from '../../../src/leases.js'
 import { MemoryGateRunStore } from '../../../src/nets/merge-gate/memory-gate-run-store.js'
 import {
@@ -12,9 +11,8 @@ import {
   mergeGateSweeperOptions,
 } from '../../../src/nets/merge-gate/merge-gate-sweeper.js'
 import { recordGatingRun, updateGatingRun } from '../../../src/nets/merge-gate/record-gating-run.js'
-import type { PassContext } from '../../../src/nets/net.js'
-import { captureNetLog } from '../support/net-log.js'
-import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+import { type PassLogLine, runOnePass } from '../../../src/testing.js'
+import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const PULL = 'GET /repos/:owner/:repo/pulls/:number'
 const STATUS = 'GET /repos/:owner/:repo/commits/:ref/status'
@@ -61,16 +59,6 @@ describe('the merge-gate sweeper net', () => {
   it('posts failures for dead reviews only, settles the rest, and does nothing twice — all in its lane', async () => {
     const store = new MemoryGateRunStore()
     const net = createMergeGateSweeper({ store })
-    const log = captureNetLog()
-    const options = parseOptions()
-    const resources = await net.setup({
-      options,
-      db: undefined,
-      log: log.log,
-      publicUrl: PUBLIC_URL,
-      now: () => now,
-    })
-    const pass = net.term(resources, { options, log: log.log })
 
     const open = (claimFor?: string) => {
       const pull = h.sandbox.store.addPull('acme', 'widgets')
@@ -122,35 +110,35 @@ describe('the merge-gate sweeper net', () => {
       updatedAt: ago(1),
     })
 
-    const run = (n: number, at: Date) =>
-      withLane(net.name, () =>
-        pass({
-          signal: new AbortController().signal,
-          log: log.log,
-          forge: h.forge.octokit,
-          pass: n,
-          fence: 1,
-          slot: at,
-          startedAt: at,
-          now: () => at,
-        } satisfies PassContext),
-      )
-    const laneBefore = laneCount(net.name)
     h.reset()
-    await run(1, now)
+    const first = await runOnePass(net, {
+      forge: h.sandbox,
+      slot: now,
+      now: () => now,
+      publicUrl: PUBLIC_URL,
+    })
+    expect(first.record).toMatchObject({ outcome: 'ok' })
     // dead: pull + status + post; healthy: pull + status; closed: pull; fresh: inside the grace, not offered.
     expect(h.requests()).toEqual({ [PULL]: 3, [STATUS]: 2, [POST]: 1 })
-    expect(laneCount(net.name) - laneBefore).toBe(6)
+    expect(first.record?.requests, 'the pass’s requests were not charged to its lane').toEqual({
+      [net.name]: 6,
+    })
     expect(await store.get('dead')).toMatchObject({ relaunchRequestedAt: now, settledAt: undefined })
     expect(await store.get('closed')).toMatchObject({ settledAt: now })
-    expect(log.matching('info', 'posted the synthetic failure')).toHaveLength(1)
-    expect(log.matching('info', 'merge-gate sweep: deep pass offered 3 run(s) over 1 page(s)')).toHaveLength(
-      1,
-    )
+    expect(logged(first.log, 'info', 'posted the synthetic failure')).toHaveLength(1)
+    expect(
+      logged(first.log, 'info', 'merge-gate sweep: deep pass offered 3 run(s) over 1 page(s)'),
+    ).toHaveLength(1)
 
     h.reset()
     const next = new Date(now.getTime() + 60_000)
-    await run(2, next)
+    const second = await runOnePass(net, {
+      forge: h.sandbox,
+      slot: next,
+      now: () => next,
+      publicUrl: PUBLIC_URL,
+    })
+    expect(second.record).toMatchObject({ outcome: 'ok' })
     // dead now reads its own failure (a verdict) and settles; healthy is read again; nothing is posted.
     expect(h.requests()).toEqual({ [PULL]: 2, [STATUS]: 2 })
     expect(await store.get('dead')).toMatchObject({ settledAt: next })
@@ -160,9 +148,7 @@ describe('the merge-gate sweeper net', () => {
   })
 })
 
-function laneCount(lane: string): number {
-  return h.forge.meter
-    .totals()
-    .filter((t) => t.lane === lane)
-    .reduce((sum, t) => sum + t.count, 0)
+/** The lines of `level` whose message contains `text`. */
+function logged(lines: PassLogLine[], level: string, text: string): PassLogLine[] {
+  return lines.filter((l) => l.level === level && l.msg.includes(text))
 }

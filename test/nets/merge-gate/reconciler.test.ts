@@ -8,7 +8,7 @@ import type { GatingRun } from '../../../src/nets/merge-gate/gate-run.js'
 import { GateRunError } from '../../../src/nets/merge-gate/gate-run-error.js'
 import { MemoryGateRunStore } from '../../../src/nets/merge-gate/memory-gate-run-store.js'
 import { Reconciler } from '../../../src/nets/merge-gate/reconciler.js'
-import { startSandboxHarness, type SandboxHarness } from '../support/sandbox-harness.js'
+import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const PULL = 'GET /repos/:owner/:repo/pulls/:number'
 const STATUS = 'GET /repos/:owner/:repo/commits/:ref/status'

@@ -11,7 +11,7 @@ import { type GateRunDocument, toGateRunDocument } from '../../../src/nets/merge
 import type { GateRunStore } from '../../../src/nets/merge-gate/gate-run-store.js'
 import type { OfferOutcome } from '../../../src/nets/merge-gate/reconciler.js'
 import { isDeepPass, type SweepOptions, Sweeper } from '../../../src/nets/merge-gate/sweeper.js'
-import { captureNetLog } from '../support/net-log.js'
+import { captureLogs } from '../../support/log-capture.js'
 
 export interface SweeperStoreHarness {
   store: GateRunStore
@@ -98,7 +98,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
       store = harness.store
     })
 
-    const pass = (sweeper: Sweeper, at: Date, log = captureNetLog().log) =>
+    const pass = (sweeper: Sweeper, at: Date, log = captureLogs().logger) =>
       sweeper.pass({ forge, now: at, log })
 
     it('opens a term with a deep pass: newest first, 10 pages of 200, then parks its cursor', async () => {
@@ -216,7 +216,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
     })
 
     it('logs each invalid document once per process, and counts it every pass', async () => {
-      const capture = captureNetLog()
+      const capture = captureLogs()
       const invalidLogged = new Set<string>()
       for (let term = 0; term < 2; term++) {
         const sweeper = new Sweeper({
@@ -225,7 +225,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
           options: OPTIONS,
           invalidLogged,
         })
-        expect((await pass(sweeper, now, capture.log)).invalid).toBe(5)
+        expect((await pass(sweeper, now, capture.logger)).invalid).toBe(5)
       }
       const lines = capture.matching('warn', 'fails the gating-run schema')
       expect(lines.map((l) => l.fields.runId).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `invalid-0000${i}`))
@@ -233,7 +233,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
     })
 
     it('counts and logs a failed offer and goes on; stops the pass when the forge refuses for its rate limit', async () => {
-      const capture = captureNetLog()
+      const capture = captureLogs()
       const boom = (status: number) => Object.assign(new Error('offer failed'), { cause: { status } })
       const flaky = recordingOfferer((id) => (id === 'hot-00003' ? boom(500) : 'healthy'))
       const sweeper = new Sweeper({
@@ -242,7 +242,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
         options: { ...OPTIONS, deepEvery: 1000, concurrency: 1 },
       })
       await pass(sweeper, later(-10_000))
-      const report = await pass(sweeper, now, capture.log)
+      const report = await pass(sweeper, now, capture.logger)
       expect(report).toMatchObject({ failed: 1, offered: 301, stopped: undefined })
       expect(capture.matching('warn', 'an offer failed')[0]?.fields.runId).toBe('hot-00003')
 
@@ -254,7 +254,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
       }).pass({
         forge,
         now,
-        log: capture.log,
+        log: capture.logger,
       })
       expect(stopped).toMatchObject({ failed: 1, stopped: 'rate-limited', pages: 1, parked: true })
       // Ties go by id, descending: hot-00001 before hot-00000.
@@ -268,7 +268,7 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
         return 'healthy'
       })
       const sweeper = new Sweeper({ store, reconciler: offerer, options: { ...OPTIONS, concurrency: 1 } })
-      const report = await sweeper.pass({ forge, now, log: captureNetLog().log, signal: controller.signal })
+      const report = await sweeper.pass({ forge, now, log: captureLogs().logger, signal: controller.signal })
       // hot-00009 is the ninth run offered (pairs sharing an instant go by id, descending).
       expect(report).toMatchObject({ stopped: 'aborted', offered: 9, pages: 1 })
       expect(offerer.offered.at(-1)).toBe('hot-00009')
@@ -284,8 +284,8 @@ export function sweeperSuite(label: string, makeHarness: () => Promise<SweeperSt
         return aborted
       })
       const sweeper = new Sweeper({ store, reconciler: offerer, options: { ...OPTIONS, concurrency: 1 } })
-      const capture = captureNetLog()
-      const report = await sweeper.pass({ forge, now, log: capture.log, signal: controller.signal })
+      const capture = captureLogs()
+      const report = await sweeper.pass({ forge, now, log: capture.logger, signal: controller.signal })
       expect(report).toMatchObject({ stopped: 'aborted', failed: 0 })
       expect(capture.matching('warn', 'an offer failed'), 'a stop was logged as a failed offer').toEqual([])
     })

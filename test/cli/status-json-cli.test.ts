@@ -8,9 +8,9 @@ import { main } from '../../src/cli/cli.js'
 import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer } from '../support/mongo.js'
-import statusNets from './fixtures/status-nets.js'
+import statusNets from '../worker/status/fixtures/status-nets.js'
 
-const NETS = fileURLToPath(new URL('./fixtures/status-nets.ts', import.meta.url))
+const NETS = fileURLToPath(new URL('../worker/status/fixtures/status-nets.ts', import.meta.url))
 let worker: Worker | undefined
 afterAll(async () => {
   await worker?.stop()

@@ -4,7 +4,7 @@ import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { formatDuration } from '../../src/durations.js'
 import { checkSchedule, nextFireTime } from '../../src/schedule.js'
-import { recordingNet, TEST_LEASES } from './test-nets.js'
+import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const { net } = recordingNet()
 const load = (env: Record<string, string>) => loadConfig(env, [net], TEST_LEASES)

@@ -4,9 +4,9 @@
  * connection string) appears in what they serve.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { defineLease, defineNet } from '../../src/index.js'
-import { createWorker, type Worker } from '../../src/worker/worker.js'
-import { mongoServer } from '../support/mongo.js'
+import { defineLease, defineNet } from '../../../src/index.js'
+import { createWorker, type Worker } from '../../../src/worker/worker.js'
+import { mongoServer } from '../../support/mongo.js'
 
 const lease = defineLease('routes-net', 'status routes test net')
 const net = defineNet({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/index.js'
-import { recordingNet, TEST_LEASES } from './test-nets.js'
+import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const { net } = recordingNet()
 const load = (env: Record<string, string>) => loadConfig(env, [net], TEST_LEASES)

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWorker, type Worker } from '../../src/worker/worker.js'
-import { launchChromium } from '../support/chromium.js'
-import { mongoServer } from '../support/mongo.js'
+import { createWorker, type Worker } from '../../../src/worker/worker.js'
+import { launchChromium } from '../../support/chromium.js'
+import { mongoServer } from '../../support/mongo.js'
 import { statusLease as lease, statusTick as tick } from './fixtures/status-nets.js'
 
 const SHOTS = join(tmpdir(), `leasecron-status-${process.pid}`)
