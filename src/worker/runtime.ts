@@ -32,7 +32,6 @@ import { forgeCacheSettings } from './forge-cache-settings.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import type { MongoConnection } from './mongo-connection.js'
-import { openRunLedger } from './open-run-ledger.js'
 
 export interface RuntimeOptions {
   config: WorkerConfig
@@ -148,10 +147,14 @@ async function openStores(
     closes.add(() => mongo.close())
   }
   const store = new MongoStore(mongo.db, { onBadDocument })
-  // A read-only command's connection is short-lived: it reads the ledger without creating its index.
-  const ledger = quiet
-    ? new MongoRunLedger(mongo.db, { onBadDocument })
-    : openRunLedger(mongo.db, mongo.connected, log, onBadDocument)
+  const ledger = new MongoRunLedger(mongo.db, { onBadDocument })
+  // Its `history` index, in the background once connected: claims rely on the `_id` index alone, so a
+  // missing index slows history, never a pass. A read-only command's connection is short-lived: it reads
+  // the ledger without creating the index.
+  if (!quiet)
+    void mongo.connected
+      .then(() => ledger.ensureIndexes({ signal: AbortSignal.timeout(30_000) }))
+      .catch((error: unknown) => log.warn({ err: error }, 'could not create the run ledger’s history index'))
   return { mongo, store, ledger }
 }
 
