@@ -4,7 +4,6 @@
  */
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../lease/bad-document.js'
-import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
@@ -28,9 +27,7 @@ export async function historyCommand({ args, values, config, io }: CommandContex
     )
     return EXIT.usage
   }
-  return withDatabase('history', config, io, async (connection, signal) => {
-    const onBadDocument = (bad: BadDocument) => io.err(`leasecron history: ${describeBadDocument(bad)}`)
-    const ledger = new MongoRunLedger(connection.db, { onBadDocument })
+  return withDatabase('history', config, io, onHistoryBadDocument(io), async ({ ledger }, signal) => {
     const runs = await ledger.history(net.net.name, limit, { signal })
     if (values.json) io.out(JSON.stringify(runs.map(historyJson)))
     else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
@@ -46,8 +43,10 @@ export async function historyCommand({ args, values, config, io }: CommandContex
  * A name with no runs is the usual usage error.
  */
 function removedNetHistory(name: string, config: WorkerConfig, io: Io): Promise<number> {
-  return withDatabase('history', config, io, async (connection, signal) => {
-    const runs = await new MongoRunLedger(connection.db).history(name, 1000, { signal })
+  // As before the runtime: a malformed run of a removed net is skipped without a line.
+  const skip = () => undefined
+  return withDatabase('history', config, io, skip, async ({ ledger }, signal) => {
+    const runs = await ledger.history(name, 1000, { signal })
     if (runs.length === 0) {
       findNet('history', name, config, io)
       return EXIT.usage
@@ -58,4 +57,9 @@ function removedNetHistory(name: string, config: WorkerConfig, io: Io): Promise<
     )
     return EXIT.ok
   })
+}
+
+/** A malformed run read by `history`: one line on stderr; the run is skipped. */
+function onHistoryBadDocument(io: Io): (bad: BadDocument) => void {
+  return (bad) => io.err(`leasecron history: ${describeBadDocument(bad)}`)
 }

@@ -1,19 +1,15 @@
 /**
  * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/once.ts), in a
- * short-lived process opened by worker/once-world.ts. Returns its exit code; never throws for an
+ * short-lived process whose store, ledger and forge worker/runtime.ts opens, as for `run`. Returns its exit code; never throws for an
  * expected outcome (a held lease, a taken slot). SIGTERM/SIGINT abort the pass.
  */
 import { systemClock } from '../lease/clock.js'
-import { MemoryStore } from '../lease/memory-store.js'
-import { MongoStore } from '../lease/mongo-store.js'
 import { waitFor } from '../lease/wait.js'
-import { badDocumentSink } from '../worker/bad-documents.js'
 import { createLogger } from '../worker/logger.js'
 import { describeMongoError, type MongoConnection } from '../worker/mongo-connection.js'
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
-import { buildPass, openOnceWorld } from '../worker/once-world.js'
-import { openRunLedger } from '../worker/open-run-ledger.js'
 import { ownerId } from '../lease/owner-id.js'
+import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
@@ -46,33 +42,35 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: once stopping`))
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
-  const world = await openOnceWorld(config, log)
+  const runtime = await openRuntime({ config, log })
   try {
     const result = await runOnce({
       net,
       slot: slot.slot,
       owner,
-      store: world.connection
-        ? new MongoStore(world.connection.db, { onBadDocument: badDocumentSink(log) })
-        : new MemoryStore(),
-      ledger: openRunLedger(world.connection?.db, world.connection?.connected, log, badDocumentSink(log)),
+      store: runtime.store,
+      ledger: runtime.ledger,
       runHistory: config.runHistory,
-      pass: (term, stepDownAt) => buildPass(net, config, world.connection, log, term, stepDownAt),
-      // A getter: the forge's client is built only if the pass runs and asks for it.
-      get forge() {
-        return world.forge.octokit
-      },
-      meter: world.forge.meter,
+      // The net's set-up, then its term: only for a claimed slot (once.ts).
+      pass: async (term, stepDownAt) =>
+        net.net.term(await runtime.setUpNet(net, log, term), {
+          options: net.options,
+          log,
+          signal: term,
+          stepDownAt,
+        }),
+      // Its client is built only if the pass runs and asks for it (slot-pass.ts).
+      forge: runtime.forge,
       log,
       clock: systemClock,
       signal: interrupt.signal,
-    }).then((r) => withConnectCause(r, world.connection))
+    }).then((r) => withConnectCause(r, runtime.mongo))
     io.out(values.json ? JSON.stringify(result) : describeOnce(result))
     return ONCE_EXIT[result.outcome]
   } finally {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
-    await world.close()
+    await runtime.close()
   }
 }
 

@@ -10,14 +10,15 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { MongoClient } from 'mongodb'
 import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
 import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
 import { type SandboxForge, startSandboxForge } from '../sandbox/sandbox-forge.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { WorkerConfig } from '../config/worker-config.js'
 import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
+import { createLogger } from '../worker/logger.js'
 import { describeMongoError } from '../worker/mongo-connection.js'
+import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
@@ -99,8 +100,12 @@ async function seedGatingRuns(
   io: Io,
 ): Promise<string> {
   if (!config.mongo) return 'gating runs: not seeded (set MONGO_URI to seed them into the workers’ database)'
-  const client = new MongoClient(config.mongo.uri, { serverSelectionTimeoutMS: 5_000 })
+  // The database the workers share, opened like every command's (quiet; the driver loads only now).
+  const runtime = await openRuntime({ config, parts: 'read', log: createLogger({ level: 'silent' }) })
+  const client = runtime.mongo!.client
   try {
+    // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
+    await client.connect()
     const store = new MongoGateRunStore(client.db(config.mongo.db))
     await store.ensureIndexes()
     const count = await seedDemoGatingRuns(store, plan)
@@ -111,7 +116,7 @@ async function seedGatingRuns(
     io.err(`leasecron sandbox: could not seed gating runs: ${describeMongoError(error)}`)
     return 'gating runs: not seeded (see the error above); the sandbox runs anyway'
   } finally {
-    await client.close().catch(() => undefined)
+    await runtime.close()
   }
 }
 

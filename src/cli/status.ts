@@ -5,8 +5,6 @@
  */
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../lease/bad-document.js'
-import { MongoStore } from '../lease/mongo-store.js'
-import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'
@@ -18,10 +16,9 @@ import { withDatabase } from './with-database.js'
 /** Prints the leases (or the snapshot); exit 0, or 1 when the store does not answer. */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {
   if (values.json) return statusJson(config, io)
-  return withDatabase('status', config, io, async (connection, signal) => {
-    const onBadDocument = (bad: BadDocument) => io.err(`leasecron status: ${describeBadDocument(bad)}`)
-    const leases = await new MongoStore(connection.db, { onBadDocument }).list({ signal })
-    const ledger = new MongoRunLedger(connection.db, { onBadDocument })
+  const onBadDocument = (bad: BadDocument) => io.err(`leasecron status: ${describeBadDocument(bad)}`)
+  return withDatabase('status', config, io, onBadDocument, async ({ store, ledger }, signal) => {
+    const leases = await store.list({ signal })
     const lastRuns = new Map<string, RunRecord>()
     for (const n of config.nets) {
       const [last] = await ledger.history(n.net.name, 1, { signal })

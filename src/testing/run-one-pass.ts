@@ -122,10 +122,7 @@ export async function runOnePass<S extends NetOptions, R>(
         const context = { options, db: given.db, log, publicUrl: given.publicUrl, now: () => clock.now() }
         return net.term(await net.setup(context), { options, log, signal: term, stepDownAt })
       },
-      get forge() {
-        return forge.octokit
-      },
-      meter: forge.meter,
+      forge,
       log,
       clock,
       signal: given.signal ?? new AbortController().signal,

@@ -11,18 +11,12 @@
  *
  * Not a scheduler: which slot to run is the caller's (`--slot`), normalized to the schedule.
  */
-import type { ForgeOctokit } from '../forge/github-app.js'
-import type { ForgeMeter } from '../forge/meter.js'
-import type { Clock } from '../lease/clock.js'
 import { run } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { Pass } from '../nets/net.js'
-import type { RunLedger } from '../runs/run-ledger.js'
-import type { NetConfig } from '../config/worker-config.js'
-import type { Logger } from './logger.js'
 import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
-import { runSlotPass, type SlotPassResult } from './slot-pass.js'
+import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
 
 /** What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger). */
 export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'failed' | 'aborted'
@@ -41,19 +35,12 @@ export interface OnceResult {
   error?: string
 }
 
-export interface OnceSpec {
-  net: NetConfig
+/** One `once` pass: what every pass of the net shares (PassSetting, built by slotPassSpec) and more. */
+export interface OnceSpec extends PassSetting {
   slot: Date
-  owner: string
   store: LeaseStore
-  ledger: RunLedger
-  runHistory: number
   /** Builds the net's pass for the term; called only once the slot is claimed (it may open stores). */
   pass(term: AbortSignal, stepDownAt: () => number): Promise<Pass>
-  forge: ForgeOctokit
-  meter?: ForgeMeter | undefined
-  log: Logger
-  clock: Clock
   /** SIGTERM/SIGINT: aborts the pass, which is then recorded `aborted`; the lease is released. */
   signal: AbortSignal
 }
@@ -161,25 +148,7 @@ function oncePass(
 ) {
   // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
   const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
-  return {
-    net: spec.net.net.name,
-    slot: spec.slot,
-    owner: spec.owner,
-    fence,
-    pass,
-    nextNumber: () => 1,
-    term,
-    live,
-    claimBoundMs: spec.net.pacing.ttlMs / 3,
-    ledger: spec.ledger,
-    keepRuns: spec.runHistory,
-    get forge() {
-      return spec.forge
-    },
-    meter: spec.meter,
-    clock: spec.clock,
-    log: spec.log,
-  }
+  return slotPassSpec(spec, { fence, term, live }, pass, spec.slot, () => 1)
 }
 
 function describeResult(

@@ -12,35 +12,21 @@
  * the term or the process.
  */
 import cron, { type TaskContext } from 'node-cron'
-import type { ForgeOctokit } from '../forge/github-app.js'
-import type { ForgeMeter } from '../forge/meter.js'
-import type { Clock } from '../lease/clock.js'
 import { run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
-import type { RunLedger } from '../runs/run-ledger.js'
 import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
-import { runSlotPass, type SlotPassResult } from './slot-pass.js'
+import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
 
-export interface NetCampaignOptions {
+/** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
+export interface NetCampaignOptions extends PassSetting {
   store: LeaseStore
-  /** Where passes claim their slots and record their ends. */
-  ledger: RunLedger
-  /** Runs kept per net in the ledger (LEASECRON_RUN_HISTORY). */
-  runHistory: number
-  owner: string
-  net: NetConfig
   resources: unknown
-  forge: ForgeOctokit
-  /** The forge's meter: a pass's requests are the growth of its lane's count while it runs. */
-  meter?: ForgeMeter | undefined
-  log: Logger
   metrics: WorkerMetrics
-  clock: Clock
   signal: AbortSignal
   /** Bench only: run every pass without a lease, as every replica would without an election (fence 0). */
   unelected?: boolean
@@ -178,6 +164,7 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     signal: term,
     stepDownAt: info.stepDownAt,
   })
+  const setting: PassSetting = { ...options, log }
   let passNumber = 0
   let inFlight: Promise<void> | undefined
   const serve = (slot: Date) => {
@@ -194,26 +181,9 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       metrics.skippedTicks.inc({ net: name, reason: 'deadline' })
       return
     }
-    inFlight = runSlotPass({
-      net: name,
-      slot,
-      owner: options.owner,
-      fence: info.fence,
-      pass,
-      nextNumber: () => ++passNumber,
-      term,
-      live: info.live,
-      claimBoundMs: net.pacing.ttlMs / 3,
-      ledger: options.ledger,
-      keepRuns: options.runHistory,
-      get forge() {
-        return options.forge
-      },
-      meter: options.meter,
-      metrics,
-      clock: options.clock,
-      log,
-    })
+    inFlight = runSlotPass(
+      slotPassSpec(setting, { fence: info.fence, term, live: info.live }, pass, slot, () => ++passNumber),
+    )
       .then((result) => countSkip(result, metrics, name, slot, log))
       .finally(() => {
         inFlight = undefined

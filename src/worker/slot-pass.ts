@@ -7,12 +7,16 @@
  * live (it ended while the claim was in flight) is recorded `aborted` without running: a successor would
  * find the slot claimed, which is the price of never running it twice.
  *
+ * Its spec is built by `slotPassSpec` alone, from what the net's passes share (`PassSetting`) and what
+ * the term gives them: the scheduler and `once` call it, so a pass is the same under both by construction.
+ *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
 import type { ForgeOctokit } from '../forge/github-app.js'
 import { withLane } from '../forge/lane.js'
 import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
+import type { NetConfig } from '../config/worker-config.js'
 import type { Pass } from '../nets/net.js'
 import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
@@ -41,13 +45,74 @@ export interface SlotPassSpec {
   ledger: RunLedger
   /** Runs kept per net; the holder prunes to it. */
   keepRuns: number
-  forge: ForgeOctokit
-  /** Counts the pass's forge requests in its lane, when present. */
-  meter?: ForgeMeter | undefined
+  forge: PassForge
   metrics?: WorkerMetrics | undefined
   clock: Clock
   /** Bound to the net (and owner); the pass's lines add pass, fence and slot. */
   log: Logger
+}
+
+/**
+ * The forge as a pass sees it: `octokit` is read only when the pass first uses the forge (a Forge builds
+ * its client, Octokit and undici, on that first read), and the meter, when present, counts the pass's
+ * requests in its lane.
+ */
+export interface PassForge {
+  readonly octokit: ForgeOctokit
+  readonly meter?: ForgeMeter | undefined
+}
+
+/** What every pass of a net in this process shares, whichever term or slot it is for. */
+export interface PassSetting {
+  net: NetConfig
+  owner: string
+  /** Where passes claim their slots and record their ends. */
+  ledger: RunLedger
+  /** Runs kept per net in the ledger (LEASECRON_RUN_HISTORY). */
+  runHistory: number
+  forge: PassForge
+  metrics?: WorkerMetrics | undefined
+  clock: Clock
+  /** Bound to the net (and owner). */
+  log: Logger
+}
+
+/** What a term gives its passes. */
+export interface PassTerm {
+  fence: number
+  /** The term's signal: aborts the claim in flight and the pass. */
+  term: AbortSignal
+  live(): boolean
+}
+
+/**
+ * The one builder of a pass's spec: the scheduler (each tick of a term) and `once` (its one pass) both
+ * call it, so the claim's bound, the ledger, the pruning and the forge are the same for both.
+ */
+export function slotPassSpec(
+  setting: PassSetting,
+  term: PassTerm,
+  pass: Pass,
+  slot: Date,
+  nextNumber: () => number,
+): SlotPassSpec {
+  return {
+    net: setting.net.net.name,
+    slot,
+    owner: setting.owner,
+    fence: term.fence,
+    pass,
+    nextNumber,
+    term: term.term,
+    live: term.live,
+    claimBoundMs: setting.net.pacing.ttlMs / 3,
+    ledger: setting.ledger,
+    keepRuns: setting.runHistory,
+    forge: setting.forge,
+    metrics: setting.metrics,
+    clock: setting.clock,
+    log: setting.log,
+  }
 }
 
 export type SlotPassResult =
@@ -69,11 +134,11 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   }
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, 'pass started')
-  const before = laneRequests(spec.meter, spec.net)
+  const before = laneRequests(spec.forge.meter, spec.net)
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
   const ended = await runInLane(spec, number, startedAt, log)
   const ms = Math.round((timer?.() ?? 0) * 1000)
-  const requests = laneRequests(spec.meter, spec.net) - before
+  const requests = laneRequests(spec.forge.meter, spec.net) - before
   if (ended.outcome === 'failed') spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   await recordEnd(spec, log, { ...ended, requests })
@@ -103,9 +168,10 @@ async function runInLane(
       spec.pass({
         signal: spec.term,
         log,
-        // Read on use: a pass that never calls the forge never builds its client (Octokit, undici).
+        // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
+        // one lazy read of the forge between a command and a pass.
         get forge() {
-          return spec.forge
+          return spec.forge.octokit
         },
         pass: number,
         fence: spec.fence,
@@ -141,7 +207,7 @@ async function recordEnd(
     finishedAt: spec.clock.now(),
     outcome: ended.outcome,
     ...(ended.error === undefined ? {} : { error: errorMessage(ended.error) }),
-    ...(spec.meter ? { requests: { [spec.net]: ended.requests } } : {}),
+    ...(spec.forge.meter ? { requests: { [spec.net]: ended.requests } } : {}),
   }
   try {
     const signal = AbortSignal.timeout(RECORD_BOUND_MS)

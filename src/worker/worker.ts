@@ -7,17 +7,12 @@
  * GitHub App configured it starts the local sandbox forge, so a fresh checkout does real work.
  */
 
-import type { ForgeConfig } from '../forge/forge-config.js'
-import { createForge, type Forge } from '../forge/github-app.js'
 import { type Clock, systemClock } from '../lease/clock.js'
-import { MemoryStore } from '../lease/memory-store.js'
-import { MongoStore } from '../lease/mongo-store.js'
-import type { LeaseStore, LeaseTerm } from '../lease/store.js'
-import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
+import type { LeaseTerm } from '../lease/store.js'
+import { settledWithin, waitFor } from '../lease/wait.js'
 import { LEASES, type LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
-import type { RunLedger } from '../runs/run-ledger.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
@@ -25,14 +20,11 @@ import { ConfigError } from '../config/config-error.js'
 import { loadConfig } from '../config/load-config.js'
 import { redactedConfig } from '../config/redacted-config.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
-import { forgeCacheSettings } from './forge-cache-settings.js'
-import { startLocalSandbox } from './local-sandbox.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
-import type { MongoConnection } from './mongo-connection.js'
-import { openRunLedger } from './open-run-ledger.js'
 import { ownerId } from '../lease/owner-id.js'
+import { openRuntime, type PassRuntime } from './runtime.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
@@ -102,10 +94,10 @@ export function createWorker(options: WorkerOptions): Worker {
     registry: w.metrics.registry,
     clock: w.clock,
     log: w.log,
-    store: () => w.store,
-    mongo: () => w.mongo,
-    meter: () => w.forge?.meter,
-    ledger: () => w.ledger,
+    store: () => w.runtime?.store,
+    mongo: () => w.runtime?.mongo,
+    meter: () => w.runtime?.forge.meter,
+    ledger: () => w.runtime?.ledger,
     onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   let started: Promise<void> | undefined
@@ -113,9 +105,15 @@ export function createWorker(options: WorkerOptions): Worker {
   const start = async () => {
     w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
-    w.store = await openStore(w)
-    w.ledger = openRunLedger(w.mongo?.db, w.mongo?.connected, w.log, badDocumentSink(w.log, w.metrics))
-    w.forge = await openForge(w)
+    // The store, the ledger and the forge: the driver and the sandbox load only now, when configured.
+    w.runtime = await openRuntime({
+      config,
+      log: w.log,
+      metrics: w.metrics,
+      clock: w.clock,
+      signal: w.stopping.signal,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    })
     w.status?.start()
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
@@ -155,12 +153,8 @@ interface WorkerState {
   readonly metrics: WorkerMetrics
   readonly stopping: AbortController
   http?: HealthServer
-  mongo?: MongoConnection
-  store?: LeaseStore
-  /** The run ledger: one pass per slot (net_runs with Mongo, in memory otherwise). */
-  ledger?: RunLedger
-  sandbox?: SandboxForge
-  forge?: Forge
+  /** The store, the run ledger (one pass per slot) and the forge, once opened (runtime.ts). */
+  runtime?: PassRuntime
   campaigns: Promise<void>[]
   /** The status page's and /status's data: holders, runs, forge hours (kept in Mongo when configured). */
   status?: WorkerStatus
@@ -174,8 +168,8 @@ interface WorkerState {
 async function serveHttp(w: WorkerState): Promise<HealthServer> {
   const ready = async () => {
     if (!w.config.mongo) return { ready: !w.stopping.signal.aborted, detail: { store: 'memory' } }
-    // Not ready while the driver is still loading (openStore), before there is a connection to ask.
-    const up = (await w.mongo?.ping()) ?? false
+    // Not ready while the driver is still loading (openRuntime), before there is a connection to ask.
+    const up = (await w.runtime?.mongo?.ping()) ?? false
     w.metrics.storeUp.set(up ? 1 : 0)
     return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
   }
@@ -195,48 +189,6 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 }
 
 /**
- * The lease store: Mongo (connected in the background; `leasecron_store_up` follows the driver's own
- * heartbeats) or, without MONGO_URI, the in-memory store with a warning. The driver is loaded only here,
- * when the worker has a Mongo to connect to.
- */
-async function openStore(w: WorkerState): Promise<LeaseStore> {
-  if (w.config.mongo) {
-    const { connectMongo } = await import('./mongo-connection.js')
-    w.mongo = connectMongo(w.config.mongo.uri, w.config.mongo.db, w.log, w.stopping.signal, {
-      onStoreUp: (up) => w.metrics.storeUp.set(up ? 1 : 0),
-    })
-    return new MongoStore(w.mongo.db, { onBadDocument: badDocumentSink(w.log, w.metrics) })
-  }
-  w.metrics.storeUp.set(1)
-  w.log.warn(
-    {},
-    'single-process mode: no MONGO_URI, leases live in this process; a second replica would elect itself too',
-  )
-  return new MemoryStore()
-}
-
-/** The GitHub App's forge, or a sandbox forge started in this process when none is configured. */
-async function openForge(w: WorkerState): Promise<Forge> {
-  const choice = w.config.forge
-  if (choice.kind === 'unchecked') throw new Error('worker: the forge configuration was not checked')
-  return createForge({
-    config: choice.kind === 'github' ? choice.config : await openLocalSandbox(w, choice.reason),
-    logger: w.log.child({ component: 'forge' }),
-    registry: w.metrics.registry,
-    signal: w.stopping.signal,
-    cache: forgeCacheSettings(w.config.forgeCacheMb, w.mongo?.db, w.log),
-  })
-}
-
-/** Starts the sandbox forge in this process (loading its modules only now) and says so. */
-async function openLocalSandbox(w: WorkerState, reason: string): Promise<ForgeConfig> {
-  const local = await startLocalSandbox(w.options.sandbox)
-  w.sandbox = local.sandbox
-  w.log.warn({ url: local.sandbox.url, reason }, 'using the local sandbox forge, not GitHub')
-  return local.config
-}
-
-/**
  * Each enabled net's process-wide setup, retried with capped backoff until it succeeds or the worker
  * stops. Resolves per net to whether it is set up.
  */
@@ -246,13 +198,11 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
     const log = netLogger(w.log.child({ net: n.net.name }))
     const { signal } = w.stopping
     for (let delay = 500; ; delay = Math.min(delay * 2, 30_000)) {
-      if (w.mongo && !(await settledOrAborted(w.mongo.connected, signal))) return false
-      if (signal.aborted) return false
       try {
-        const context = { options: n.options, db: w.mongo?.db, log, publicUrl: w.config.publicUrl }
-        resources.set(n.net.name, await n.net.setup({ ...context, now: () => w.clock.now() }))
+        resources.set(n.net.name, await w.runtime!.setUpNet(n, log, signal))
         return true
       } catch (error) {
+        if (signal.aborted) return false
         log.warn({ err: error, retryInMs: delay }, 'net setup failed; retrying')
         if (!(await waitFor(delay, signal, w.clock))) return false
       }
@@ -274,18 +224,15 @@ function startCampaigns(
       w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
     )
     await runNetCampaign({
-      store: w.store!,
+      store: w.runtime!.store,
       // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
-      ledger: w.options.unelected ? new MemoryRunLedger() : w.ledger!,
+      ledger: w.options.unelected ? new MemoryRunLedger() : w.runtime!.ledger,
       runHistory: w.config.runHistory,
-      meter: w.forge!.meter,
       owner: w.owner,
       net: n,
       resources: resources.get(n.net.name),
-      // A getter: the forge's client is built when a pass first asks for it, not before the first acquire.
-      get forge() {
-        return w.forge!.octokit
-      },
+      // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
+      forge: w.runtime!.forge,
       log: w.log,
       metrics: w.metrics,
       clock: w.clock,
@@ -304,7 +251,7 @@ function startCampaigns(
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */
 function seedSandbox(w: WorkerState, setups: Promise<boolean>[], resources: Map<string, unknown>): void {
-  const { sandbox } = w
+  const sandbox = w.runtime?.sandbox
   const seed = w.options.onSandbox
   if (!sandbox || !seed) return
   void Promise.all(setups).then(async () => {
@@ -318,7 +265,7 @@ function seedSandbox(w: WorkerState, setups: Promise<boolean>[], resources: Map<
 
 /**
  * Waits for the campaigns up to the shutdown timeout (releasing the leases itself when passes overrun
- * it), then closes the forge (flushing its meter), the sandbox, HTTP and Mongo.
+ * it), then closes the status, HTTP and the runtime (the forge, flushing its meter; the sandbox; Mongo).
  */
 async function stopWorker(w: WorkerState): Promise<void> {
   const { shutdownTimeoutMs } = w.config
@@ -329,14 +276,14 @@ async function stopWorker(w: WorkerState): Promise<void> {
     )
     // The process is about to exit, so its passes end with it; releasing now spares a successor the TTL.
     await Promise.allSettled(
-      [...w.held.values()].map((term) => w.store?.release(term, { signal: AbortSignal.timeout(5_000) })),
+      [...w.held.values()].map((term) =>
+        w.runtime?.store.release(term, { signal: AbortSignal.timeout(5_000) }),
+      ),
     )
   }
   await w.status?.stop()
-  await w.forge?.close()
-  await w.sandbox?.close()
   await w.http?.close()
-  await w.mongo?.close().catch(() => undefined)
+  await w.runtime?.close()
   w.log.info({}, 'leasecron stopped')
 }
 

@@ -14,11 +14,15 @@ import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/r
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
-import type { ForgeOctokit } from '../../src/forge/github-app.js'
+import type { PassForge } from '../../src/worker/slot-pass.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
-// These passes never talk to the forge; the scheduler only hands the client through.
-const noForge = undefined as unknown as ForgeOctokit
+// These passes never talk to the forge; the scheduler only hands it through (a read would fail the pass).
+const noForge: PassForge = {
+  get octokit(): never {
+    throw new Error('these passes never talk to the forge')
+  },
+}
 const silent = createLogger({ level: 'silent' })
 /** The net's first pass waits for the schedule's first tick, as before the ledger. */
 const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none' }

@@ -4,12 +4,10 @@
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
 import type { BadDocument } from '../../lease/bad-document.js'
-import { MemoryStore } from '../../lease/memory-store.js'
-import { MongoStore } from '../../lease/mongo-store.js'
-import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
 import { describeBadDocument } from '../bad-documents.js'
 import type { WorkerConfig } from '../../config/worker-config.js'
-import { connectForCommand } from '../mongo-connection.js'
+import { createLogger } from '../logger.js'
+import { openRuntime, type StoreRuntime } from '../runtime.js'
 import { collectStatus } from './collect-status.js'
 import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
 import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
@@ -18,15 +16,36 @@ import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusSources } from './status-sources.js'
 import { netPlans } from './worker-status.js'
 
-/** Builds the snapshot from the configured store; without MONGO_URI there is nothing shared to read. */
+/**
+ * Builds the snapshot from the configured store (opened read-only by worker/runtime.ts); without
+ * MONGO_URI there is nothing shared to read.
+ */
 export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Promise<StatusSnapshot> {
+  // Each malformed document read is skipped or shown corrupt, and said once in the snapshot's notes.
+  const bad: string[] = []
+  const onBadDocument = (document: BadDocument) => bad.push(describeBadDocument(document))
+  const log = createLogger({ level: 'silent' })
+  const runtime = await openRuntime({ config, parts: 'read', log, onBadDocument })
+  try {
+    return await snapshotOf(config, runtime, bad, now)
+  } finally {
+    await runtime.close()
+  }
+}
+
+async function snapshotOf(
+  config: WorkerConfig,
+  runtime: StoreRuntime,
+  bad: string[],
+  now: Date,
+): Promise<StatusSnapshot> {
   const bound = () => ({ signal: AbortSignal.timeout(10_000) })
-  if (!config.mongo) {
+  if (!runtime.mongo) {
     const snapshot = await collectStatus(
       cliSources(config, {
         ping: async () => true,
         serverVersion: async () => null,
-        leases: async () => new MemoryStore().list(),
+        leases: () => runtime.store.list(),
         forgeHours: (since) => new MemoryForgeHourStore().read(since),
       }),
       now,
@@ -36,27 +55,20 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
     )
     return snapshot
   }
-  const connection = connectForCommand(config.mongo)
-  // Each malformed document read is skipped or shown corrupt, and said once in the snapshot's notes.
-  const bad: string[] = []
+  const connection = runtime.mongo
   const onBadDocument = (document: BadDocument) => bad.push(describeBadDocument(document))
-  try {
-    const snapshot = await collectStatus(
-      cliSources(config, {
-        ping: () => connection.ping(5_000),
-        serverVersion: () => mongoServerVersion(connection.db),
-        leases: () => new MongoStore(connection.db, { onBadDocument }).list(bound()),
-        forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
-        history: (net, limit) =>
-          new MongoRunLedger(connection.db, { onBadDocument }).history(net, limit, bound()),
-      }),
-      now,
-    )
-    snapshot.notes.push(...bad)
-    return snapshot
-  } finally {
-    await connection.end()
-  }
+  const snapshot = await collectStatus(
+    cliSources(config, {
+      ping: () => connection.ping(5_000),
+      serverVersion: () => mongoServerVersion(connection.db),
+      leases: () => runtime.store.list(bound()),
+      forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
+      history: (net, limit) => runtime.ledger.history(net, limit, bound()),
+    }),
+    now,
+  )
+  snapshot.notes.push(...bad)
+  return snapshot
 }
 
 function cliSources(

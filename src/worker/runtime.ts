@@ -1,0 +1,209 @@
+/**
+ * openRuntime: the one place a command turns its configuration into the parts it works with — the Mongo
+ * connection (or none: single-process mode), the lease store, the run ledger, the forge (the GitHub App's,
+ * or the local sandbox started in this process) and the nets' set-up. `run` (worker.ts), `once`
+ * (cli/once.ts), `status` and `history` (cli/with-database.ts, status/cli-status.ts) all open through it.
+ *
+ * Each part registers its close as it opens; `close` runs them in reverse, and a failure while opening
+ * closes what was already opened before it rethrows. The driver (mongo-connection.ts) and the sandbox
+ * (local-sandbox.ts) load on demand, so a command that needs neither never pays for them
+ * (test/library/bundle-graph.test.ts).
+ *
+ * Two sets of parts: `pass` (everything a pass needs; says which store and forge it chose) and `read`
+ * (the store and the ledger only, for the read-only commands: quiet, and no index created on their
+ * short-lived connection). Not the worker: HTTP, campaigns and status stay in worker.ts.
+ */
+import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
+import type { ForgeConfig } from '../forge/forge-config.js'
+import { createForge, type Forge } from '../forge/github-app.js'
+import type { OnBadDocument } from '../lease/bad-document.js'
+import { type Clock, systemClock } from '../lease/clock.js'
+import { MemoryStore } from '../lease/memory-store.js'
+import { MongoStore } from '../lease/mongo-store.js'
+import type { LeaseStore } from '../lease/store.js'
+import { settledOrAborted } from '../lease/wait.js'
+import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
+import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
+import type { NetLogger } from '../nets/net.js'
+import type { RunLedger } from '../runs/run-ledger.js'
+import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
+import { badDocumentSink } from './bad-documents.js'
+import { forgeCacheSettings } from './forge-cache-settings.js'
+import type { Logger } from './logger.js'
+import type { WorkerMetrics } from './metrics.js'
+import type { MongoConnection } from './mongo-connection.js'
+
+export interface RuntimeOptions {
+  config: WorkerConfig
+  /** `pass` (default): store, ledger, forge and the nets' set-up. `read`: the store and the ledger only. */
+  parts?: 'pass' | 'read'
+  /** Where the parts log (a `read` runtime logs nothing of its own). */
+  log: Logger
+  /** The worker's metrics: the store-up gauge, the bad-document counter, the forge's registry. */
+  metrics?: WorkerMetrics
+  /** Where the Mongo twins report a malformed document; a warning line (and the counter) by default. */
+  onBadDocument?: OnBadDocument
+  clock?: Clock
+  /** The local sandbox's options, when it is the forge (npm start's demo data). */
+  sandbox?: SandboxForgeOptions
+  /** The process stopping: ends the background connecting and the forge's queued requests before `close`. */
+  signal?: AbortSignal
+}
+
+/** What every command opens: the store and the ledger, over one connection when there is a Mongo. */
+export interface StoreRuntime {
+  /** The Mongo connection; undefined in single-process mode (no MONGO_URI). */
+  readonly mongo: MongoConnection | undefined
+  readonly store: LeaseStore
+  /** One pass per slot: net_runs with Mongo, in memory otherwise. */
+  readonly ledger: RunLedger
+  /** Closes what was opened, in reverse; never rejects; idempotent. */
+  close(): Promise<void>
+}
+
+/** What `run` and `once` open: the store and the ledger, the forge, and the nets' set-up over them. */
+export interface PassRuntime extends StoreRuntime {
+  readonly forge: Forge
+  /** The sandbox forge started in this process, when no GitHub App is configured. */
+  readonly sandbox: SandboxForge | undefined
+  /**
+   * The net's process-wide set-up, once the connection is up; rejects with `signal`'s reason when it
+   * aborts first, or with the set-up's own error.
+   */
+  setUpNet(net: NetConfig, log: NetLogger, signal?: AbortSignal): Promise<unknown>
+}
+
+/** One close list: each part's close, run in reverse order of opening. */
+function closeList() {
+  const closes: (() => Promise<unknown> | unknown)[] = []
+  return {
+    add(close: () => Promise<unknown> | unknown) {
+      closes.push(close)
+    },
+    async closeAll() {
+      // Each part closes even when one before it failed: a stuck forge must not keep Mongo open.
+      for (const close of closes.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined)
+    },
+  }
+}
+
+/**
+ * Opens the parts `options.parts` names (see the module doc). Rejects when a part cannot open (a sandbox
+ * that cannot bind, an unchecked forge configuration), after closing the parts already open.
+ */
+export async function openRuntime(options: RuntimeOptions & { parts: 'read' }): Promise<StoreRuntime>
+export async function openRuntime(options: RuntimeOptions & { parts?: 'pass' }): Promise<PassRuntime>
+export async function openRuntime(options: RuntimeOptions): Promise<StoreRuntime | PassRuntime> {
+  const stopping = new AbortController()
+  const signal = options.signal ? AbortSignal.any([options.signal, stopping.signal]) : stopping.signal
+  const closes = closeList()
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      stopping.abort(new Error('runtime closing'))
+      await closes.closeAll()
+    })()
+    return closing
+  }
+  try {
+    const stores = await openStores(options, signal, closes)
+    if (options.parts === 'read') return { ...stores, close }
+    const forge = await openForge(options, stores.mongo, signal, closes)
+    return { ...stores, ...forge, setUpNet: netSetUp(options, stores.mongo), close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+/** The connection (driver loaded only now), the store and the ledger. */
+async function openStores(
+  options: RuntimeOptions,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): Promise<Omit<StoreRuntime, 'close'>> {
+  const { config, log, metrics } = options
+  const quiet = options.parts === 'read'
+  const onBadDocument = options.onBadDocument ?? badDocumentSink(log, metrics)
+  if (!config.mongo) {
+    metrics?.storeUp.set(1)
+    if (!quiet)
+      log.warn(
+        {},
+        'single-process mode: no MONGO_URI, leases live in this process (in-memory store): it elects itself, and a second replica would elect itself too',
+      )
+    return { mongo: undefined, store: new MemoryStore(), ledger: new MemoryRunLedger() }
+  }
+  const { connectForCommand, connectMongo } = await import('./mongo-connection.js')
+  let mongo: MongoConnection
+  if (quiet) {
+    const command = connectForCommand(config.mongo)
+    closes.add(() => command.end())
+    mongo = command
+  } else {
+    mongo = connectMongo(config.mongo.uri, config.mongo.db, log, signal, {
+      ...(metrics ? { onStoreUp: (up: boolean) => metrics.storeUp.set(up ? 1 : 0) } : {}),
+    })
+    closes.add(() => mongo.close())
+  }
+  const store = new MongoStore(mongo.db, { onBadDocument })
+  const ledger = new MongoRunLedger(mongo.db, { onBadDocument })
+  // Its `history` index, in the background once connected: claims rely on the `_id` index alone, so a
+  // missing index slows history, never a pass. A read-only command's connection is short-lived: it reads
+  // the ledger without creating the index.
+  if (!quiet)
+    void mongo.connected
+      .then(() => ledger.ensureIndexes({ signal: AbortSignal.timeout(30_000) }))
+      .catch((error: unknown) => log.warn({ err: error }, 'could not create the run ledger’s history index'))
+  return { mongo, store, ledger }
+}
+
+/** The GitHub App's forge, or the sandbox forge started in this process (and said so) when none is configured. */
+async function openForge(
+  options: RuntimeOptions,
+  mongo: MongoConnection | undefined,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): Promise<Pick<PassRuntime, 'forge' | 'sandbox'>> {
+  const { config, log } = options
+  const choice = config.forge
+  if (choice.kind === 'unchecked') throw new Error('runtime: the forge configuration was not checked')
+  let sandbox: SandboxForge | undefined
+  let forgeConfig: ForgeConfig
+  if (choice.kind === 'github') forgeConfig = choice.config
+  else {
+    const { startLocalSandbox } = await import('./local-sandbox.js')
+    const local = await startLocalSandbox(options.sandbox)
+    sandbox = local.sandbox
+    closes.add(() => local.sandbox.close())
+    log.warn({ url: local.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
+    forgeConfig = local.config
+  }
+  const forge = createForge({
+    config: forgeConfig,
+    logger: log.child({ component: 'forge' }),
+    ...(options.metrics ? { registry: options.metrics.registry } : {}),
+    signal,
+    // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
+    cache: forgeCacheSettings(config.forgeCacheMb, mongo?.db, log),
+  })
+  closes.add(() => forge.close())
+  return { forge, sandbox }
+}
+
+/** The nets' set-up over the open parts: the database (once connected), the log, the public URL, the clock. */
+function netSetUp(options: RuntimeOptions, mongo: MongoConnection | undefined): PassRuntime['setUpNet'] {
+  const clock = options.clock ?? systemClock
+  return async (net, log, signal = new AbortController().signal) => {
+    if (mongo && !(await settledOrAborted(mongo.connected, signal)))
+      throw signal.reason ?? new Error('stopped before MongoDB connected')
+    signal.throwIfAborted()
+    return net.net.setup({
+      options: net.options,
+      db: mongo?.db,
+      log,
+      publicUrl: options.config.publicUrl,
+      now: () => clock.now(),
+    })
+  }
+}
