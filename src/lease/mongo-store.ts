@@ -28,8 +28,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb'
-import { BadDocumentReporter, documentId, type OnBadDocument } from './bad-document.js'
-import { isDuplicateKeyError } from './duplicate-key.js'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
+import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
 import {
   type AcquireOptions,

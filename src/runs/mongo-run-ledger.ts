@@ -23,8 +23,8 @@
  * `get` answers undefined — and reported once through `onBadDocument`, never thrown.
  */
 import type { Collection, Db, WriteConcernSettings } from 'mongodb'
-import { BadDocumentReporter, documentId, type OnBadDocument } from '../lease/bad-document.js'
-import { isDuplicateKeyError } from '../lease/duplicate-key.js'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
+import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type RunDocument, parseRunDocument } from './run-document.js'
 import {
   checkClaim,

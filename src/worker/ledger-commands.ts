@@ -5,7 +5,7 @@
  */
 import { createForge } from '../forge/github-app.js'
 import { systemClock } from '../lease/clock.js'
-import type { BadDocument } from '../lease/bad-document.js'
+import type { BadDocument } from '../store-call/bad-document.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { waitFor } from '../lease/wait.js'
 import { MongoStore } from '../lease/mongo-store.js'

@@ -3,7 +3,7 @@
  * pass per slot holds across replicas; MemoryRunLedger otherwise (one process, like its leases).
  */
 import type { Db } from 'mongodb'
-import type { OnBadDocument } from '../lease/bad-document.js'
+import type { OnBadDocument } from '../store-call/bad-document.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunLedger } from '../runs/run-ledger.js'

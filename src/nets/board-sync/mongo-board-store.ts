@@ -12,7 +12,7 @@
  * watermark only moves forward.
  */
 import type { Collection, Db, WriteConcernSettings } from 'mongodb'
-import { isDuplicateKeyError } from '../../lease/duplicate-key.js'
+import { isDuplicateKeyError } from '../../store-call/duplicate-key.js'
 import type { Card, IssueFields } from './card.js'
 import {
   type BoardStore,

@@ -3,7 +3,7 @@
  * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
-import type { BadDocument } from '../../lease/bad-document.js'
+import type { BadDocument } from '../../store-call/bad-document.js'
 import { MemoryStore } from '../../lease/memory-store.js'
 import { MongoStore } from '../../lease/mongo-store.js'
 import { MongoRunLedger } from '../../runs/mongo-run-ledger.js'
@@ -11,8 +11,8 @@ import { describeBadDocument } from '../bad-documents.js'
 import type { WorkerConfig } from '../config.js'
 import { connectForCommand } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
-import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
-import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
+import { MemoryForgeHourStore } from '../../forge/memory-forge-hour-store.js'
+import { MongoForgeHourStore } from '../../forge/mongo-forge-hour-store.js'
 import { mongoServerVersion } from './server-version.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusSources } from './status-sources.js'

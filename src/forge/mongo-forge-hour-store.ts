@@ -16,7 +16,7 @@ import {
   describeIssues,
   documentId,
   type OnBadDocument,
-} from '../../lease/bad-document.js'
+} from '../store-call/bad-document.js'
 import {
   checkRow,
   type ForgeHourReadOptions,

@@ -3,7 +3,7 @@
  * the one conversion between the meter's shape (each hour named by the instant it ends) and the
  * forge-hour store's (each hour named by its start).
  */
-import type { ForgeMeterHour } from '../../forge/meter.js'
+import type { ForgeMeterHour } from './meter.js'
 import { type ForgeHourRow, HOUR_MS } from './forge-hour-store.js'
 
 /** One row per hour and lane the meter counted. */
