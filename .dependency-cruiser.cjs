@@ -12,14 +12,14 @@ module.exports = {
       comment: 'lease/ imports nothing of the product: the election must be usable on its own.',
       severity: 'error',
       from: { path: room('lease') },
-      to: { path: '^src/', pathNot: room('lease') },
+      to: { path: '^src/', pathNot: [room('lease'), room('store-call')] },
     },
     {
       name: 'runs-stand-on-lease-only',
       comment: 'the run ledger knows leases (fences), nothing above them.',
       severity: 'error',
       from: { path: room('runs') },
-      to: { path: '^src/', pathNot: [room('runs'), room('lease')] },
+      to: { path: '^src/', pathNot: [room('runs'), room('lease'), room('store-call')] },
     },
     {
       name: 'forge-knows-no-election',
@@ -61,6 +61,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^(test|bench|examples)/' },
+    },
+    {
+      name: 'store-call-is-the-bottom',
+      comment:
+        'store-call/ (every Mongo call: bounded, one error type, documents parsed) sits under lease/: every room may use it, it imports none. That no Mongo call bypasses it is checked by scripts/check-store-calls.mjs (this config sees only src/).',
+      severity: 'error',
+      from: { path: room('store-call') },
+      to: { path: '^src/', pathNot: room('store-call') },
     },
   ],
   options: {

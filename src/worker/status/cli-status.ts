@@ -44,7 +44,7 @@ export async function storeStatusSnapshot(config: WorkerConfig, now: Date): Prom
     const snapshot = await collectStatus(
       cliSources(config, {
         ping: () => connection.ping(5_000),
-        serverVersion: () => mongoServerVersion(connection.db),
+        serverVersion: () => mongoServerVersion(connection.db, bound().signal),
         leases: () => new MongoStore(connection.db, { onBadDocument }).list(bound()),
         forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
         history: (net, limit) =>

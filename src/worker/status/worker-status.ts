@@ -115,7 +115,7 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
     const mongo = options.mongo()
     // Not yet connected (the HTTP port opens first): no answer to keep; the next snapshot asks again.
     if (!mongo) throw new Error('the Mongo connection is not open yet')
-    return mongoServerVersion(mongo.db)
+    return mongoServerVersion(mongo.db, bound().signal)
   })
   return {
     replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },
