@@ -24,16 +24,16 @@ module.exports = {
       comment: 'lease/ imports nothing of the product: the election must be usable on its own.',
       severity: 'error',
       from: { path: room('lease') },
-      // Its own room is the one place it may import.
-      to: { path: '^src/', pathNot: room('lease') },
+      // Its own room, and store-call/ (the one way to call Mongo) under it.
+      to: { path: '^src/', pathNot: [room('lease'), room('store-call')] },
     },
     {
       name: 'runs-stand-on-lease-only',
       comment: 'the run ledger knows leases (fences), nothing above them.',
       severity: 'error',
       from: { path: room('runs') },
-      // Itself, and lease/ for the fence its records carry.
-      to: { path: '^src/', pathNot: [room('runs'), room('lease')] },
+      // Itself, lease/ for the fence its records carry, and store-call/ for its Mongo calls.
+      to: { path: '^src/', pathNot: [room('runs'), room('lease'), room('store-call')] },
     },
     {
       name: 'forge-knows-no-election',
@@ -148,6 +148,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(durations|schedule)\\.ts$' },
       to: { path: '^src/' },
+    },
+    {
+      name: 'store-call-is-the-bottom',
+      comment:
+        'store-call/ (every Mongo call: bounded, one error type, documents parsed) sits under lease/: every room may use it, it imports none. That no Mongo call bypasses it is checked by scripts/check-store-calls.mjs (this config sees only src/).',
+      severity: 'error',
+      from: { path: room('store-call') },
+      to: { path: '^src/', pathNot: room('store-call') },
     },
   ],
   options: {

@@ -15,6 +15,7 @@ export type {
   LeaseTerm,
 } from './lease/store.js'
 export { LeaseLostError, LeaseStoreError } from './lease/store.js'
+export { StoreError, type StoreErrorContext } from './store-call/store-error.js'
 export { MemoryStore } from './lease/memory-store.js'
 export { MongoStore, type MongoStoreOptions } from './lease/mongo-store.js'
 export { run, LeaseSpecError, type LeaseLog, type RunSpec, type TermInfo, type TermEnd } from './lease/run.js'

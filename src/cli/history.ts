@@ -3,7 +3,7 @@
  * also a net the configuration no longer declares, whose runs stay in the ledger.
  */
 import type { WorkerConfig } from '../config/worker-config.js'
-import type { BadDocument } from '../lease/bad-document.js'
+import type { BadDocument } from '../store-call/bad-document.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'

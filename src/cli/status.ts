@@ -4,7 +4,7 @@
  * (worker/status/cli-status.ts), read from the same store.
  */
 import type { WorkerConfig } from '../config/worker-config.js'
-import type { BadDocument } from '../lease/bad-document.js'
+import type { BadDocument } from '../store-call/bad-document.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'

@@ -4,7 +4,7 @@
  * after; without MONGO_URI there is nothing shared to read, and the command says so.
  */
 import type { WorkerConfig } from '../config/worker-config.js'
-import type { OnBadDocument } from '../lease/bad-document.js'
+import type { OnBadDocument } from '../store-call/bad-document.js'
 import { createLogger } from '../worker/logger.js'
 import { describeMongoError } from '../worker/mongo-connection.js'
 import { openRuntime, type StoreRuntime } from '../worker/runtime.js'

@@ -10,6 +10,7 @@
  * Not a freshness cache: nothing here decides whether an entry may be served. The transport sends every
  * GET with the stored validators and only a 304 lets it hand out the stored body.
  */
+import type { StoreCallOptions } from '../store-call/store-call.js'
 
 /** One stored answer. */
 export interface ForgeCacheEntry {
@@ -38,19 +39,19 @@ export interface ForgeCacheSize {
 }
 
 /**
- * Where cached answers live. Every method may reject (a store that is down); the transport treats a
- * failed `get` as a miss and a failed `set`/`delete` as not stored, so a cache outage costs points,
- * never a pass.
+ * Where cached answers live. Every method may reject (a store that is down, or `signal` aborted: an
+ * aborted one changes nothing); the transport treats a failed `get` as a miss and a failed
+ * `set`/`delete` as not stored, so a cache outage costs points, never a pass.
  */
 export interface ForgeCacheStore {
   /** The entry for `key`, or undefined; marks it most recently used. */
-  get(key: string): Promise<ForgeCacheEntry | undefined>
+  get(key: string, options?: StoreCallOptions): Promise<ForgeCacheEntry | undefined>
   /** Stores (replaces) the entry and evicts least-recently-used entries beyond the bounds. */
-  set(entry: ForgeCacheEntry): Promise<void>
+  set(entry: ForgeCacheEntry, options?: StoreCallOptions): Promise<void>
   /** Forgets `key` (a 404/410 answer: the resource is gone). */
-  delete(key: string): Promise<void>
+  delete(key: string, options?: StoreCallOptions): Promise<void>
   /** Current entries and bytes held. */
-  size(): Promise<ForgeCacheSize>
+  size(options?: StoreCallOptions): Promise<ForgeCacheSize>
 }
 
 /** Bounds shared by both twins. */

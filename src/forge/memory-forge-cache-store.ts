@@ -6,6 +6,7 @@
  * Not shared: each process has its own. `MongoForgeCacheStore` is the shared twin.
  */
 import { LRUCache } from 'lru-cache'
+import type { StoreCallOptions } from '../store-call/store-call.js'
 import {
   checkForgeCacheBounds,
   type ForgeCacheBounds,
@@ -29,21 +30,25 @@ export class MemoryForgeCacheStore implements ForgeCacheStore {
     })
   }
 
-  async get(key: string): Promise<ForgeCacheEntry | undefined> {
+  async get(key: string, options?: StoreCallOptions): Promise<ForgeCacheEntry | undefined> {
+    options?.signal?.throwIfAborted()
     return this.#lru.get(key)
   }
 
-  async set(entry: ForgeCacheEntry): Promise<void> {
+  async set(entry: ForgeCacheEntry, options?: StoreCallOptions): Promise<void> {
+    options?.signal?.throwIfAborted()
     // An entry over maxEntrySize is refused by lru-cache, which also drops any older value of the key.
     if (forgeCacheEntryBytes(entry) > this.#lru.maxSize) this.#lru.delete(entry.key)
     else this.#lru.set(entry.key, entry)
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, options?: StoreCallOptions): Promise<void> {
+    options?.signal?.throwIfAborted()
     this.#lru.delete(key)
   }
 
-  async size(): Promise<ForgeCacheSize> {
+  async size(options?: StoreCallOptions): Promise<ForgeCacheSize> {
+    options?.signal?.throwIfAborted()
     return { entries: this.#lru.size, bytes: this.#lru.calculatedSize }
   }
 }

@@ -1,5 +1,6 @@
 /**
- * One UTC hour of the forge meter: attempts counted by host, API and lane, with the 304s and the
+ * One UTC hour of the forge meter, named — here, in `meter.hourly()` and in the forge-hour store alike — by
+ * its start (`hourStart`, in ms); only the hourly log line says "in the hour ending …", derived from it: attempts counted by host, API and lane, with the 304s and the
  * rate-limit points among them, and the hourly log line that reports it. New hosts beyond a bound fold
  * into `(other hosts)` so a misconfigured base URL cannot grow the line without end.
  *
@@ -27,7 +28,7 @@ export interface ForgeHourReport {
   total: number
   notModified: number
   points: number
-  /** The instant the hour ends, `2026-09-30T15:00Z`. */
+  /** The instant the hour ends, `2026-09-30T15:00Z` (the log line's words; derived from the hour's start). */
   hour: string
   entries: ForgeMeterEntry[]
   /** Set when counting began after the hour started, `14:20:05Z`. */
@@ -38,6 +39,11 @@ export interface ForgeHourReport {
 }
 
 export const HOUR_MS = 3_600_000
+
+/** The start of the UTC hour holding `ms`: the name of that hour everywhere in leasecron. */
+export function hourStart(ms: number): number {
+  return Math.floor(ms / HOUR_MS) * HOUR_MS
+}
 const OTHER_HOSTS = '(other hosts)'
 
 /** What one counted attempt adds. */

@@ -19,7 +19,7 @@ import {
   type ForgeApi,
   type ForgeLaneFigures,
   HOUR_MS,
-  hourStamp,
+  hourStart,
   MeterHour,
   entryKey,
 } from './meter-hour.js'
@@ -42,8 +42,8 @@ export interface ForgeAttempt {
 
 /** One hour of figures per lane, for the status page. */
 export interface ForgeMeterHour {
-  /** The instant the hour ends, `2026-09-30T15:00Z`. */
-  hour: string
+  /** The start of the UTC hour, in ms (as the forge-hour store names it). */
+  hour: number
   requests: number
   notModified: number
   points: number
@@ -154,7 +154,7 @@ class HourlyForgeMeter implements ForgeMeter {
 
   hourly(): ForgeMeterHour[] {
     const now = this.#clock().getTime()
-    const since = Math.floor(now / HOUR_MS) * HOUR_MS - (HISTORY_HOURS - 1) * HOUR_MS
+    const since = hourStart(now) - (HISTORY_HOURS - 1) * HOUR_MS
     const hours = this.#history.filter((h) => h.start >= since && h !== this.#hour)
     if (this.#hour !== undefined) hours.push(this.#hour)
     return hours.map(figuresOf)
@@ -162,14 +162,14 @@ class HourlyForgeMeter implements ForgeMeter {
 
   current(): ForgeMeterHour {
     const now = this.#clock().getTime()
-    const start = Math.floor(now / HOUR_MS) * HOUR_MS
+    const start = hourStart(now)
     if (this.#hour?.start === start) return figuresOf(this.#hour)
-    return { hour: hourStamp(start + HOUR_MS), requests: 0, notModified: 0, points: 0, lanes: [] }
+    return { hour: start, requests: 0, notModified: 0, points: 0, lanes: [] }
   }
 
   /** The hour `now` falls in, logging and retiring the previous one when `now` opened a later hour. */
   #hourAt(now: number): MeterHour {
-    const start = Math.floor(now / HOUR_MS) * HOUR_MS
+    const start = hourStart(now)
     if (this.#hour !== undefined && this.#hour.start !== start) {
       this.#log(this.#hour, undefined)
       this.#retire()
@@ -211,7 +211,7 @@ class HourlyForgeMeter implements ForgeMeter {
 
 function figuresOf(hour: MeterHour): ForgeMeterHour {
   return {
-    hour: hourStamp(hour.start + HOUR_MS),
+    hour: hour.start,
     requests: hour.total,
     notModified: hour.notModified,
     points: hour.points,

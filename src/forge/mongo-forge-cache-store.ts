@@ -18,11 +18,23 @@
  * Every document read is parsed and its body inflated within the byte bound (forge-cache-document.ts): a
  * malformed or oversized document is a miss, deleted and reported once through `onDrop`.
  *
+ * Every call is bounded (store-call.ts): the server's `maxTimeMS` (5 s; a minute for the index and the
+ * reads of many documents) and the caller's signal for `get`/`set`/`delete`/`size`; the upkeep a write
+ * starts (index, eviction) is bounded by the server only, so an aborted caller never leaves it half done.
+ * Failures are StoreError `STORE_CALL_FAILED`/`STORE_CALL_ABORTED` with the driver's error as cause.
+ *
  * Not a lock and not authoritative: concurrent writers of one key leave the last write, which is fine
  * for a revalidation cache (a stale validator costs one 200, never a wrong body).
  */
 import { deflateSync } from 'node:zlib'
 import type { Binary, Collection, Db } from 'mongodb'
+import {
+  type CallBounds,
+  LONG_CALL_TIMEOUT_MS,
+  plainStoreError,
+  StoreCollection,
+  type StoreCallOptions,
+} from '../store-call/store-call.js'
 import { readForgeCacheDocument } from './forge-cache-document.js'
 import {
   checkForgeCacheBounds,
@@ -56,6 +68,8 @@ export interface ForgeCacheDrop {
 export interface MongoForgeCacheStoreOptions extends ForgeCacheBounds {
   /** Collection name; `forge_cache` by default. */
   collection?: string
+  /** The longest a call may take on the server (`maxTimeMS`), in ms; 5000 by default. */
+  callTimeoutMs?: number
   /** Recency stamps, total re-reads and index retries (ms); the wall clock by default. */
   clock?: () => number
   /** How often the running totals are re-read from the collection (ms); 5 minutes by default. */
@@ -70,10 +84,11 @@ export interface MongoForgeCacheStoreOptions extends ForgeCacheBounds {
 const EVICTION_BATCH_MAX = 1000
 /** A failed index creation, while writes succeed, is retried at most this often. */
 const INDEX_RETRY_MS = 60_000
+const COMPONENT = 'MongoForgeCacheStore'
 
 /** The Mongo twin; see the module doc. Throws ForgeCacheBoundsError for bad bounds. */
 export class MongoForgeCacheStore implements ForgeCacheStore {
-  readonly #docs: Collection<CacheDocument>
+  readonly #docs: StoreCollection<CacheDocument>
   readonly #bounds: Required<ForgeCacheBounds>
   readonly #clock: () => number
   readonly #totals: ForgeCacheTotals
@@ -87,17 +102,27 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
 
   constructor(db: Db, options: MongoForgeCacheStoreOptions = {}) {
     this.#bounds = checkForgeCacheBounds(options)
-    this.#docs = db.collection<CacheDocument>(options.collection ?? 'forge_cache')
+    this.#docs = new StoreCollection<CacheDocument>(db, options.collection ?? 'forge_cache', {
+      component: COMPONENT,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    })
     this.#clock = options.clock ?? Date.now
     this.#totals = new ForgeCacheTotals(options.resyncMs ?? DEFAULT_FORGE_CACHE_RESYNC_MS)
     this.#options = options
   }
 
-  /** Creates the recency index; idempotent, and a no-op once it succeeded. Rejects when the store is down. */
-  async ensureIndexes(): Promise<void> {
+  /**
+   * Creates the recency index; idempotent, and a no-op once it succeeded. Rejects when the store is down.
+   * A call while another is creating it waits for that one (whose signal bounds it).
+   */
+  async ensureIndexes(options?: StoreCallOptions): Promise<void> {
     if (this.#indexed) return
-    this.#indexing ??= this.#docs
-      .createIndex({ usedAt: 1 }, { name: 'usedAt_1' })
+    this.#indexing ??= this.#call(
+      'ensureIndexes',
+      options,
+      (docs, bounds) => docs.createIndex({ usedAt: 1 }, { name: 'usedAt_1', ...bounds.read }),
+      LONG_CALL_TIMEOUT_MS,
+    )
       .then(() => {
         this.#indexed = true
       })
@@ -112,56 +137,80 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     return this.#dropped
   }
 
-  async get(key: string): Promise<ForgeCacheEntry | undefined> {
-    const doc = await this.#docs.findOneAndUpdate({ _id: key }, { $set: { usedAt: this.#stamp() } })
+  async get(key: string, options?: StoreCallOptions): Promise<ForgeCacheEntry | undefined> {
+    const used = { $set: { usedAt: this.#stamp() } }
+    const doc = await this.#call('get', options, (docs, bounds) =>
+      docs.findOneAndUpdate({ _id: key }, used, bounds.write),
+    )
     if (doc === null) return undefined
     const read = readForgeCacheDocument(doc, this.#bounds.maxBytes)
     if (read.ok) return read.entry
     this.#dropped++
     this.#options.onDrop?.({ key, reason: read.reason })
-    await this.#remove(key)
+    await this.#remove(key, options)
     return undefined
   }
 
-  async set(entry: ForgeCacheEntry): Promise<void> {
+  async set(entry: ForgeCacheEntry, options?: StoreCallOptions): Promise<void> {
     const bytes = forgeCacheEntryBytes(entry)
-    if (bytes > this.#bounds.maxBytes) return this.delete(entry.key)
+    if (bytes > this.#bounds.maxBytes) return this.delete(entry.key, options)
     // The replaced charge is read first (FerretDB 1.24's findAndModify takes no projection); a write by
     // another process in between only skews the totals until their next re-read.
-    const before = await this.#chargeStored(entry.key)
-    await this.#docs.replaceOne({ _id: entry.key }, documentOf(entry, bytes, this.#stamp()), { upsert: true })
+    const before = await this.#chargeStored(entry.key, options)
+    const doc = documentOf(entry, bytes, this.#stamp())
+    await this.#call('set', options, (docs, bounds) =>
+      docs.replaceOne({ _id: entry.key }, doc, { upsert: true, ...bounds.write }),
+    )
     this.#totals.wrote(bytes, before)
     await this.#indexAfterOutage()
     await this.#evictInTurn()
   }
 
-  async delete(key: string): Promise<void> {
-    await this.#remove(key)
+  async delete(key: string, options?: StoreCallOptions): Promise<void> {
+    await this.#remove(key, options)
   }
 
   /** Reads the whole collection (only `bytes`): for tests, the bench and the totals' rare re-read. */
-  async size(): Promise<ForgeCacheSize> {
+  async size(options?: StoreCallOptions): Promise<ForgeCacheSize> {
     // Summed here, not with $group/$sum: FerretDB 1.24 answered 0 bytes for that pipeline.
-    let entries = 0
-    let bytes = 0
-    for await (const doc of this.#docs.find({}, { projection: { _id: 0, bytes: 1 } })) {
-      entries++
-      bytes += this.#chargeOf(doc)
+    const sum = async (docs: Collection<CacheDocument>, bounds: CallBounds) => {
+      let entries = 0
+      let bytes = 0
+      for await (const doc of docs.find({}, { projection: { _id: 0, bytes: 1 }, ...bounds.read })) {
+        entries++
+        bytes += this.#chargeOf(doc)
+      }
+      return { entries, bytes }
     }
-    return { entries, bytes }
+    return this.#call('size', options, sum, LONG_CALL_TIMEOUT_MS)
   }
 
-  async #remove(key: string): Promise<void> {
-    const charge = await this.#chargeStored(key)
+  async #remove(key: string, options: StoreCallOptions | undefined): Promise<void> {
+    const charge = await this.#chargeStored(key, options)
     if (charge === undefined) return
-    const { deletedCount } = await this.#docs.deleteOne({ _id: key })
+    const { deletedCount } = await this.#call('delete', options, (docs, bounds) =>
+      docs.deleteOne({ _id: key }, bounds.write),
+    )
     if (deletedCount === 1) this.#totals.removed(1, charge)
   }
 
   /** The charge the document of `key` was written with, or undefined when there is none. */
-  async #chargeStored(key: string): Promise<number | undefined> {
-    const doc = await this.#docs.findOne({ _id: key }, { projection: { _id: 0, bytes: 1 } })
+  async #chargeStored(key: string, options: StoreCallOptions | undefined): Promise<number | undefined> {
+    const doc = await this.#call('charge', options, (docs, bounds) =>
+      docs.findOne({ _id: key }, { projection: { _id: 0, bytes: 1 }, ...bounds.read }),
+    )
     return doc === null ? undefined : this.#chargeOf(doc)
+  }
+
+  /** One bounded call (store-call.ts); its failure is a StoreError naming this store and the operation. */
+  #call<T>(
+    operation: string,
+    options: StoreCallOptions | undefined,
+    op: (docs: Collection<CacheDocument>, bounds: CallBounds) => Promise<T>,
+    timeoutMs?: number,
+  ): Promise<T> {
+    const error = plainStoreError({ component: COMPONENT, operation })
+    return this.#docs.call({ signal: options?.signal, timeoutMs, error }, op)
   }
 
   /** A document's recorded charge; a malformed one counts 0 and sends the totals back to the collection. */
@@ -199,12 +248,17 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     if (!this.#over(left, this.#bounds)) return
     const target = lowWater(this.#bounds)
     while (this.#over(left, target)) {
-      const oldest = await this.#docs
-        .find(
-          {},
-          { projection: { _id: 1, bytes: 1 }, sort: { usedAt: 1, _id: 1 }, limit: batchFor(left, target) },
-        )
-        .toArray()
+      const batch = {
+        projection: { _id: 1, bytes: 1 },
+        sort: { usedAt: 1, _id: 1 } as const,
+        limit: batchFor(left, target),
+      }
+      const oldest = await this.#call(
+        'evict',
+        undefined,
+        (docs, bounds) => docs.find({}, { ...batch, ...bounds.read }).toArray(),
+        LONG_CALL_TIMEOUT_MS,
+      )
       const victims: string[] = []
       let freed = 0
       for (const doc of oldest) {
@@ -216,7 +270,9 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
       }
       // Fewer documents than the totals said, or another process deleted some first: re-read next time.
       if (victims.length === 0) return this.#totals.forget()
-      const { deletedCount } = await this.#docs.deleteMany({ _id: { $in: victims } })
+      const { deletedCount } = await this.#call('evict', undefined, (docs, bounds) =>
+        docs.deleteMany({ _id: { $in: victims } }, bounds.write),
+      )
       this.#totals.removed(victims.length, freed)
       if (deletedCount !== victims.length) return this.#totals.forget()
     }

@@ -11,7 +11,7 @@
  *   on it (answers `false`) until someone fixes the document; the next attempt after the fix elects.
  */
 import { z } from 'zod'
-import { describeIssues } from './bad-document.js'
+import { describeIssues } from '../store-call/bad-document.js'
 import type { LeaseRecord } from './store.js'
 
 /** The stored shape of one lease. */

@@ -27,15 +27,15 @@
  * Like every LeaseStore, it elects for load, not for exclusion; see store.ts.
  */
 import { randomUUID } from 'node:crypto'
-import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb'
-import { BadDocumentReporter, documentId, type OnBadDocument } from './bad-document.js'
-import { isDuplicateKeyError } from './duplicate-key.js'
+import type { Collection, Db, Filter } from 'mongodb'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
+import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
+import { type CallBounds, StoreCollection } from '../store-call/store-call.js'
 import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
 import {
   type AcquireOptions,
   checkGrant,
   checkName,
-  checkNotAborted,
   checkRenewal,
   checkTimedCall,
   checkToken,
@@ -51,7 +51,6 @@ import {
 
 const COMPONENT = 'MongoStore'
 const RELEASED_EXPIRY = new Date(0)
-const DEFAULT_CALL_TIMEOUT_MS = 5_000
 
 export type { LeaseDocument } from './lease-document.js'
 
@@ -72,23 +71,16 @@ export interface MongoStoreOptions {
 
 /** A LeaseStore backed by MongoDB (or a wire-compatible server); see the LeaseStore contract. */
 export class MongoStore implements LeaseStore {
-  readonly #leases: Collection<LeaseDocument>
-  readonly #callTimeoutMs: number
+  readonly #leases: StoreCollection<LeaseDocument>
   readonly #bad: BadDocumentReporter
 
   constructor(db: Db, options: MongoStoreOptions = {}) {
-    if (!db || typeof db.collection !== 'function') {
-      throw new TypeError('MongoStore: expected a mongodb Db as its first argument')
-    }
-    const timeout = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
-    if (!Number.isInteger(timeout) || timeout < 1) {
-      throw new TypeError(
-        `MongoStore: callTimeoutMs must be a whole number of ms ≥ 1, got ${String(timeout)}`,
-      )
-    }
-    this.#callTimeoutMs = timeout
     const collection = options.collection ?? 'leases'
-    this.#leases = db.collection<LeaseDocument>(collection)
+    this.#leases = new StoreCollection<LeaseDocument>(db, collection, {
+      component: COMPONENT,
+      majority: true,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    })
     this.#bad = new BadDocumentReporter(collection, options.onBadDocument)
   }
 
@@ -106,9 +98,9 @@ export class MongoStore implements LeaseStore {
         : checkToken(COMPONENT, 'acquire', call.name, call.owner, options.token)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'acquire', ...lease(call) }
     const nowAt = new Date(call.nowMs)
-    return this.#call(context, options?.signal, async () => {
+    return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
       try {
-        const before = await this.#leases.findOneAndUpdate(
+        const before = await leases.findOneAndUpdate(
           acquireFilter(call.name, call.owner, nowAt),
           {
             $set: { owner: call.owner, token },
@@ -116,7 +108,7 @@ export class MongoStore implements LeaseStore {
             // $max over a non-date expiry writes the date (dates sort above every scalar type).
             $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: nowAt },
           },
-          { upsert: true, returnDocument: 'before', ...this.#bounds(ttlMs) },
+          { upsert: true, returnDocument: 'before', ...bounds.write },
         )
         const prior = before ? this.#parse(before) : undefined
         return {
@@ -137,11 +129,11 @@ export class MongoStore implements LeaseStore {
   async renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
     const call = checkRenewal(COMPONENT, grant, now, ttlMs)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'renew', ...lease(call) }
-    return this.#call(context, options?.signal, async () => {
-      const result = await this.#leases.updateOne(
+    return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
+      const result = await leases.updateOne(
         { _id: call.name, owner: call.owner, token: call.token },
         { $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: new Date(call.nowMs) } },
-        this.#bounds(ttlMs),
+        bounds.write,
       )
       return result.matchedCount > 0
     })
@@ -150,16 +142,16 @@ export class MongoStore implements LeaseStore {
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     const call = checkGrant(COMPONENT, 'release', grant)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'release', ...lease(call) }
-    const holder = await this.#call(context, options?.signal, async () => {
-      const released = await this.#leases.updateOne(
+    const holder = await this.#call(context, options?.signal, undefined, async (leases, bounds) => {
+      const released = await leases.updateOne(
         { _id: call.name, owner: call.owner, token: call.token },
         { $set: { token: null, expiresAt: RELEASED_EXPIRY } },
-        this.#bounds(),
+        bounds.write,
       )
       if (released.matchedCount > 0) return undefined
-      const current = await this.#leases.findOne(
+      const current = await leases.findOne(
         { _id: call.name },
-        { projection: { owner: 1, token: 1 }, maxTimeMS: this.#callTimeoutMs },
+        { projection: { owner: 1, token: 1 }, ...bounds.read },
       )
       // Released, absent, or the same owner's newer term: nothing of this term is left to give up.
       // A malformed holder (owner not a string) is still someone else: named by what is stored.
@@ -172,8 +164,8 @@ export class MongoStore implements LeaseStore {
 
   async list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'list' }
-    const docs = await this.#call(context, options?.signal, () =>
-      this.#leases.find({}, { maxTimeMS: this.#callTimeoutMs }).sort({ _id: 1 }).toArray(),
+    const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases.find({}, bounds.read).sort({ _id: 1 }).toArray(),
     )
     return docs.map((doc) => this.#parse(doc).record)
   }
@@ -181,8 +173,8 @@ export class MongoStore implements LeaseStore {
   async get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
     const lease = checkName(COMPONENT, 'get', name)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'get', lease }
-    const doc = await this.#call(context, options?.signal, () =>
-      this.#leases.findOne({ _id: lease }, { maxTimeMS: this.#callTimeoutMs }),
+    const doc = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases.findOne({ _id: lease }, bounds.read),
     )
     return doc ? this.#parse(doc).record : undefined
   }
@@ -195,64 +187,26 @@ export class MongoStore implements LeaseStore {
     return parsed
   }
 
-  /** Server-side bounds of one write: a call never runs, nor waits for its majority, past them. */
-  #bounds(ttlMs?: number): { maxTimeMS: number; writeConcern: WriteConcernSettings } {
-    const ms = Math.max(1, Math.min(this.#callTimeoutMs, Math.trunc((ttlMs ?? Infinity) / 3)))
-    return { maxTimeMS: ms, writeConcern: { w: 'majority', wtimeoutMS: ms } }
-  }
-
   /**
-   * Runs one driver call bounded by `signal`: an aborted signal rejects before sending; an abort in flight
-   * rejects at once while the driver call goes on (its write may land; the contract says so). Driver
-   * failures become LeaseStoreError naming the lease, owner and operation, with the driver error as cause.
+   * Runs one bounded call (store-call.ts): the server's bound is `callTimeoutMs`, or ttl/3 when shorter
+   * (acquire, renew), so a call never runs, nor waits for its majority, past a third of the term. Driver
+   * failures become LeaseStoreError LEASE_STORE_FAILED, aborts LEASE_CALL_ABORTED, naming the lease, owner
+   * and operation.
    */
-  async #call<T>(
+  #call<T>(
     context: LeaseErrorContext,
     signal: AbortSignal | undefined,
-    op: () => Promise<T>,
+    ttlMs: number | undefined,
+    op: (leases: Collection<LeaseDocument>, bounds: CallBounds) => Promise<T>,
   ): Promise<T> {
-    checkNotAborted(context, signal)
-    const pending = op().catch((error: unknown) => {
-      throw new LeaseStoreError(
-        'LEASE_STORE_FAILED',
-        context,
-        `the store did not answer: ${describe(error)}`,
-        {
-          cause: error,
-        },
-      )
-    })
-    if (!signal) return pending
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () =>
-        reject(
-          new LeaseStoreError(
-            'LEASE_CALL_ABORTED',
-            context,
-            'the call was aborted before its answer arrived',
-            {
-              cause: signal.reason,
-            },
-          ),
-        )
-      signal.addEventListener('abort', onAbort, { once: true })
-    })
-    pending.catch(() => undefined)
-    try {
-      return await Promise.race([pending, aborted])
-    } finally {
-      signal.removeEventListener('abort', onAbort!)
-    }
+    const bound = this.#leases.callTimeoutMs
+    const timeoutMs = Math.max(1, Math.min(bound, Math.trunc((ttlMs ?? Infinity) / 3)))
+    const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
+      new LeaseStoreError(kind === 'failed' ? 'LEASE_STORE_FAILED' : 'LEASE_CALL_ABORTED', context, detail, {
+        cause,
+      })
+    return this.#leases.call({ signal, timeoutMs, error }, op)
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code
-    return `${error.name}${code === undefined ? '' : ` ${String(code)}`}: ${error.message.split('\n')[0]}`
-  }
-  return String(error)
 }
 
 /**

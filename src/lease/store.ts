@@ -14,6 +14,7 @@
  * Every instant is a UTC millisecond stamp supplied by the caller (`now`), so two stores with the same
  * calls give the same answers and tests need no real clock.
  */
+import { StoreError } from '../store-call/store-error.js'
 
 /** One term of a lease, as `acquire` granted it. Pass it back to `renew` and `release`. */
 export interface LeaseGrant {
@@ -157,11 +158,10 @@ export class LeaseLostError extends Error {
 }
 
 /** A call that could not be made as asked: bad arguments, an aborted signal, or a store that did not answer. */
-export class LeaseStoreError extends Error {
+export class LeaseStoreError extends StoreError {
   override readonly name = 'LeaseStoreError'
-  readonly code: 'LEASE_INVALID_ARGUMENT' | 'LEASE_CALL_ABORTED' | 'LEASE_STORE_FAILED'
-  readonly component: string
-  readonly operation: LeaseOperation
+  declare readonly code: 'LEASE_INVALID_ARGUMENT' | 'LEASE_CALL_ABORTED' | 'LEASE_STORE_FAILED'
+  declare readonly operation: LeaseOperation
   readonly lease: string | undefined
   readonly owner: string | undefined
 
@@ -171,19 +171,19 @@ export class LeaseStoreError extends Error {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    const subject = [
-      context.lease === undefined ? undefined : `lease "${context.lease}"`,
-      context.owner === undefined ? undefined : `owner "${context.owner}"`,
-    ]
-      .filter(Boolean)
-      .join(', ')
-    super(`${context.component}: ${context.operation}${subject ? ` (${subject})` : ''}: ${detail}`, options)
-    this.code = code
-    this.component = context.component
-    this.operation = context.operation
+    super(code, { ...context, subject: leaseSubject(context) }, detail, options)
     this.lease = context.lease
     this.owner = context.owner
   }
+}
+
+/** `lease "a", owner "b"`: what a lease error concerns, as its message names it. */
+function leaseSubject(context: LeaseErrorContext): string | undefined {
+  const parts = [
+    context.lease === undefined ? undefined : `lease "${context.lease}"`,
+    context.owner === undefined ? undefined : `owner "${context.owner}"`,
+  ].filter(Boolean)
+  return parts.length > 0 ? parts.join(', ') : undefined
 }
 
 /** Longest lease name and owner accepted; anything longer is a mistake, not an identity. */

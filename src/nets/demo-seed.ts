@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto'
 import type { SandboxFixture, SandboxFixtureStatus } from '../sandbox/sandbox-fixture.js'
 import type { GatingRun } from './merge-gate/gate-run.js'
-import type { GateRunStore } from './merge-gate/gate-run-store.js'
+import type { GateRunCallOptions, GateRunStore } from './merge-gate/gate-run-store.js'
 import { DEFAULT_GATE_CONTEXT } from './merge-gate/merge-gate-sweeper.js'
 import { recordGatingRun } from './merge-gate/record-gating-run.js'
 
@@ -112,8 +112,15 @@ export function planDemoGatingRuns(
   return { fixture: { ...fixture, repos }, runs, kinds }
 }
 
-/** Records every run of `plan` in `store` (validated, as an embedder's would be); resolves their count. */
-export async function seedDemoGatingRuns(store: GateRunStore, plan: DemoGatingRunPlan): Promise<number> {
-  for (const run of plan.runs) await recordGatingRun(store, run)
+/**
+ * Records every run of `plan` in `store` (validated, as an embedder's would be); resolves their count.
+ * `options.signal` bounds every store call.
+ */
+export async function seedDemoGatingRuns(
+  store: GateRunStore,
+  plan: DemoGatingRunPlan,
+  options?: GateRunCallOptions,
+): Promise<number> {
+  for (const run of plan.runs) await recordGatingRun(store, run, options)
   return plan.runs.length
 }

@@ -22,9 +22,10 @@
  * Every document read is parsed (run-document.ts): a malformed one is skipped — `history` leaves it out,
  * `get` answers undefined — and reported once through `onBadDocument`, never thrown.
  */
-import type { Collection, Db, WriteConcernSettings } from 'mongodb'
-import { BadDocumentReporter, documentId, type OnBadDocument } from '../lease/bad-document.js'
-import { isDuplicateKeyError } from '../lease/duplicate-key.js'
+import type { Collection, Db } from 'mongodb'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
+import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
+import { type CallBounds, LONG_CALL_TIMEOUT_MS, StoreCollection } from '../store-call/store-call.js'
 import { type RunDocument, parseRunDocument } from './run-document.js'
 import {
   checkClaim,
@@ -32,7 +33,6 @@ import {
   checkFinish,
   checkInstant,
   checkNet,
-  checkNotAborted,
   checkTerm,
 } from './run-ledger-checks.js'
 import {
@@ -46,7 +46,6 @@ import {
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
 const COMPONENT = 'MongoRunLedger'
-const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
 export type { RunDocument } from './run-document.js'
 
@@ -58,25 +57,33 @@ export interface MongoRunLedgerOptions {
    * skipped; the worker logs and counts it. A throwing callback is ignored.
    */
   onBadDocument?: OnBadDocument
+  /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
+  callTimeoutMs?: number
 }
 
 /** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
 export class MongoRunLedger implements RunLedger {
-  readonly #runs: Collection<RunDocument>
+  readonly #runs: StoreCollection<RunDocument>
   readonly #bad: BadDocumentReporter
 
   constructor(db: Db, options: MongoRunLedgerOptions = {}) {
-    if (!db || typeof db.collection !== 'function')
-      throw new TypeError('MongoRunLedger: expected a mongodb Db as its first argument')
     const collection = options.collection ?? 'net_runs'
-    this.#runs = db.collection<RunDocument>(collection, { writeConcern: MAJORITY })
+    this.#runs = new StoreCollection<RunDocument>(db, collection, {
+      component: COMPONENT,
+      majority: true,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    })
     this.#bad = new BadDocumentReporter(collection, options.onBadDocument)
   }
 
   /** Creates the `history` index (idempotent); the worker calls it once at start-up. */
   async ensureIndexes(options?: RunLedgerCallOptions): Promise<void> {
-    await this.#call({ component: COMPONENT, operation: 'ensureIndexes' }, options, () =>
-      this.#runs.createIndex({ net: 1, slot: -1 }, { name: 'history' }),
+    const context = { component: COMPONENT, operation: 'ensureIndexes' }
+    await this.#call(
+      context,
+      options,
+      (runs, bounds) => runs.createIndex({ net: 1, slot: -1 }, { name: 'history', ...bounds.read }),
+      LONG_CALL_TIMEOUT_MS,
     )
   }
 
@@ -93,9 +100,9 @@ export class MongoRunLedger implements RunLedger {
     return this.#call(
       { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
       options,
-      async () => {
+      async (runs, bounds) => {
         try {
-          await this.#runs.insertOne(doc)
+          await runs.insertOne(doc, bounds.write)
           return true
         } catch (error) {
           if (isDuplicateKeyError(error)) return false
@@ -124,10 +131,11 @@ export class MongoRunLedger implements RunLedger {
       error: f.error ?? null,
       requests: f.requests ?? null,
     }
-    return this.#call(context, options, async () => {
-      const result = await this.#runs.updateOne(
+    return this.#call(context, options, async (runs, bounds) => {
+      const result = await runs.updateOne(
         { _id: runId(name, at), owner: term.owner, fence: term.fence },
         { $set: set },
+        bounds.write,
       )
       return result.matchedCount === 1
     })
@@ -139,7 +147,7 @@ export class MongoRunLedger implements RunLedger {
     const doc = await this.#call(
       { component: COMPONENT, operation: 'get', net: name, slot: at },
       options,
-      () => this.#runs.findOne({ _id: runId(name, at) }),
+      (runs, bounds) => runs.findOne({ _id: runId(name, at) }, bounds.read),
     )
     return doc === null ? undefined : this.#parse(doc)
   }
@@ -148,8 +156,8 @@ export class MongoRunLedger implements RunLedger {
     const name = checkNet(COMPONENT, 'history', net)
     const context = { component: COMPONENT, operation: 'history', net: name }
     const count = checkCount(context, 'limit', limit, 1)
-    const docs = await this.#call(context, options, () =>
-      this.#runs.find({ net: name }).sort({ slot: -1 }).limit(count).toArray(),
+    const docs = await this.#call(context, options, (runs, bounds) =>
+      runs.find({ net: name }, bounds.read).sort({ slot: -1 }).limit(count).toArray(),
     )
     return docs.map((doc) => this.#parse(doc)).filter((record) => record !== undefined)
   }
@@ -159,15 +167,15 @@ export class MongoRunLedger implements RunLedger {
     const name = checkNet(COMPONENT, 'prune', net)
     const context = { component: COMPONENT, operation: 'prune', net: name }
     const kept = checkCount(context, 'keep', keep, 0)
-    return this.#call(context, options, async () => {
-      const [first] = await this.#runs
-        .find({ net: name }, { projection: { slot: 1 } })
+    return this.#call(context, options, async (runs, bounds) => {
+      const [first] = await runs
+        .find({ net: name }, { projection: { slot: 1 }, ...bounds.read })
         .sort({ slot: -1 })
         .skip(kept)
         .limit(1)
         .toArray()
       if (!first) return 0
-      const result = await this.#runs.deleteMany({ net: name, slot: { $lte: first.slot } })
+      const result = await runs.deleteMany({ net: name, slot: { $lte: first.slot } }, bounds.write)
       return result.deletedCount
     })
   }
@@ -184,49 +192,21 @@ export class MongoRunLedger implements RunLedger {
   }
 
   /**
-   * Runs driver calls bounded by `signal`: an aborted signal rejects before sending; an abort in flight
+   * Runs driver calls bounded (store-call.ts): an aborted signal rejects before sending; an abort in flight
    * rejects at once while the driver call goes on (a claim may still land — the caller ran no pass for it,
-   * and the slot stays claimed: fail-closed). Driver failures become RUN_LEDGER_FAILED with the cause.
+   * and the slot stays claimed: fail-closed). Driver failures become RUN_LEDGER_FAILED with the cause,
+   * aborts RUN_LEDGER_ABORTED.
    */
-  async #call<T>(
+  #call<T>(
     context: RunLedgerErrorContext,
     options: RunLedgerCallOptions | undefined,
-    op: () => Promise<T>,
+    op: (runs: Collection<RunDocument>, bounds: CallBounds) => Promise<T>,
+    timeoutMs?: number,
   ): Promise<T> {
-    const signal = options?.signal
-    checkNotAborted(context, signal)
-    const pending = op().catch((error: unknown) => {
-      throw new RunLedgerError('RUN_LEDGER_FAILED', context, `the store did not answer: ${describe(error)}`, {
-        cause: error,
+    const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
+      new RunLedgerError(kind === 'failed' ? 'RUN_LEDGER_FAILED' : 'RUN_LEDGER_ABORTED', context, detail, {
+        cause,
       })
-    })
-    if (!signal) return pending
-    pending.catch(() => undefined)
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () =>
-        reject(
-          new RunLedgerError(
-            'RUN_LEDGER_ABORTED',
-            context,
-            'the call was aborted before its answer arrived',
-            { cause: signal.reason },
-          ),
-        )
-      signal.addEventListener('abort', onAbort, { once: true })
-    })
-    try {
-      return await Promise.race([pending, aborted])
-    } finally {
-      signal.removeEventListener('abort', onAbort!)
-    }
+    return this.#runs.call({ signal: options?.signal, timeoutMs, error }, op)
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code
-    return `${error.name}${code === undefined ? '' : ` ${String(code)}`}: ${error.message.split('\n')[0]}`
-  }
-  return String(error)
 }

@@ -5,7 +5,7 @@
  * the page with a TypeError.
  */
 import { z } from 'zod'
-import { describeIssues } from '../lease/bad-document.js'
+import { describeIssues } from '../store-call/bad-document.js'
 import type { RunOutcome, RunRecord } from './run-ledger.js'
 
 /** The stored shape of one run. */

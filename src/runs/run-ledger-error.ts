@@ -5,6 +5,7 @@
  *
  * Not used for expected outcomes: a slot already claimed, or a finish for another term's claim, is `false`.
  */
+import { StoreError } from '../store-call/store-error.js'
 
 /** Codes a RunLedgerError carries. */
 export type RunLedgerErrorCode = 'RUN_LEDGER_INVALID' | 'RUN_LEDGER_FAILED' | 'RUN_LEDGER_ABORTED'
@@ -20,11 +21,9 @@ export interface RunLedgerErrorContext {
 }
 
 /** A ledger call failed; the message names the component, operation, net and slot, and what was expected. */
-export class RunLedgerError extends Error {
+export class RunLedgerError extends StoreError {
   override readonly name = 'RunLedgerError'
-  readonly code: RunLedgerErrorCode
-  readonly component: string
-  readonly operation: string
+  declare readonly code: RunLedgerErrorCode
   readonly net: string | undefined
   readonly slot: Date | undefined
 
@@ -34,18 +33,16 @@ export class RunLedgerError extends Error {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${context.component}: ${context.operation}${subject(context)}: ${detail}`, options)
-    this.code = code
-    this.component = context.component
-    this.operation = context.operation
+    super(code, { ...context, subject: subject(context) }, detail, options)
     this.net = context.net
     this.slot = context.slot
   }
 }
 
-function subject(context: RunLedgerErrorContext): string {
-  if (context.net === undefined) return ''
+/** `net "a" slot 2026-…`: what a ledger error concerns, as its message names it. */
+function subject(context: RunLedgerErrorContext): string | undefined {
+  if (context.net === undefined) return undefined
   const slot =
     context.slot && Number.isFinite(context.slot.getTime()) ? ` slot ${context.slot.toISOString()}` : ''
-  return ` (net "${context.net}"${slot})`
+  return `net "${context.net}"${slot}`
 }

@@ -1,9 +1,9 @@
 /**
- * Where the worker's store twins report a malformed document (lease/bad-document.ts): one warning line
+ * Where the worker's store twins report a malformed document (store-call/bad-document.ts): one warning line
  * naming the collection, the document's `_id` and what is wrong, and `leasecron_store_bad_documents_total`.
  * The twins already report each distinct bad document once, so this neither deduplicates nor throttles.
  */
-import type { BadDocument, OnBadDocument } from '../lease/bad-document.js'
+import type { BadDocument, OnBadDocument } from '../store-call/bad-document.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 

@@ -6,6 +6,8 @@
  */
 import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
+import { plainStoreError, storeCommand } from '../store-call/store-call.js'
+import { StoreError } from '../store-call/store-error.js'
 import { createLogger, type Logger } from './logger.js'
 import { scrubSecrets } from '../config/scrub.js'
 
@@ -27,6 +29,17 @@ export interface MongoConnection {
 }
 
 const AUTH_FAILED = 18
+/** The bound of the ping that proves a fresh connection (server selection is bounded at 5 s too). */
+const PING_TIMEOUT_MS = 5_000
+
+/** One ping through the store-call module (store-call.ts): bounded by `timeoutMs` and `signal`. */
+function ping(db: Db, call: { signal: AbortSignal; timeoutMs: number }): Promise<unknown> {
+  return storeCommand(
+    db,
+    { ping: 1 },
+    { ...call, error: plainStoreError({ component: 'mongo', operation: 'ping' }) },
+  )
+}
 
 export interface MongoConnectionOptions {
   /** Called on each heartbeat and topology change with whether a server answers (the store-up gauge). */
@@ -83,19 +96,11 @@ export function connectMongo(
     connectFailure: () => failure,
     firstAttempt,
     async ping(timeoutMs = 1_000) {
-      let timer: NodeJS.Timeout | undefined
-      try {
-        return await Promise.race([
-          db.command({ ping: 1 }).then(() => true),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(false), timeoutMs)
-          }),
-        ])
-      } catch {
-        return false
-      } finally {
-        clearTimeout(timer)
-      }
+      const signal = AbortSignal.timeout(timeoutMs)
+      return ping(db, { signal, timeoutMs }).then(
+        () => true,
+        () => false,
+      )
     },
     close: () => client.close(),
   }
@@ -117,12 +122,15 @@ async function keepConnecting(
   while (!signal.aborted) {
     try {
       await client.connect()
-      await client.db(dbName).command({ ping: 1 })
+      await ping(client.db(dbName), { signal, timeoutMs: PING_TIMEOUT_MS })
       if (failures > 0) log.info({ component: 'mongo', failures }, 'connected to MongoDB after retrying')
       else log.info({ component: 'mongo', db: dbName }, 'connected to MongoDB')
       attempted(undefined)
       return
-    } catch (error) {
+    } catch (thrown) {
+      // The driver's own error, as the log line and `connectFailure()` have always named it.
+      const error =
+        thrown instanceof StoreError && thrown.code === 'STORE_CALL_FAILED' ? thrown.cause : thrown
       attempted(error)
       failures++
       const auth = error instanceof MongoServerError && error.code === AUTH_FAILED

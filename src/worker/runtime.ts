@@ -16,7 +16,7 @@
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { ForgeConfig } from '../forge/forge-config.js'
 import { createForge, type Forge } from '../forge/github-app.js'
-import type { OnBadDocument } from '../lease/bad-document.js'
+import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'

@@ -197,9 +197,9 @@ describe('forge meter: hourly figures for the status page', () => {
     const hours = meter.hourly()
     // 23 finished hours inside the last 24 hours, plus the one being counted.
     expect(hours).toHaveLength(24)
-    expect(hours[0]!.hour).toBe('2026-09-30T07:00Z')
+    expect(hours[0]!.hour, 'an hour is named by its start').toBe(Date.parse('2026-09-30T06:00:00Z'))
     expect(hours.at(-1)).toEqual({
-      hour: '2026-10-01T06:00Z',
+      hour: Date.parse('2026-10-01T05:00:00Z'),
       requests: 3,
       notModified: 1,
       points: 2,
@@ -211,7 +211,7 @@ describe('forge meter: hourly figures for the status page', () => {
     expect(meter.current()).toEqual(hours.at(-1))
     t.set('2026-10-01T07:00:00Z')
     expect(meter.current()).toEqual({
-      hour: '2026-10-01T08:00Z',
+      hour: Date.parse('2026-10-01T07:00:00Z'),
       requests: 0,
       notModified: 0,
       points: 0,

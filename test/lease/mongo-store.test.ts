@@ -3,7 +3,7 @@ import { MongoClient, MongoServerError } from 'mongodb'
 import { type LeaseStore, MongoStore } from '../../src/index.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
-import { isDuplicateKeyError } from '../../src/lease/duplicate-key.js'
+import { isDuplicateKeyError } from '../../src/store-call/duplicate-key.js'
 
 const mongo = await useTestDatabase('mongo_store').catch((error: unknown) => error as Error)
 let collections = 0

@@ -3,16 +3,16 @@
  * exists, a lost compare-and-set) are return values, never errors.
  */
 
-export type BoardStoreErrorCode = 'BOARD_INVALID_ARGUMENT' | 'BOARD_STORE_FAILED'
+import { StoreError } from '../../store-call/store-error.js'
+
+export type BoardStoreErrorCode = 'BOARD_INVALID_ARGUMENT' | 'BOARD_STORE_FAILED' | 'BOARD_STORE_ABORTED'
 
 /** A board-store call failed; `message` names the component, operation and card or repository. */
-export class BoardStoreError extends Error {
+export class BoardStoreError extends StoreError {
   override readonly name = 'BoardStoreError'
-  readonly code: BoardStoreErrorCode
-  readonly component: string
-  readonly operation: string
+  declare readonly code: BoardStoreErrorCode
   /** The card id or repository the call concerned, when there was one. */
-  readonly subject: string | undefined
+  declare readonly subject: string | undefined
 
   constructor(
     code: BoardStoreErrorCode,
@@ -20,13 +20,6 @@ export class BoardStoreError extends Error {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(
-      `${context.component}: ${context.operation}${context.subject ? ` (${context.subject})` : ''}: ${detail}`,
-      options,
-    )
-    this.code = code
-    this.component = context.component
-    this.operation = context.operation
-    this.subject = context.subject
+    super(code, context, detail, options)
   }
 }

@@ -6,9 +6,16 @@
  * Not a claim: two syncs racing on one card collide on its UUIDv5 id (one insert wins) and on the column
  * compare-and-set; refreshes are idempotent and never go back to an older `updatedAt`.
  */
+import type { StoreCallOptions } from '../../store-call/store-call.js'
 import type { BoardColumn, Card, ColumnSetBy, IssueFields } from './card.js'
 import { BOARD_COLUMNS } from './card.js'
 import { BoardStoreError } from './board-store-error.js'
+
+/**
+ * Options every board-store call accepts: `signal` bounds it (an aborted one rejects with
+ * `BOARD_STORE_ABORTED` and changes nothing; one aborted in flight rejects at once, its write may land).
+ */
+export type BoardCallOptions = StoreCallOptions
 
 /** A column move: compare-and-set from `from` to `to`. */
 export interface CardMove {
@@ -21,25 +28,25 @@ export interface CardMove {
 
 export interface BoardStore {
   /** The card with `id`, or undefined. */
-  getCard(id: string): Promise<Card | undefined>
+  getCard(id: string, options?: BoardCallOptions): Promise<Card | undefined>
   /** Every card of `repo` (all cards when absent), by repository then number. */
-  listCards(repo?: string): Promise<Card[]>
+  listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]>
   /** Inserts `card` when no card has its id; resolves false (changing nothing) when one does. */
-  insertCard(card: Card): Promise<boolean>
+  insertCard(card: Card, options?: BoardCallOptions): Promise<boolean>
   /**
    * Writes the sync-owned `fields` of card `id` when its stored `updatedAt` is not newer than
    * `fields.updatedAt` (a late, older read never wins); never touches the column or `boardLabels`.
    * Resolves true when the card was written.
    */
-  refreshCard(id: string, fields: IssueFields): Promise<boolean>
+  refreshCard(id: string, fields: IssueFields, options?: BoardCallOptions): Promise<boolean>
   /** Compare-and-set on the column (see CardMove); resolves true when this call moved the card. */
-  moveCard(id: string, move: CardMove): Promise<boolean>
+  moveCard(id: string, move: CardMove, options?: BoardCallOptions): Promise<boolean>
   /** Sets the board-owned labels (each must start with `board:`); resolves false when there is no card. */
-  setBoardLabels(id: string, labels: string[]): Promise<boolean>
+  setBoardLabels(id: string, labels: string[], options?: BoardCallOptions): Promise<boolean>
   /** The repository's watermark: issues updated before it were synced. Undefined before the first sync. */
-  getWatermark(repo: string): Promise<Date | undefined>
+  getWatermark(repo: string, options?: BoardCallOptions): Promise<Date | undefined>
   /** Moves the repository's watermark to `at`, never backward. */
-  setWatermark(repo: string, at: Date): Promise<void>
+  setWatermark(repo: string, at: Date, options?: BoardCallOptions): Promise<void>
 }
 
 /** Checks a Date argument; throws BoardStoreError naming it. */
@@ -83,4 +90,21 @@ export function checkBoardLabels(component: string, id: string, labels: string[]
 /** The watermark key of a repository: GitHub names are case-insensitive. */
 export function repoKey(repo: string): string {
   return repo.toLowerCase()
+}
+
+/** Rejects a call whose signal is already aborted, before it reaches the store (BOARD_STORE_ABORTED). */
+export function checkBoardCallNotAborted(
+  component: string,
+  operation: string,
+  subject: string | undefined,
+  options: BoardCallOptions | undefined,
+): void {
+  const signal = options?.signal
+  if (!signal?.aborted) return
+  throw new BoardStoreError(
+    'BOARD_STORE_ABORTED',
+    { component, operation, subject },
+    'the call was aborted before it was sent',
+    { cause: signal.reason },
+  )
 }

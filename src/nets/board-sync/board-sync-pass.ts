@@ -17,6 +17,7 @@
  */
 import type { ForgeOctokit } from '../../forge/github-app.js'
 import type { NetLogger } from '../net.js'
+import { describeError } from '../../store-call/describe-error.js'
 import type { BoardStore } from './board-store.js'
 import { cardId, forgeLabels, type IssueFields, newCard } from './card.js'
 
@@ -91,10 +92,12 @@ export async function runBoardSyncPass(context: BoardSyncPassContext): Promise<B
     report.repos.push(entry)
     try {
       await syncRepository(repo, context, entry)
-      await context.store.setWatermark(repo, new Date(context.startedAt.getTime() - WATERMARK_OVERLAP_MS))
+      await context.store.setWatermark(repo, new Date(context.startedAt.getTime() - WATERMARK_OVERLAP_MS), {
+        signal: context.signal,
+      })
       entry.ok = true
     } catch (error) {
-      entry.error = describe(error)
+      entry.error = describeError(error)
       context.log.warn(
         { repo, error: entry.error, pages: entry.pages },
         'board issue sync: a repository failed; its watermark stays and the next pass reads it again',
@@ -128,7 +131,7 @@ async function syncRepository(
 ): Promise<void> {
   const { forge, store, signal } = context
   const [owner, name] = repo.split('/') as [string, string]
-  const watermark = await store.getWatermark(repo)
+  const watermark = await store.getWatermark(repo, { signal })
   for (let page = 1; ; page++) {
     if (signal?.aborted) throw new Error('board issue sync: the pass was aborted mid-repository')
     const answer = await forge.request('GET /repos/{owner}/{repo}/issues', {
@@ -162,6 +165,7 @@ async function upsertCard(
   entry: RepoSyncReport,
 ) {
   const { store, startedAt } = context
+  const call = { signal: context.signal }
   const fields: IssueFields = {
     title: issue.title,
     state: issue.state === 'closed' ? 'closed' : 'open',
@@ -174,30 +178,23 @@ async function upsertCard(
     updatedAt: new Date(issue.updated_at),
   }
   const id = cardId(repo, issue.number)
-  let card = await store.getCard(id)
+  let card = await store.getCard(id, call)
   if (card === undefined) {
-    if (await store.insertCard(newCard(repo, issue.number, fields, startedAt))) {
+    if (await store.insertCard(newCard(repo, issue.number, fields, startedAt), call)) {
       entry.created++
       return
     }
     // Another replica (or an earlier, crashed pass) inserted it between the read and the insert.
-    card = await store.getCard(id)
+    card = await store.getCard(id, call)
     if (card === undefined) return
   }
-  if (await store.refreshCard(id, fields)) entry.refreshed++
+  if (await store.refreshCard(id, fields, call)) entry.refreshed++
   // A later close moves the card to done — only from a column the sync itself set, and only if nobody
   // moved it since we read it (the compare-and-set on its column).
   if (fields.state === 'closed' && card.column !== 'done' && card.columnSetBy === 'sync') {
-    if (await store.moveCard(id, { from: card.column, to: 'done', by: 'sync', now: startedAt }))
+    if (await store.moveCard(id, { from: card.column, to: 'done', by: 'sync', now: startedAt }, call))
       entry.movedToDone++
   }
-}
-
-/** One line naming the error, with its HTTP status when the forge answered. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const status = (error as { status?: unknown }).status
-  return `${error.name}${typeof status === 'number' ? ` ${status}` : ''}: ${error.message.split('\n')[0]}`
 }
 
 function hasNext(link: string | undefined): boolean {

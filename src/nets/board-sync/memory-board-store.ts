@@ -4,8 +4,10 @@
  */
 import type { Card, IssueFields } from './card.js'
 import {
+  type BoardCallOptions,
   type BoardStore,
   type CardMove,
+  checkBoardCallNotAborted,
   checkBoardLabels,
   checkDate,
   checkMove,
@@ -19,25 +21,29 @@ export class MemoryBoardStore implements BoardStore {
   readonly #cards = new Map<string, Card>()
   readonly #watermarks = new Map<string, Date>()
 
-  async getCard(id: string): Promise<Card | undefined> {
+  async getCard(id: string, options?: BoardCallOptions): Promise<Card | undefined> {
+    checkBoardCallNotAborted(COMPONENT, 'getCard', id, options)
     const card = this.#cards.get(id)
     return card === undefined ? undefined : structuredClone(card)
   }
 
-  async listCards(repo?: string): Promise<Card[]> {
+  async listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]> {
+    checkBoardCallNotAborted(COMPONENT, 'listCards', repo, options)
     return [...this.#cards.values()]
       .filter((c) => repo === undefined || repoKey(c.repo) === repoKey(repo))
       .sort((a, b) => (a.repo < b.repo ? -1 : a.repo > b.repo ? 1 : a.number - b.number))
       .map((c) => structuredClone(c))
   }
 
-  async insertCard(card: Card): Promise<boolean> {
+  async insertCard(card: Card, options?: BoardCallOptions): Promise<boolean> {
+    checkBoardCallNotAborted(COMPONENT, 'insertCard', card.id, options)
     if (this.#cards.has(card.id)) return false
     this.#cards.set(card.id, structuredClone(card))
     return true
   }
 
-  async refreshCard(id: string, fields: IssueFields): Promise<boolean> {
+  async refreshCard(id: string, fields: IssueFields, options?: BoardCallOptions): Promise<boolean> {
+    checkBoardCallNotAborted(COMPONENT, 'refreshCard', id, options)
     const updatedAt = checkDate(COMPONENT, 'refreshCard', 'updatedAt', fields.updatedAt)
     const card = this.#cards.get(id)
     if (card === undefined || card.updatedAt > updatedAt) return false
@@ -45,7 +51,8 @@ export class MemoryBoardStore implements BoardStore {
     return true
   }
 
-  async moveCard(id: string, move: CardMove): Promise<boolean> {
+  async moveCard(id: string, move: CardMove, options?: BoardCallOptions): Promise<boolean> {
+    checkBoardCallNotAborted(COMPONENT, 'moveCard', id, options)
     const { from, to, by, now } = checkMove(COMPONENT, id, move)
     const card = this.#cards.get(id)
     if (card === undefined || card.column !== from || (by === 'sync' && card.columnSetBy !== 'sync'))
@@ -56,7 +63,8 @@ export class MemoryBoardStore implements BoardStore {
     return true
   }
 
-  async setBoardLabels(id: string, labels: string[]): Promise<boolean> {
+  async setBoardLabels(id: string, labels: string[], options?: BoardCallOptions): Promise<boolean> {
+    checkBoardCallNotAborted(COMPONENT, 'setBoardLabels', id, options)
     const valid = checkBoardLabels(COMPONENT, id, labels)
     const card = this.#cards.get(id)
     if (card === undefined) return false
@@ -64,12 +72,14 @@ export class MemoryBoardStore implements BoardStore {
     return true
   }
 
-  async getWatermark(repo: string): Promise<Date | undefined> {
+  async getWatermark(repo: string, options?: BoardCallOptions): Promise<Date | undefined> {
+    checkBoardCallNotAborted(COMPONENT, 'getWatermark', repo, options)
     const at = this.#watermarks.get(repoKey(repo))
     return at === undefined ? undefined : new Date(at)
   }
 
-  async setWatermark(repo: string, at: Date): Promise<void> {
+  async setWatermark(repo: string, at: Date, options?: BoardCallOptions): Promise<void> {
+    checkBoardCallNotAborted(COMPONENT, 'setWatermark', repo, options)
     const next = checkDate(COMPONENT, 'setWatermark', 'at', at)
     const current = this.#watermarks.get(repoKey(repo))
     if (current === undefined || current < next) this.#watermarks.set(repoKey(repo), next)

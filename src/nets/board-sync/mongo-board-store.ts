@@ -11,10 +11,12 @@
  * refresh only lands on a card not newer than it, a move is a compare-and-set on the column, and the
  * watermark only moves forward.
  */
-import type { Collection, Db, WriteConcernSettings } from 'mongodb'
-import { isDuplicateKeyError } from '../../lease/duplicate-key.js'
+import type { Collection, Db, Document } from 'mongodb'
+import { isDuplicateKeyError } from '../../store-call/duplicate-key.js'
+import { type CallBounds, LONG_CALL_TIMEOUT_MS, StoreCollection } from '../../store-call/store-call.js'
 import type { Card, IssueFields } from './card.js'
 import {
+  type BoardCallOptions,
   type BoardStore,
   type CardMove,
   checkBoardLabels,
@@ -25,7 +27,6 @@ import {
 import { BoardStoreError } from './board-store-error.js'
 
 const COMPONENT = 'MongoBoardStore'
-const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
 type CardDocument = Omit<Card, 'id'> & { _id: string }
 interface SyncStateDocument {
@@ -37,48 +38,57 @@ export interface MongoBoardStoreOptions {
   /** Collection names; `board_cards` and `board_sync_state` by default. */
   cards?: string
   syncState?: string
+  /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
+  callTimeoutMs?: number
 }
 
 /** A BoardStore backed by MongoDB; see the BoardStore contract. */
 export class MongoBoardStore implements BoardStore {
-  readonly #cards: Collection<CardDocument>
-  readonly #state: Collection<SyncStateDocument>
+  readonly #cards: StoreCollection<CardDocument>
+  readonly #state: StoreCollection<SyncStateDocument>
 
   constructor(db: Db, options: MongoBoardStoreOptions = {}) {
-    if (!db || typeof db.collection !== 'function') {
-      throw new TypeError('MongoBoardStore: expected a mongodb Db as its first argument')
+    const how = {
+      component: COMPONENT,
+      majority: true,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
     }
-    this.#cards = db.collection<CardDocument>(options.cards ?? 'board_cards', { writeConcern: MAJORITY })
-    this.#state = db.collection<SyncStateDocument>(options.syncState ?? 'board_sync_state', {
-      writeConcern: MAJORITY,
-    })
+    this.#cards = new StoreCollection<CardDocument>(db, options.cards ?? 'board_cards', how)
+    this.#state = new StoreCollection<SyncStateDocument>(db, options.syncState ?? 'board_sync_state', how)
   }
 
   /** Creates the `repo_number` index (idempotent); the net's setup calls it once per process. */
-  async ensureIndexes(): Promise<void> {
-    await this.#call('ensureIndexes', undefined, () =>
-      this.#cards.createIndex({ repo: 1, number: 1 }, { name: 'repo_number' }),
+  async ensureIndexes(options?: BoardCallOptions): Promise<void> {
+    await this.#call(
+      this.#cards,
+      'ensureIndexes',
+      undefined,
+      options,
+      (cards, bounds) => cards.createIndex({ repo: 1, number: 1 }, { name: 'repo_number', ...bounds.read }),
+      LONG_CALL_TIMEOUT_MS,
     )
   }
 
-  async getCard(id: string): Promise<Card | undefined> {
-    const doc = await this.#call('getCard', id, () => this.#cards.findOne({ _id: id }))
+  async getCard(id: string, options?: BoardCallOptions): Promise<Card | undefined> {
+    const doc = await this.#call(this.#cards, 'getCard', id, options, (cards, bounds) =>
+      cards.findOne({ _id: id }, bounds.read),
+    )
     return doc === null ? undefined : toCard(doc)
   }
 
-  async listCards(repo?: string): Promise<Card[]> {
+  async listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]> {
     const filter = repo === undefined ? {} : { repo: { $regex: `^${escapeRegex(repo)}$`, $options: 'i' } }
-    const docs = await this.#call('listCards', repo, () =>
-      this.#cards.find(filter).sort({ repo: 1, number: 1 }).toArray(),
+    const docs = await this.#call(this.#cards, 'listCards', repo, options, (cards, bounds) =>
+      cards.find(filter, bounds.read).sort({ repo: 1, number: 1 }).toArray(),
     )
     return docs.map(toCard)
   }
 
-  async insertCard(card: Card): Promise<boolean> {
+  async insertCard(card: Card, options?: BoardCallOptions): Promise<boolean> {
     const { id, ...rest } = card
-    return this.#call('insertCard', id, async () => {
+    return this.#call(this.#cards, 'insertCard', id, options, async (cards, bounds) => {
       try {
-        await this.#cards.insertOne({ _id: id, ...rest })
+        await cards.insertOne({ _id: id, ...rest }, bounds.write)
         return true
       } catch (error) {
         if (isDuplicateKeyError(error)) return false
@@ -87,7 +97,7 @@ export class MongoBoardStore implements BoardStore {
     })
   }
 
-  async refreshCard(id: string, fields: IssueFields): Promise<boolean> {
+  async refreshCard(id: string, fields: IssueFields, options?: BoardCallOptions): Promise<boolean> {
     const updatedAt = checkDate(COMPONENT, 'refreshCard', 'updatedAt', fields.updatedAt)
     const set = {
       title: fields.title,
@@ -98,54 +108,60 @@ export class MongoBoardStore implements BoardStore {
       url: fields.url,
       updatedAt,
     }
-    const result = await this.#call('refreshCard', id, () =>
-      this.#cards.updateOne({ _id: id, updatedAt: { $lte: updatedAt } }, { $set: set }),
+    const result = await this.#call(this.#cards, 'refreshCard', id, options, (cards, bounds) =>
+      cards.updateOne({ _id: id, updatedAt: { $lte: updatedAt } }, { $set: set }, bounds.write),
     )
     return result.matchedCount > 0
   }
 
-  async moveCard(id: string, move: CardMove): Promise<boolean> {
+  async moveCard(id: string, move: CardMove, options?: BoardCallOptions): Promise<boolean> {
     const { from, to, by, now } = checkMove(COMPONENT, id, move)
     const filter =
       by === 'sync' ? { _id: id, column: from, columnSetBy: 'sync' as const } : { _id: id, column: from }
-    const result = await this.#call('moveCard', id, () =>
-      this.#cards.updateOne(filter, { $set: { column: to, columnSetBy: by, columnChangedAt: now } }),
+    const moved = { $set: { column: to, columnSetBy: by, columnChangedAt: now } }
+    const result = await this.#call(this.#cards, 'moveCard', id, options, (cards, bounds) =>
+      cards.updateOne(filter, moved, bounds.write),
     )
     return result.matchedCount > 0
   }
 
-  async setBoardLabels(id: string, labels: string[]): Promise<boolean> {
+  async setBoardLabels(id: string, labels: string[], options?: BoardCallOptions): Promise<boolean> {
     const valid = checkBoardLabels(COMPONENT, id, labels)
-    const result = await this.#call('setBoardLabels', id, () =>
-      this.#cards.updateOne({ _id: id }, { $set: { boardLabels: valid } }),
+    const result = await this.#call(this.#cards, 'setBoardLabels', id, options, (cards, bounds) =>
+      cards.updateOne({ _id: id }, { $set: { boardLabels: valid } }, bounds.write),
     )
     return result.matchedCount > 0
   }
 
-  async getWatermark(repo: string): Promise<Date | undefined> {
-    const doc = await this.#call('getWatermark', repo, () => this.#state.findOne({ _id: repoKey(repo) }))
+  async getWatermark(repo: string, options?: BoardCallOptions): Promise<Date | undefined> {
+    const doc = await this.#call(this.#state, 'getWatermark', repo, options, (state, bounds) =>
+      state.findOne({ _id: repoKey(repo) }, bounds.read),
+    )
     return doc?.watermark
   }
 
-  async setWatermark(repo: string, at: Date): Promise<void> {
+  async setWatermark(repo: string, at: Date, options?: BoardCallOptions): Promise<void> {
     const watermark = checkDate(COMPONENT, 'setWatermark', 'at', at)
-    await this.#call('setWatermark', repo, () =>
-      this.#state.updateOne({ _id: repoKey(repo) }, { $max: { watermark } }, { upsert: true }),
+    await this.#call(this.#state, 'setWatermark', repo, options, (state, bounds) =>
+      state.updateOne({ _id: repoKey(repo) }, { $max: { watermark } }, { upsert: true, ...bounds.write }),
     )
   }
 
-  async #call<T>(operation: string, subject: string | undefined, op: () => Promise<T>): Promise<T> {
-    try {
-      return await op()
-    } catch (error) {
-      const detail = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error)
-      throw new BoardStoreError(
-        'BOARD_STORE_FAILED',
-        { component: COMPONENT, operation, subject },
-        `the store did not answer: ${detail}`,
-        { cause: error },
-      )
-    }
+  /** One bounded call (store-call.ts): failures are BOARD_STORE_FAILED, aborts BOARD_STORE_ABORTED. */
+  #call<D extends Document, T>(
+    collection: StoreCollection<D>,
+    operation: string,
+    subject: string | undefined,
+    options: BoardCallOptions | undefined,
+    op: (collection: Collection<D>, bounds: CallBounds) => Promise<T>,
+    timeoutMs?: number,
+  ): Promise<T> {
+    const context = { component: COMPONENT, operation, subject }
+    const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
+      new BoardStoreError(kind === 'failed' ? 'BOARD_STORE_FAILED' : 'BOARD_STORE_ABORTED', context, detail, {
+        cause,
+      })
+    return collection.call({ signal: options?.signal, timeoutMs, error }, op)
   }
 }
 

@@ -5,12 +5,14 @@
  *
  * Not used for expected outcomes: a run already settled or a lost compare-and-set is a return value.
  */
+import { StoreError } from '../../store-call/store-error.js'
 
 /** Codes a GateRunError carries. */
 export type GateRunErrorCode =
   | 'GATE_RUN_INVALID'
   | 'GATE_RUN_NOT_FOUND'
   | 'GATE_RUN_STORE_FAILED'
+  | 'GATE_RUN_STORE_ABORTED'
   | 'GATE_RUN_OFFER_FAILED'
 
 /** What failed where. */
@@ -24,11 +26,9 @@ export interface GateRunErrorContext {
 }
 
 /** A merge-gate operation failed; `message` names the component, operation, run and what was expected. */
-export class GateRunError extends Error {
+export class GateRunError extends StoreError {
   override readonly name = 'GateRunError'
-  readonly code: GateRunErrorCode
-  readonly component: string
-  readonly operation: string
+  declare readonly code: GateRunErrorCode
   readonly runId: string | undefined
 
   constructor(
@@ -37,21 +37,8 @@ export class GateRunError extends Error {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    const subject = context.runId === undefined ? '' : ` (gating run "${context.runId}")`
-    super(`${context.component}: ${context.operation}${subject}: ${detail}`, options)
-    this.code = code
-    this.component = context.component
-    this.operation = context.operation
+    const subject = context.runId === undefined ? undefined : `gating run "${context.runId}"`
+    super(code, { ...context, subject }, detail, options)
     this.runId = context.runId
   }
-}
-
-/** One line describing an error for a log or a wrapping message (first line only, driver codes kept). */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code =
-      (error as { code?: unknown; status?: unknown }).code ?? (error as { status?: unknown }).status
-    return `${error.name}${code === undefined ? '' : ` ${String(code)}`}: ${error.message.split('\n')[0]}`
-  }
-  return String(error)
 }

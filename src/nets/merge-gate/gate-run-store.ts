@@ -6,8 +6,15 @@
  * Not a queue and not a claim: two sweepers reading one page both get every run, and the reconciler's
  * re-read keeps that harmless. The store never reads a clock; every instant is an argument.
  */
+import type { StoreCallOptions } from '../../store-call/store-call.js'
 import { type GatingRun, type GatingRunPatch, type InvalidGateRun, checkInstant } from './gate-run.js'
 import { GateRunError } from './gate-run-error.js'
+
+/**
+ * Options every gate-run store call accepts: `signal` bounds it (an aborted one rejects with
+ * `GATE_RUN_STORE_ABORTED` and changes nothing; one aborted in flight rejects at once, its write may land).
+ */
+export type GateRunCallOptions = StoreCallOptions
 
 /** Where a page continues: strictly older than this run in (updatedAt desc, id desc) order. */
 export interface GateRunCursor {
@@ -47,28 +54,28 @@ export interface GateRunStore {
    * Records `run`, replacing wholesale any run with the same id (recording again is how a review system
    * restarts one). Rejects with GateRunError `GATE_RUN_INVALID` for a run failing the schema.
    */
-  record(run: GatingRun): Promise<void>
+  record(run: GatingRun, options?: GateRunCallOptions): Promise<void>
   /**
    * Applies `patch` to run `id` and resolves the run as it now is. Rejects with `GATE_RUN_NOT_FOUND` when
    * there is no such run, `GATE_RUN_INVALID` for a bad patch.
    */
-  update(id: string, patch: GatingRunPatch): Promise<GatingRun>
+  update(id: string, patch: GatingRunPatch, options?: GateRunCallOptions): Promise<GatingRun>
   /** The run with `id`; undefined when absent. Rejects with `GATE_RUN_INVALID` when its document is invalid. */
-  get(id: string): Promise<GatingRun | undefined>
+  get(id: string, options?: GateRunCallOptions): Promise<GatingRun | undefined>
   /**
    * The sweep query: unsettled runs (no `settledAt`) with `from ≤ updatedAt ≤ to`, newest first, ties by id
    * descending, at most `limit` documents, starting strictly after `after`. The (updatedAt, id) cursor
    * continues from the oldest updatedAt of the previous page without losing or repeating runs that share
    * it. Documents failing validation are returned in `invalid`, never thrown.
    */
-  page(query: GateRunPageQuery): Promise<GateRunPage>
+  page(query: GateRunPageQuery, options?: GateRunCallOptions): Promise<GateRunPage>
   /**
    * Sets `settledAt = now` when run `id` exists unsettled; resolves true when this call set it. Never moves
    * an existing stamp and never touches `updatedAt`.
    */
-  markSettled(id: string, now: Date): Promise<boolean>
+  markSettled(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean>
   /** Sets `relaunchRequestedAt = now` when unset; resolves true when this call set it. */
-  markRelaunchRequested(id: string, now: Date): Promise<boolean>
+  markRelaunchRequested(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean>
 }
 
 /** Largest page a store accepts. */
@@ -92,4 +99,21 @@ export function checkPageQuery(component: string, query: GateRunPageQuery): Gate
     id: String(query.after.id),
   }
   return { from, to, limit, after }
+}
+
+/** Rejects a call whose signal is already aborted, before it reaches the store (GATE_RUN_STORE_ABORTED). */
+export function checkGateCallNotAborted(
+  component: string,
+  operation: string,
+  runId: string | undefined,
+  options: GateRunCallOptions | undefined,
+): void {
+  const signal = options?.signal
+  if (!signal?.aborted) return
+  throw new GateRunError(
+    'GATE_RUN_STORE_ABORTED',
+    { component, operation, runId },
+    'the call was aborted before it was sent',
+    { cause: signal.reason },
+  )
 }

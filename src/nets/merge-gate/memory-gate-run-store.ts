@@ -19,7 +19,9 @@ import {
 } from './gate-run.js'
 import { GateRunError } from './gate-run-error.js'
 import {
+  checkGateCallNotAborted,
   checkPageQuery,
+  type GateRunCallOptions,
   type GateRunPage,
   type GateRunPageQuery,
   type GateRunStore,
@@ -31,8 +33,9 @@ const COMPONENT = 'MemoryGateRunStore'
 export class MemoryGateRunStore implements GateRunStore {
   readonly #docs = new Map<string, Record<string, unknown>>()
 
-  async record(run: GatingRun): Promise<void> {
+  async record(run: GatingRun, options?: GateRunCallOptions): Promise<void> {
     const valid = checkGatingRun(COMPONENT, 'record', run)
+    checkGateCallNotAborted(COMPONENT, 'record', valid.id, options)
     this.#docs.set(valid.id, { ...toGateRunDocument(valid) })
   }
 
@@ -51,9 +54,10 @@ export class MemoryGateRunStore implements GateRunStore {
     this.#docs.set(doc._id, structuredClone(doc))
   }
 
-  async update(id: string, patch: GatingRunPatch): Promise<GatingRun> {
+  async update(id: string, patch: GatingRunPatch, options?: GateRunCallOptions): Promise<GatingRun> {
     const runId = checkRunId(COMPONENT, 'update', id)
     const change = checkGatingRunPatch(COMPONENT, runId, patch)
+    checkGateCallNotAborted(COMPONENT, 'update', runId, options)
     const doc = this.#docs.get(runId)
     if (doc === undefined) {
       throw new GateRunError(
@@ -69,14 +73,16 @@ export class MemoryGateRunStore implements GateRunStore {
     return this.#read('update', runId, doc)
   }
 
-  async get(id: string): Promise<GatingRun | undefined> {
+  async get(id: string, options?: GateRunCallOptions): Promise<GatingRun | undefined> {
     const runId = checkRunId(COMPONENT, 'get', id)
+    checkGateCallNotAborted(COMPONENT, 'get', runId, options)
     const doc = this.#docs.get(runId)
     return doc === undefined ? undefined : this.#read('get', runId, doc)
   }
 
-  async page(query: GateRunPageQuery): Promise<GateRunPage> {
+  async page(query: GateRunPageQuery, options?: GateRunCallOptions): Promise<GateRunPage> {
     const { from, to, after, limit } = checkPageQuery(COMPONENT, query)
+    checkGateCallNotAborted(COMPONENT, 'page', undefined, options)
     // The same filter and order as the Mongo query: updatedAt must be a Date to be in range at all
     // (BSON compares within a type), unsettled means settledAt missing or null.
     const matching = [...this.#docs.values()]
@@ -110,17 +116,24 @@ export class MemoryGateRunStore implements GateRunStore {
     return { runs, invalid, next }
   }
 
-  async markSettled(id: string, now: Date): Promise<boolean> {
-    return this.#stampOnce('markSettled', 'settledAt', id, now)
+  async markSettled(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean> {
+    return this.#stampOnce('markSettled', 'settledAt', id, now, options)
   }
 
-  async markRelaunchRequested(id: string, now: Date): Promise<boolean> {
-    return this.#stampOnce('markRelaunchRequested', 'relaunchRequestedAt', id, now)
+  async markRelaunchRequested(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean> {
+    return this.#stampOnce('markRelaunchRequested', 'relaunchRequestedAt', id, now, options)
   }
 
-  #stampOnce(operation: string, field: keyof GateRunDocument, id: string, now: Date): boolean {
+  #stampOnce(
+    operation: string,
+    field: keyof GateRunDocument,
+    id: string,
+    now: Date,
+    options: GateRunCallOptions | undefined,
+  ): boolean {
     const runId = checkRunId(COMPONENT, operation, id)
     const at = checkInstant(COMPONENT, operation, 'now', now)
+    checkGateCallNotAborted(COMPONENT, operation, runId, options)
     const doc = this.#docs.get(runId)
     if (doc === undefined || (doc[field] !== undefined && doc[field] !== null)) return false
     doc[field] = at

@@ -21,7 +21,8 @@
  *
  * Not a claim: the reconciler's marks are idempotent stamps, set only when absent.
  */
-import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb'
+import type { Collection, Db, Filter } from 'mongodb'
+import { type CallBounds, LONG_CALL_TIMEOUT_MS, StoreCollection } from '../../store-call/store-call.js'
 import {
   checkGatingRun,
   checkGatingRunPatch,
@@ -34,47 +35,57 @@ import {
   parseGateRunDocument,
   toGateRunDocument,
 } from './gate-run.js'
-import { describeError, GateRunError } from './gate-run-error.js'
+import { GateRunError } from './gate-run-error.js'
 import {
   checkPageQuery,
+  type GateRunCallOptions,
   type GateRunPage,
   type GateRunPageQuery,
   type GateRunStore,
 } from './gate-run-store.js'
 
 const COMPONENT = 'MongoGateRunStore'
-const MAJORITY: WriteConcernSettings = { w: 'majority' }
 
 export interface MongoGateRunStoreOptions {
   /** Collection name; `gate_runs` by default. */
   collection?: string
+  /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
+  callTimeoutMs?: number
 }
 
 /** A GateRunStore backed by MongoDB (or a wire-compatible server); see the GateRunStore contract. */
 export class MongoGateRunStore implements GateRunStore {
-  readonly #runs: Collection<GateRunDocument>
+  readonly #runs: StoreCollection<GateRunDocument>
 
   constructor(db: Db, options: MongoGateRunStoreOptions = {}) {
-    if (!db || typeof db.collection !== 'function') {
-      throw new TypeError('MongoGateRunStore: expected a mongodb Db as its first argument')
-    }
-    this.#runs = db.collection<GateRunDocument>(options.collection ?? 'gate_runs', { writeConcern: MAJORITY })
+    this.#runs = new StoreCollection<GateRunDocument>(db, options.collection ?? 'gate_runs', {
+      component: COMPONENT,
+      majority: true,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    })
   }
 
   /** Creates the `sweep` index (idempotent); the net's setup calls it once per process. */
-  async ensureIndexes(): Promise<void> {
-    await this.#call('ensureIndexes', undefined, () =>
-      this.#runs.createIndex({ settledAt: 1, updatedAt: -1, _id: -1 }, { name: 'sweep' }),
+  async ensureIndexes(options?: GateRunCallOptions): Promise<void> {
+    const index = { settledAt: 1, updatedAt: -1, _id: -1 } as const
+    await this.#call(
+      'ensureIndexes',
+      undefined,
+      options,
+      (runs, bounds) => runs.createIndex(index, { name: 'sweep', ...bounds.read }),
+      LONG_CALL_TIMEOUT_MS,
     )
   }
 
-  async record(run: GatingRun): Promise<void> {
+  async record(run: GatingRun, options?: GateRunCallOptions): Promise<void> {
     const valid = checkGatingRun(COMPONENT, 'record', run)
     const doc = toGateRunDocument(valid)
-    await this.#call('record', valid.id, () => this.#runs.replaceOne({ _id: doc._id }, doc, { upsert: true }))
+    await this.#call('record', valid.id, options, (runs, bounds) =>
+      runs.replaceOne({ _id: doc._id }, doc, { upsert: true, ...bounds.write }),
+    )
   }
 
-  async update(id: string, patch: GatingRunPatch): Promise<GatingRun> {
+  async update(id: string, patch: GatingRunPatch, options?: GateRunCallOptions): Promise<GatingRun> {
     const runId = checkRunId(COMPONENT, 'update', id)
     const change = checkGatingRunPatch(COMPONENT, runId, patch)
     const set: Record<string, unknown> = {}
@@ -82,8 +93,8 @@ export class MongoGateRunStore implements GateRunStore {
       if (value !== undefined)
         set[key] = value instanceof Date ? new Date(Math.trunc(value.getTime())) : value
     }
-    const after = await this.#call('update', runId, () =>
-      this.#runs.findOneAndUpdate({ _id: runId }, { $set: set }, { returnDocument: 'after' }),
+    const after = await this.#call('update', runId, options, (runs, bounds) =>
+      runs.findOneAndUpdate({ _id: runId }, { $set: set }, { returnDocument: 'after', ...bounds.write }),
     )
     if (after === null) {
       throw new GateRunError(
@@ -95,13 +106,15 @@ export class MongoGateRunStore implements GateRunStore {
     return this.#read('update', runId, after)
   }
 
-  async get(id: string): Promise<GatingRun | undefined> {
+  async get(id: string, options?: GateRunCallOptions): Promise<GatingRun | undefined> {
     const runId = checkRunId(COMPONENT, 'get', id)
-    const doc = await this.#call('get', runId, () => this.#runs.findOne({ _id: runId }))
+    const doc = await this.#call('get', runId, options, (runs, bounds) =>
+      runs.findOne({ _id: runId }, bounds.read),
+    )
     return doc === null ? undefined : this.#read('get', runId, doc)
   }
 
-  async page(query: GateRunPageQuery): Promise<GateRunPage> {
+  async page(query: GateRunPageQuery, options?: GateRunCallOptions): Promise<GateRunPage> {
     const { from, to, after, limit } = checkPageQuery(COMPONENT, query)
     const filter: Filter<GateRunDocument> = { settledAt: null, updatedAt: { $gte: from, $lte: to } }
     if (after !== undefined) {
@@ -110,8 +123,8 @@ export class MongoGateRunStore implements GateRunStore {
         { updatedAt: after.updatedAt, _id: { $lt: after.id } },
       ]
     }
-    const docs = await this.#call('page', undefined, () =>
-      this.#runs.find(filter).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
+    const docs = await this.#call('page', undefined, options, (runs, bounds) =>
+      runs.find(filter, bounds.read).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
     )
     const runs: GatingRun[] = []
     const invalid: InvalidGateRun[] = []
@@ -126,12 +139,12 @@ export class MongoGateRunStore implements GateRunStore {
     return { runs, invalid, next }
   }
 
-  async markSettled(id: string, now: Date): Promise<boolean> {
-    return this.#stampOnce('markSettled', 'settledAt', id, now)
+  async markSettled(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean> {
+    return this.#stampOnce('markSettled', 'settledAt', id, now, options)
   }
 
-  async markRelaunchRequested(id: string, now: Date): Promise<boolean> {
-    return this.#stampOnce('markRelaunchRequested', 'relaunchRequestedAt', id, now)
+  async markRelaunchRequested(id: string, now: Date, options?: GateRunCallOptions): Promise<boolean> {
+    return this.#stampOnce('markRelaunchRequested', 'relaunchRequestedAt', id, now, options)
   }
 
   async #stampOnce(
@@ -139,14 +152,14 @@ export class MongoGateRunStore implements GateRunStore {
     field: 'settledAt' | 'relaunchRequestedAt',
     id: string,
     now: Date,
+    options: GateRunCallOptions | undefined,
   ): Promise<boolean> {
     const runId = checkRunId(COMPONENT, operation, id)
     const at = checkInstant(COMPONENT, operation, 'now', now)
     // `field: null` matches missing or null: the stamp is set once and never moved.
-    const result = await this.#call(operation, runId, () =>
-      this.#runs.updateOne({ _id: runId, [field]: null } as Filter<GateRunDocument>, {
-        $set: { [field]: at },
-      }),
+    const unset = { _id: runId, [field]: null } as Filter<GateRunDocument>
+    const result = await this.#call(operation, runId, options, (runs, bounds) =>
+      runs.updateOne(unset, { $set: { [field]: at } }, bounds.write),
     )
     return result.modifiedCount > 0
   }
@@ -163,16 +176,24 @@ export class MongoGateRunStore implements GateRunStore {
     return parsed.run
   }
 
-  async #call<T>(operation: string, runId: string | undefined, op: () => Promise<T>): Promise<T> {
-    try {
-      return await op()
-    } catch (error) {
-      throw new GateRunError(
-        'GATE_RUN_STORE_FAILED',
-        { component: COMPONENT, operation, runId },
-        `the store did not answer: ${describeError(error)}`,
-        { cause: error },
+  /** One bounded call (store-call.ts): failures are GATE_RUN_STORE_FAILED, aborts GATE_RUN_STORE_ABORTED. */
+  #call<T>(
+    operation: string,
+    runId: string | undefined,
+    options: GateRunCallOptions | undefined,
+    op: (runs: Collection<GateRunDocument>, bounds: CallBounds) => Promise<T>,
+    timeoutMs?: number,
+  ): Promise<T> {
+    const context = { component: COMPONENT, operation, runId }
+    const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
+      new GateRunError(
+        kind === 'failed' ? 'GATE_RUN_STORE_FAILED' : 'GATE_RUN_STORE_ABORTED',
+        context,
+        detail,
+        {
+          cause,
+        },
       )
-    }
+    return this.#runs.call({ signal: options?.signal, timeoutMs, error }, op)
   }
 }

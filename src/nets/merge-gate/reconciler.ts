@@ -20,7 +20,8 @@
  */
 import type { ForgeOctokit } from '../../forge/github-app.js'
 import type { GatingRun } from './gate-run.js'
-import { describeError, GateRunError } from './gate-run-error.js'
+import { describeError } from '../../store-call/describe-error.js'
+import { GateRunError } from './gate-run-error.js'
 import type { GateRunStore } from './gate-run-store.js'
 
 const COMPONENT = 'reconciler'
@@ -131,13 +132,13 @@ export class Reconciler {
     } catch (error) {
       // A pull request that is gone (deleted repository, lost access) has nothing left to gate.
       if (statusOf(error) === 404 || statusOf(error) === 410)
-        return this.#settle(run, now, 'settled-pull-gone')
+        return this.#settle(run, now, 'settled-pull-gone', request)
       throw this.#offerFailed(run, 'read-pull', error)
     }
     if (pull.merged === true || (pull.merged_at ?? null) !== null)
-      return this.#settle(run, now, 'settled-pull-merged')
-    if (pull.state !== 'open') return this.#settle(run, now, 'settled-pull-closed')
-    if (pull.head.sha !== run.headSha) return this.#settle(run, now, 'settled-head-moved')
+      return this.#settle(run, now, 'settled-pull-merged', request)
+    if (pull.state !== 'open') return this.#settle(run, now, 'settled-pull-closed', request)
+    if (pull.head.sha !== run.headSha) return this.#settle(run, now, 'settled-head-moved', request)
 
     const gateContext = run.gateContext ?? this.#defaultGateContext
     let combined: CombinedStatus
@@ -155,8 +156,8 @@ export class Reconciler {
     }
     const status = combined.statuses.find((s) => s.context === gateContext)
     if (status !== undefined && !this.#isOwnClaim(run, status)) {
-      if (this.#isOwnFailure(run, status)) await this.#store.markRelaunchRequested(run.id, now)
-      return this.#settle(run, now, 'settled-verdict')
+      if (this.#isOwnFailure(run, status)) await this.#store.markRelaunchRequested(run.id, now, request)
+      return this.#settle(run, now, 'settled-verdict', request)
     }
     if (!this.isDead(run, now)) return 'healthy'
 
@@ -175,7 +176,7 @@ export class Reconciler {
     } catch (error) {
       throw this.#offerFailed(run, 'post-status', error)
     }
-    await this.#store.markRelaunchRequested(run.id, now)
+    await this.#store.markRelaunchRequested(run.id, now, request)
     return 'posted-failure'
   }
 
@@ -203,8 +204,13 @@ export class Reconciler {
     return targetUrl === null || targetUrl === '' || targetUrl.endsWith(`/runs/${encodeURIComponent(run.id)}`)
   }
 
-  async #settle(run: GatingRun, now: Date, outcome: OfferOutcome): Promise<OfferOutcome> {
-    await this.#store.markSettled(run.id, now)
+  async #settle(
+    run: GatingRun,
+    now: Date,
+    outcome: OfferOutcome,
+    call: { signal?: AbortSignal | undefined },
+  ): Promise<OfferOutcome> {
+    await this.#store.markSettled(run.id, now, call)
     return outcome
   }
 

@@ -10,16 +10,21 @@ import {
   type GatingRun,
   type GatingRunPatch,
 } from './gate-run.js'
-import type { GateRunStore } from './gate-run-store.js'
+import type { GateRunCallOptions, GateRunStore } from './gate-run-store.js'
 
 /**
  * Validates `run` and records it in `store`, replacing any run with the same id. Throws GateRunError
  * `GATE_RUN_INVALID` naming each bad field before anything is written; store failures reject with
- * `GATE_RUN_STORE_FAILED`. Resolves the run as recorded (instants truncated to the millisecond).
+ * `GATE_RUN_STORE_FAILED` (`GATE_RUN_STORE_ABORTED` when `options.signal` aborts). Resolves the run as
+ * recorded (instants truncated to the millisecond).
  */
-export async function recordGatingRun(store: GateRunStore, run: GatingRun): Promise<GatingRun> {
+export async function recordGatingRun(
+  store: GateRunStore,
+  run: GatingRun,
+  options?: GateRunCallOptions,
+): Promise<GatingRun> {
   const valid = checkGatingRun('recordGatingRun', 'record', run)
-  await store.record(valid)
+  await store.record(valid, options)
   return valid
 }
 
@@ -32,7 +37,8 @@ export async function updateGatingRun(
   store: GateRunStore,
   id: string,
   patch: GatingRunPatch,
+  options?: GateRunCallOptions,
 ): Promise<GatingRun> {
   const runId = checkRunId('updateGatingRun', 'update', id)
-  return store.update(runId, checkGatingRunPatch('updateGatingRun', runId, patch))
+  return store.update(runId, checkGatingRunPatch('updateGatingRun', runId, patch), options)
 }

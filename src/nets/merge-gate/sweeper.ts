@@ -19,7 +19,7 @@
  */
 import type { ForgeOctokit } from '../../forge/github-app.js'
 import type { NetLogger } from '../net.js'
-import { describeError } from './gate-run-error.js'
+import { describeError } from '../../store-call/describe-error.js'
 import type { GateRunCursor, GateRunStore } from './gate-run-store.js'
 import type { GatingRun } from './gate-run.js'
 import { type OfferOutcome, type Reconciler, statusOf } from './reconciler.js'
@@ -205,12 +205,10 @@ export class Sweeper {
     for (let pages = 0; pages < budget; pages++) {
       if (context.signal?.aborted) report.stopped = 'aborted'
       if (report.stopped !== undefined) return { ...window, after }
-      const page = await this.#store.page({
-        from: window.from,
-        to: window.to,
-        after,
-        limit: this.#options.pageSize,
-      })
+      const page = await this.#store.page(
+        { from: window.from, to: window.to, after, limit: this.#options.pageSize },
+        { signal: context.signal },
+      )
       report.pages++
       report.invalid += page.invalid.length
       for (const bad of page.invalid) this.#logInvalid(bad.id, bad.problems, context.log)

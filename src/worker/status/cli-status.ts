@@ -3,14 +3,14 @@
  * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
-import type { BadDocument } from '../../lease/bad-document.js'
+import type { BadDocument } from '../../store-call/bad-document.js'
 import { describeBadDocument } from '../bad-documents.js'
 import type { WorkerConfig } from '../../config/worker-config.js'
 import { createLogger } from '../logger.js'
 import { openRuntime, type StoreRuntime } from '../runtime.js'
 import { collectStatus } from './collect-status.js'
-import { MemoryForgeHourStore } from './memory-forge-hour-store.js'
-import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
+import { MemoryForgeHourStore } from '../../forge/memory-forge-hour-store.js'
+import { MongoForgeHourStore } from '../../forge/mongo-forge-hour-store.js'
 import { mongoServerVersion } from './server-version.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusSources } from './status-sources.js'
@@ -60,7 +60,7 @@ async function snapshotOf(
   const snapshot = await collectStatus(
     cliSources(config, {
       ping: () => connection.ping(5_000),
-      serverVersion: () => mongoServerVersion(connection.db),
+      serverVersion: () => mongoServerVersion(connection.db, bound().signal),
       leases: () => runtime.store.list(bound()),
       forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
       history: (net, limit) => runtime.ledger.history(net, limit, bound()),

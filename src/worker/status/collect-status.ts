@@ -6,7 +6,7 @@
 import { CronExpressionParser } from 'cron-parser'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
-import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from './forge-hour-store.js'
+import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from '../../forge/forge-hour-store.js'
 import {
   type ForgeStatus,
   type HolderStatus,

@@ -3,10 +3,15 @@
  * 7.0.77 wire)` when the server says it is FerretDB. Reads `buildInfo`, which needs no privileges.
  */
 import type { Db } from 'mongodb'
+import { plainStoreError, storeCommand } from '../../store-call/store-call.js'
 
-/** Resolves the server's version text; rejects when the server does not answer. */
-export async function mongoServerVersion(db: Db): Promise<string> {
-  const info = await db.command({ buildInfo: 1 }, { timeoutMS: 2_000 })
+/**
+ * Resolves the server's version text; rejects (a StoreError) when the server does not answer within 2 s
+ * or `signal` aborts.
+ */
+export async function mongoServerVersion(db: Db, signal?: AbortSignal): Promise<string> {
+  const error = plainStoreError({ component: 'mongo', operation: 'buildInfo' })
+  const info = await storeCommand(db, { buildInfo: 1 }, { signal, timeoutMs: 2_000, error })
   const version = typeof info.version === 'string' ? info.version : 'unknown'
   // FerretDB 1.x names itself in `ferretdbVersion`, 2.x in `ferretdb.version`.
   const ferret = info.ferretdbVersion ?? (info.ferretdb as { version?: unknown } | undefined)?.version

@@ -5,7 +5,7 @@
  */
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
-import type { ForgeHourRow } from './forge-hour-store.js'
+import type { ForgeHourRow } from '../../forge/forge-hour-store.js'
 import type { RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 
 /** One net as configured: what the page lists even before anything ran. */

@@ -10,7 +10,7 @@
  */
 import type { Registry } from 'prom-client'
 import type { ForgeMeter } from '../../forge/meter.js'
-import type { OnBadDocument } from '../../lease/bad-document.js'
+import type { OnBadDocument } from '../../store-call/bad-document.js'
 import type { Clock, TimerHandle } from '../../lease/clock.js'
 import type { LeaseStore } from '../../lease/store.js'
 import type { RunLedger } from '../../runs/run-ledger.js'
@@ -19,9 +19,9 @@ import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
 import { SCHEDULE_TIME_ZONE } from '../../schedule.js'
 import { collectStatus } from './collect-status.js'
-import { HOUR_MS, HOURS_KEPT, hourStart, sumRows } from './forge-hour-store.js'
-import { rowsFromMeter } from './meter-hours.js'
-import { MongoForgeHourStore } from './mongo-forge-hour-store.js'
+import { HOUR_MS, HOURS_KEPT, hourStart, sumRows } from '../../forge/forge-hour-store.js'
+import { rowsFromMeter } from '../../forge/meter-hours.js'
+import { MongoForgeHourStore } from '../../forge/mongo-forge-hour-store.js'
 import { packageVersion } from './package-version.js'
 import { rateLimitsFromRegistry, skippedTicksFromRegistry } from './registry-figures.js'
 import { mongoServerVersion } from './server-version.js'
@@ -115,7 +115,7 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
     const mongo = options.mongo()
     // Not yet connected (the HTTP port opens first): no answer to keep; the next snapshot asks again.
     if (!mongo) throw new Error('the Mongo connection is not open yet')
-    return mongoServerVersion(mongo.db)
+    return mongoServerVersion(mongo.db, bound().signal)
   })
   return {
     replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },

@@ -2,11 +2,7 @@
  * The forge-hour store conformance suite: every twin (memory, Mongo) runs these same cases.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  type ForgeHourRow,
-  type ForgeHourStore,
-  HOUR_MS,
-} from '../../../src/worker/status/forge-hour-store.js'
+import { type ForgeHourRow, type ForgeHourStore, HOUR_MS } from '../../src/forge/forge-hour-store.js'
 
 const H0 = Date.UTC(2026, 11, 1, 10)
 const row = (hour: number, lane: string, requests: number, notModified = 0, points = 0): ForgeHourRow => ({

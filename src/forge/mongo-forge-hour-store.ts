@@ -2,21 +2,30 @@
  * MongoForgeHourStore: the forge-hour store in collection `forge_hours`, one document per owner, hour and
  * lane (`_id: "<owner>|<hour ISO>|<lane>"`), so every replica reads the whole installation's spend.
  * Summing happens here rather than in an aggregation: 24 hours × lanes × replicas is a few hundred rows,
- * and plain finds behave the same on MongoDB and FerretDB. Writes check their signal before sending only
- * (the driver takes a signal on reads alone); callers bound them with the client's timeouts.
+ * and plain finds behave the same on MongoDB and FerretDB. Every call is bounded (store-call.ts): the
+ * server's `maxTimeMS` and the caller's signal; a failure is a StoreError (`STORE_CALL_FAILED`,
+ * `STORE_CALL_ABORTED`) naming `MongoForgeHourStore` and the operation.
+ *
+ * The stored shape is the one every version wrote: `hour` is the start of the hour, as a Date.
  *
  * Every document read is parsed: a malformed one (a figure that is not a whole number ≥ 0, a lane that is
  * not a string) is skipped and reported once through `onBadDocument`, so the page and `/status` show only
  * numbers the meter could have written.
  */
-import type { Collection, Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import { z } from 'zod'
 import {
   BadDocumentReporter,
   describeIssues,
   documentId,
   type OnBadDocument,
-} from '../../lease/bad-document.js'
+} from '../store-call/bad-document.js'
+import {
+  plainStoreError,
+  type StoreCall,
+  StoreCollection,
+  type StoreCallOptions,
+} from '../store-call/store-call.js'
 import {
   checkRow,
   type ForgeHourReadOptions,
@@ -46,34 +55,37 @@ interface ForgeHourDocument {
 }
 
 export const FORGE_HOURS_COLLECTION = 'forge_hours'
+const COMPONENT = 'MongoForgeHourStore'
 
 export class MongoForgeHourStore implements ForgeHourStore {
-  readonly #collection: Collection<ForgeHourDocument>
+  readonly #collection: StoreCollection<ForgeHourDocument>
   readonly #bad: BadDocumentReporter
 
   /** `onBadDocument`: called once per distinct malformed document read (then skipped). */
   constructor(db: Db, options: { onBadDocument?: OnBadDocument } = {}) {
-    this.#collection = db.collection<ForgeHourDocument>(FORGE_HOURS_COLLECTION)
+    this.#collection = new StoreCollection<ForgeHourDocument>(db, FORGE_HOURS_COLLECTION, {
+      component: COMPONENT,
+    })
     this.#bad = new BadDocumentReporter(FORGE_HOURS_COLLECTION, options.onBadDocument)
   }
 
-  async put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }) {
+  async put(owner: string, rows: readonly ForgeHourRow[], options?: StoreCallOptions) {
     options?.signal?.throwIfAborted()
     for (const row of rows) checkRow(row)
     if (rows.length === 0) return
-    await this.#collection.bulkWrite(
-      rows.map((row) => {
-        const hour = new Date(row.hour)
-        const { requests, notModified, points, lane } = row
-        return {
-          updateOne: {
-            filter: { _id: `${owner}|${hour.toISOString()}|${lane}` },
-            update: { $set: { owner, hour, lane, requests, notModified, points } },
-            upsert: true,
-          },
-        }
-      }),
-      { ordered: false },
+    const updates = rows.map((row) => {
+      const hour = new Date(row.hour)
+      const { requests, notModified, points, lane } = row
+      return {
+        updateOne: {
+          filter: { _id: `${owner}|${hour.toISOString()}|${lane}` },
+          update: { $set: { owner, hour, lane, requests, notModified, points } },
+          upsert: true,
+        },
+      }
+    })
+    await this.#collection.call(call('put', options), (hours, bounds) =>
+      hours.bulkWrite(updates, { ordered: false, ...bounds.write }),
     )
   }
 
@@ -82,9 +94,9 @@ export class MongoForgeHourStore implements ForgeHourStore {
       hour: { $gte: since },
       ...(options?.except === undefined ? {} : { owner: { $ne: options.except } }),
     }
-    const docs = await this.#collection
-      .find(filter, options?.signal ? { signal: options.signal } : {})
-      .toArray()
+    const docs = await this.#collection.call(call('read', options), (hours, bounds) =>
+      hours.find(filter, bounds.read).toArray(),
+    )
     return sumRows(docs.flatMap((doc) => this.#row(doc)))
   }
 
@@ -107,9 +119,15 @@ export class MongoForgeHourStore implements ForgeHourStore {
     ]
   }
 
-  async prune(before: Date, options?: { signal?: AbortSignal }) {
-    options?.signal?.throwIfAborted()
-    const result = await this.#collection.deleteMany({ hour: { $lt: before } })
+  async prune(before: Date, options?: StoreCallOptions) {
+    const result = await this.#collection.call(call('prune', options), (hours, bounds) =>
+      hours.deleteMany({ hour: { $lt: before } }, bounds.write),
+    )
     return result.deletedCount
   }
+}
+
+/** One call's signal and error (a StoreError naming this store and the operation). */
+function call(operation: string, options: StoreCallOptions | undefined): StoreCall {
+  return { signal: options?.signal, error: plainStoreError({ component: COMPONENT, operation }) }
 }

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MongoForgeHourStore } from '../../../src/worker/status/mongo-forge-hour-store.js'
-import { useTestDatabase } from '../../support/mongo.js'
+import { MongoForgeHourStore } from '../../src/forge/mongo-forge-hour-store.js'
+import { useTestDatabase } from '../support/mongo.js'
 import { forgeHourStoreConformance } from './forge-hour-store-conformance.js'
 
 const test = await useTestDatabase('forge_hours')

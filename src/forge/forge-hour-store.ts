@@ -9,8 +9,12 @@
  * Both twins (MemoryForgeHourStore, MongoForgeHourStore) give identical answers to identical calls; one
  * conformance suite runs them both. A rejection means the answer did not arrive.
  */
+import type { StoreCallOptions } from '../store-call/store-call.js'
+import { HOUR_MS } from './meter-hour.js'
 
-/** One hour of one lane's spend. `hour` is the start of the UTC hour, in whole milliseconds. */
+export { HOUR_MS, hourStart } from './meter-hour.js'
+
+/** One hour of one lane's spend. `hour` is the start of the UTC hour, in whole ms (see meter-hour.ts). */
 export interface ForgeHourRow {
   hour: number
   lane: string
@@ -23,31 +27,23 @@ export interface ForgeHourRow {
 
 export interface ForgeHourStore {
   /** Sets `owner`'s figures for each row's hour and lane (replacing what that owner wrote before). */
-  put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }): Promise<void>
+  put(owner: string, rows: readonly ForgeHourRow[], options?: StoreCallOptions): Promise<void>
   /**
    * Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane;
    * without `except`'s rows when given (a replica adds its own current figures from its meter instead).
    */
   read(since: Date, options?: ForgeHourReadOptions): Promise<ForgeHourRow[]>
   /** Deletes every owner's rows of hours before `before`; resolves how many rows were deleted. */
-  prune(before: Date, options?: { signal?: AbortSignal }): Promise<number>
+  prune(before: Date, options?: StoreCallOptions): Promise<number>
 }
 
-export interface ForgeHourReadOptions {
-  signal?: AbortSignal
+export interface ForgeHourReadOptions extends StoreCallOptions {
   /** An owner whose rows the answer leaves out. */
   except?: string
 }
 
-export const HOUR_MS = 3_600_000
-
 /** How many hours are kept and drawn, the current one included. */
 export const HOURS_KEPT = 24
-
-/** The start of the UTC hour holding `ms`. */
-export function hourStart(ms: number): number {
-  return Math.floor(ms / HOUR_MS) * HOUR_MS
-}
 
 /** Sums rows of several owners per hour and lane, ordered by hour then lane (both twins answer with it). */
 export function sumRows(rows: Iterable<ForgeHourRow>): ForgeHourRow[] {
