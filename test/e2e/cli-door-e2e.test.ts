@@ -5,35 +5,20 @@
  */
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { afterAll, describe, expect, it } from 'vitest'
 import { freePort as closedPort } from '../support/free-port.js'
+import { useE2eSandbox } from '../support/e2e-sandbox.js'
 import { mongoServer } from '../support/mongo.js'
 import { startWorkerProcess } from '../support/worker-process.js'
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 const NETS = fixture('e2e-nets.mjs')
 const LEAKY = fixture('leaky-nets.mjs')
-let sandbox: SandboxForge
+const e2e = useE2eSandbox()
+const { githubEnv } = e2e
 let client: MongoClient | undefined
-
-beforeAll(async () => {
-  const buildError = inject('buildError')
-  if (buildError) throw new Error(`dist/ could not be built: ${buildError}`)
-  sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 5 } })
-})
-afterAll(async () => {
-  await sandbox?.close()
-  await client?.close()
-})
-
-const githubEnv = () => ({
-  GITHUB_APP_ID: String(sandbox.appId),
-  GITHUB_INSTALLATION_ID: String(sandbox.installationId),
-  GITHUB_APP_PRIVATE_KEY: sandbox.privateKey,
-  GITHUB_API_URL: sandbox.url,
-})
-const keyBody = () => sandbox.privateKey.split('\n')[1]!
+afterAll(() => client?.close())
+const keyBody = () => e2e.sandbox.privateKey.split('\n')[1]!
 
 async function cli(args: string[], env: Record<string, string>, config = NETS) {
   const w = startWorkerProcess([...args, '--config', config], env)
@@ -47,7 +32,7 @@ describe('no secret leaves the process', () => {
       const { code, text } = await cli([command], {
         GITHUB_APP_ID: '1',
         GITHUB_INSTALLATION_ID: '2',
-        GITHUB_APP_PRIVATE_KEY_FILE: sandbox.privateKey,
+        GITHUB_APP_PRIVATE_KEY_FILE: e2e.sandbox.privateKey,
       })
       if (command === 'run') expect(code, 'run started with a key in the path variable').toBe(78)
       expect(text).toMatch(

@@ -4,33 +4,18 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { MongoStore } from '../../src/index.js'
-import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { freePort as closedPort } from '../support/free-port.js'
+import { useE2eSandbox } from '../support/e2e-sandbox.js'
 import { mongoServer } from '../support/mongo.js'
 import { startWorkerProcess } from '../support/worker-process.js'
 
 const NETS = fileURLToPath(new URL('./fixtures/e2e-nets.mjs', import.meta.url))
-let sandbox: SandboxForge
+const e2e = useE2eSandbox()
+const { githubEnv } = e2e
 let client: MongoClient | undefined
-
-beforeAll(async () => {
-  const buildError = inject('buildError')
-  if (buildError) throw new Error(`dist/ could not be built: ${buildError}`)
-  sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 5 } })
-})
-afterAll(async () => {
-  await sandbox?.close()
-  await client?.close()
-})
-
-const githubEnv = () => ({
-  GITHUB_APP_ID: String(sandbox.appId),
-  GITHUB_INSTALLATION_ID: String(sandbox.installationId),
-  GITHUB_APP_PRIVATE_KEY: sandbox.privateKey,
-  GITHUB_API_URL: sandbox.url,
-})
+afterAll(() => client?.close())
 
 async function cli(args: string[], env: Record<string, string>) {
   const w = startWorkerProcess([...args, '--config', NETS], env)
@@ -132,9 +117,9 @@ describe('leasecron status and config', () => {
     })
     expect(code).toBe(0)
     const shown = JSON.parse(text)
-    expect(shown.forge).toMatchObject({ kind: 'github', appId: sandbox.appId, privateKey: '[redacted]' })
+    expect(shown.forge).toMatchObject({ kind: 'github', appId: e2e.sandbox.appId, privateKey: '[redacted]' })
     expect(text).not.toContain('hunter2')
-    expect(text).not.toContain(sandbox.privateKey.split('\n')[1]!)
+    expect(text).not.toContain(e2e.sandbox.privateKey.split('\n')[1]!)
   }, 30_000)
 
   it('prints the configuration errors and exits 78', async () => {
