@@ -26,7 +26,8 @@ import type { NetDefinition, NetOptions, OptionValues } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import type { SandboxForge } from '../sandbox/sandbox-forge.js'
-import type { NetConfig } from '../config/worker-config.js'
+import type { AttemptPolicy, NetConfig } from '../config/worker-config.js'
+import { DEFAULT_RETRY_BACKOFF_MS } from '../config/net-section.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
@@ -54,6 +55,11 @@ export interface OnePassOptions<S extends NetOptions> {
   owner?: string
   /** Aborting it aborts the pass (recorded `aborted`), as SIGTERM does to `leasecron once`. */
   signal?: AbortSignal
+  /**
+   * TIMEOUT, RETRIES and RETRY_BACKOFF in ms, as the net's variables set them; each left out takes its
+   * default (the schedule's interval, 0 retries, 10 s).
+   */
+  attempts?: Partial<AttemptPolicy>
 }
 
 /** One line the worker's logger wrote during the pass (pino's JSON: `level`, `msg`, bound fields). */
@@ -108,6 +114,11 @@ export async function runOnePass<S extends NetOptions, R>(
     intervalMs: schedule.intervalMs,
     pacing: leasePacing(schedule.intervalMs),
     catchUp: 'latest',
+    attempts: {
+      timeoutMs: given.attempts?.timeoutMs ?? schedule.intervalMs,
+      retries: given.attempts?.retries ?? 0,
+      retryBackoffMs: given.attempts?.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
+    },
     options,
   }
   try {

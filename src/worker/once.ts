@@ -148,7 +148,7 @@ function oncePass(
 ) {
   // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
   const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
-  return slotPassSpec(spec, { fence, term, live }, pass, spec.slot, () => 1)
+  return slotPassSpec(spec, { fence, term, live, stepDownAt }, pass, spec.slot, () => 1)
 }
 
 function describeResult(
