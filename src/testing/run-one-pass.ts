@@ -71,14 +71,14 @@ export interface PassLogLine {
 
 /** What happened. */
 export interface OnePass {
-  /** `ran` (the pass ran and ended ok), `failed`, `aborted`, `slot-taken` (the ledger had it), `held`. */
+  /** `ran` (the pass ran and ended ok), `failed`, `timed-out`, `aborted`, `slot-taken` (the ledger had it), `held`. */
   outcome: OnceOutcome
   slot: Date
   /** The term's fence; null when no term began. */
   fence: number | null
   /** The ledger's record of the slot: outcome, error, requests by lane. */
   record: RunRecord | undefined
-  /** Why, for `failed` (the first line, scrubbed; the full error is on the `pass failed` log line). */
+  /** Why, for `failed` and `timed-out` (the first line, scrubbed; the full error is on the `pass failed` log line). */
   error?: string
   /** Every log line of the term and the pass, debug and up. */
   log: PassLogLine[]

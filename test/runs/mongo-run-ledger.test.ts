@@ -45,7 +45,7 @@ describe('MongoRunLedger on the run’s real server', () => {
     const ledger = new MongoRunLedger(mongo.db, { collection })
     const slot = new Date('2026-09-30T15:00:00.000Z')
     // The shape 0.4.0 wrote: no `attempts` field at all.
-    await mongo.db.collection<{ _id: string }>(collection).insertOne({
+    await mongo.db.collection<Record<string, unknown> & { _id: string }>(collection).insertOne({
       _id: `n@${slot.toISOString()}`,
       net: 'n',
       slot,
