@@ -107,20 +107,7 @@ export async function runOnePass<S extends NetOptions, R>(
   })
   const log = root.child({ net: net.name, owner })
   const forge = 'octokit' in given.forge ? given.forge : forgeFor(given.forge, log)
-  const config: NetConfig = {
-    net,
-    enabled: true,
-    schedule: net.schedule,
-    intervalMs: schedule.intervalMs,
-    pacing: leasePacing(schedule.intervalMs),
-    catchUp: 'latest',
-    attempts: {
-      timeoutMs: given.attempts?.timeoutMs ?? schedule.intervalMs,
-      retries: given.attempts?.retries ?? 0,
-      retryBackoffMs: given.attempts?.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
-    },
-    options,
-  }
+  const config = netConfig(net, schedule.intervalMs, options, given.attempts)
   try {
     const result = await runOnce({
       net: config,
@@ -182,4 +169,27 @@ function optionValues<S extends NetOptions>(
     values[key] = parsed.data
   }
   return values as OptionValues<S>
+}
+
+/** The net as the worker would run it with no variables set, but for the attempts the test gives. */
+function netConfig(
+  net: NetDefinition,
+  intervalMs: number,
+  options: Record<string, unknown>,
+  attempts: Partial<AttemptPolicy> = {},
+): NetConfig {
+  return {
+    net,
+    enabled: true,
+    schedule: net.schedule,
+    intervalMs,
+    pacing: leasePacing(intervalMs),
+    catchUp: 'latest',
+    attempts: {
+      timeoutMs: attempts.timeoutMs ?? intervalMs,
+      retries: attempts.retries ?? 0,
+      retryBackoffMs: attempts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
+    },
+    options,
+  }
 }
