@@ -53,7 +53,7 @@ function runSummary(run: RunRecord): string {
   return `${run.slot.toISOString()} by ${run.owner}: ${run.outcome ?? 'running'}${run.finishedAt ? ` in ${duration(run)}` : ''}`
 }
 
-/** A table of runs, newest first: slot, owner, fence, started, duration, outcome, requests. */
+/** A table of runs, newest first: slot, owner, fence, started, duration, outcome, attempts, requests. */
 export function historyLines(runs: readonly RunRecord[]): string[] {
   const header = [
     'slot'.padEnd(24),
@@ -61,7 +61,8 @@ export function historyLines(runs: readonly RunRecord[]): string[] {
     'fence'.padEnd(6),
     'started'.padEnd(24),
     'duration'.padEnd(10),
-    'outcome'.padEnd(8),
+    'outcome'.padEnd(9),
+    'attempts',
     'requests',
   ]
   const rows = runs.map((r) =>
@@ -71,7 +72,8 @@ export function historyLines(runs: readonly RunRecord[]): string[] {
       String(r.fence).padEnd(6),
       r.startedAt.toISOString().padEnd(24),
       (r.finishedAt ? duration(r) : '-').padEnd(10),
-      (r.outcome ?? 'running').padEnd(8),
+      (r.outcome ?? 'running').padEnd(9),
+      String(r.outcome === undefined ? '-' : (r.attempts ?? 1)).padEnd(8),
       requestCount(r),
     ].join(' '),
   )
@@ -89,6 +91,7 @@ export function historyJson(run: RunRecord): Record<string, unknown> {
     finishedAt: run.finishedAt?.toISOString() ?? null,
     durationMs: run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
     outcome: run.outcome ?? null,
+    attempts: run.outcome === undefined ? null : (run.attempts ?? 1),
     error: run.error ?? null,
     requests: run.requests ?? null,
   }

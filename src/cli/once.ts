@@ -19,6 +19,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   'slot-taken': EXIT.ok,
   held: EXIT.ok,
   failed: EXIT.failure,
+  'timed-out': EXIT.failure,
   aborted: EXIT.interrupted,
 }
 

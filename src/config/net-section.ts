@@ -1,15 +1,17 @@
 /**
- * The nets section: each net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS, CATCH_UP and its own options
+ * The nets section: each net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS, CATCH_UP, TIMEOUT, RETRIES,
+ * RETRY_BACKOFF and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import { z } from 'zod'
+import { parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import { checkSchedule } from '../schedule.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
 import { netEnvPrefix } from './variables.js'
-import type { NetConfig } from './worker-config.js'
+import type { AttemptPolicy, NetConfig } from './worker-config.js'
 
 /**
  * The shortest TTL accepted: a term renews every TTL/3, and below a second a renewal's round trip to the
@@ -17,6 +19,13 @@ import type { NetConfig } from './worker-config.js'
  * unit slip (`30` meant as seconds).
  */
 export const MIN_TTL_MS = 1_000
+
+/** The most retries a slot's pass may make: each is bounded by the next slot anyway; more is a typo. */
+export const MAX_RETRIES = 10
+/** The shortest TIMEOUT and RETRY_BACKOFF accepted. */
+const MIN_ATTEMPT_MS = 100
+/** The default RETRY_BACKOFF: long enough for a transient fault (a 502, a failover) to pass. */
+export const DEFAULT_RETRY_BACKOFF_MS = 10_000
 
 /** One net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS and options; records the names it read in `known`. */
 export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfig {
@@ -34,6 +43,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
   const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
+  const attempts = readAttempts(r, intervalMs, variable)
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
     const name = variable(suffix)
@@ -42,8 +52,46 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
     else r.problem(name, option.expected)
   }
-  return { net, enabled, schedule, intervalMs, pacing, catchUp, options }
+  return { net, enabled, schedule, intervalMs, pacing, catchUp, attempts, options }
 }
+
+/** TIMEOUT (the schedule's interval by default), RETRIES and RETRY_BACKOFF: durations take a unit. */
+function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: string) => string): AttemptPolicy {
+  const between = `from ${MIN_ATTEMPT_MS} ms to ${MAX_TIMER_MS} ms`
+  const timeoutMs = r.parse(
+    variable('TIMEOUT'),
+    durationMs(MIN_ATTEMPT_MS, MAX_TIMER_MS),
+    Math.min(Math.max(intervalMs, MIN_ATTEMPT_MS), MAX_TIMER_MS),
+    `a duration with a unit (ms, s, m, h, d) ${between}, e.g. 30s; unset, the schedule's interval`,
+  )
+  const retries = r.parse(
+    variable('RETRIES'),
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,2}$/)
+      .transform(Number)
+      .refine((n) => n <= MAX_RETRIES),
+    0,
+    `a whole number of retries from 0 to ${MAX_RETRIES}`,
+  )
+  const retryBackoffMs = r.parse(
+    variable('RETRY_BACKOFF'),
+    durationMs(MIN_ATTEMPT_MS, MAX_TIMER_MS),
+    DEFAULT_RETRY_BACKOFF_MS,
+    `a duration with a unit (ms, s, m, h, d) ${between}, e.g. 10s (doubled for each later retry)`,
+  )
+  return { timeoutMs, retries, retryBackoffMs }
+}
+
+/** A duration with a unit (durations.ts) from `min` to `max` ms, as a variable's text. */
+const durationMs = (min: number, max: number) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text)
+    if (ms !== undefined && ms >= min && ms <= max) return ms
+    ctx.addIssue({ code: 'custom', message: `a duration from ${min} ms to ${max} ms` })
+    return z.NEVER
+  })
 
 function readSchedule(
   r: EnvReader,

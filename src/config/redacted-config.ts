@@ -32,6 +32,9 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       enabled: n.enabled,
       schedule: n.schedule,
       catchUp: n.catchUp,
+      timeout: formatDuration(n.attempts.timeoutMs),
+      retries: n.attempts.retries,
+      retryBackoff: formatDuration(n.attempts.retryBackoffMs),
       ...n.pacing,
       options: Object.fromEntries(
         Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),

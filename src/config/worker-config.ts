@@ -17,7 +17,20 @@ export interface NetConfig {
   pacing: LeasePacing
   /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
   catchUp: 'latest' | 'none'
+  /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */
+  attempts: AttemptPolicy
   options: Record<string, unknown>
+}
+
+/**
+ * How one slot's pass is attempted under its one claim: each attempt's signal aborts after `timeoutMs`
+ * (the attempt ends `timed-out`); a failed or timed-out attempt is retried up to `retries` times, the n-th
+ * retry after `retryBackoffMs` × 2^(n−1) (capped), while the term holds and before the next slot.
+ */
+export interface AttemptPolicy {
+  timeoutMs: number
+  retries: number
+  retryBackoffMs: number
 }
 
 /**

@@ -10,9 +10,10 @@
  *   fence       int      the fence of the claiming term
  *   startedAt   date
  *   finishedAt  date?    set by the pass's end
- *   outcome     string?  ok | failed | aborted
- *   error       string?  a failed pass's error message (first line)
+ *   outcome     string?  ok | failed | timed-out | aborted
+ *   error       string?  the last attempt's error message (first line)
  *   requests    object?  forge requests spent, by lane
+ *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)
  *
  * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
  * duplicate-key refusal is the answer `false`. Index `history` `{net: 1, slot: -1}` serves history and
@@ -96,6 +97,7 @@ export class MongoRunLedger implements RunLedger {
       outcome: null,
       error: null,
       requests: null,
+      attempts: null,
     }
     return this.#call(
       { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
@@ -130,6 +132,7 @@ export class MongoRunLedger implements RunLedger {
       outcome: f.outcome,
       error: f.error ?? null,
       requests: f.requests ?? null,
+      attempts: f.attempts ?? 1,
     }
     return this.#call(context, options, async (runs, bounds) => {
       const result = await runs.updateOne(

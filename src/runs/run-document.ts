@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { describeIssues } from '../store-call/bad-document.js'
-import type { RunOutcome, RunRecord } from './run-ledger.js'
+import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run-ledger.js'
 
 /** The stored shape of one run. */
 export interface RunDocument {
@@ -20,6 +20,8 @@ export interface RunDocument {
   outcome: RunOutcome | null
   error: string | null
   requests: Record<string, number> | null
+  /** Absent from documents written before attempts were kept: a finished one reads as 1. */
+  attempts?: number | null
 }
 
 const count = z.number().int().nonnegative()
@@ -32,9 +34,10 @@ const runDocumentSchema = z.object({
   startedAt: z.date(),
   // Absent optionals are stored as null; a document written by hand may leave them out.
   finishedAt: z.date().nullish(),
-  outcome: z.enum(['ok', 'failed', 'aborted']).nullish(),
+  outcome: z.enum(RUN_OUTCOMES).nullish(),
   error: z.string().nullish(),
   requests: z.record(z.string(), count).nullish(),
+  attempts: count.nullish(),
 })
 
 /** The run a stored document holds, or what is wrong with it. */
@@ -54,7 +57,10 @@ export function parseRunDocument(doc: object): ParsedRun {
     startedAt: d.startedAt,
   }
   if (d.finishedAt) record.finishedAt = d.finishedAt
-  if (d.outcome) record.outcome = d.outcome
+  if (d.outcome) {
+    record.outcome = d.outcome
+    record.attempts = d.attempts ?? 1
+  }
   if (d.error) record.error = d.error
   if (d.requests) record.requests = d.requests
   return { ok: true, record }

@@ -3,10 +3,10 @@
  * `RUN_LEDGER_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
  * to whole milliseconds, the precision MongoDB keeps).
  */
-import type { RunClaim, RunFinish, RunOutcome } from './run-ledger.js'
+import { RUN_OUTCOMES, type RunClaim, type RunFinish } from './run-ledger.js'
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
-const OUTCOMES: readonly RunOutcome[] = ['ok', 'failed', 'aborted']
+const OUTCOMES: readonly string[] = RUN_OUTCOMES
 
 /**
  * The most characters of a run's `error` the ledger keeps. Every status view serves the newest runs'
@@ -89,7 +89,8 @@ export function checkFinish(context: RunLedgerErrorContext, finish: RunFinish): 
       context,
       `expected outcome to be one of ${OUTCOMES.join(', ')}; got ${JSON.stringify(finish.outcome)}`,
     )
-  const clean: RunFinish = { finishedAt, outcome: finish.outcome }
+  const attempts = checkCount(context, 'attempts', finish.attempts ?? 1, 0)
+  const clean: RunFinish = { finishedAt, outcome: finish.outcome, attempts }
   if (finish.error !== undefined) clean.error = capError(String(finish.error))
   if (finish.requests !== undefined) clean.requests = checkRequests(context, finish.requests)
   return clean

@@ -14,8 +14,14 @@
  * suite runs them both. A rejection means the answer did not arrive: callers fail closed (no pass).
  */
 
-/** How a pass ended. `aborted`: the term ended or the process stopped while it ran. */
-export type RunOutcome = 'ok' | 'failed' | 'aborted'
+/**
+ * How a slot's pass ended, after its last attempt. `timed-out`: the last attempt ran past the net's
+ * TIMEOUT (its signal aborted); `aborted`: the term ended or the process stopped while it ran.
+ */
+export type RunOutcome = 'ok' | 'failed' | 'timed-out' | 'aborted'
+
+/** Every outcome, in one list for the checks and the parser. */
+export const RUN_OUTCOMES = ['ok', 'failed', 'timed-out', 'aborted'] as const satisfies readonly RunOutcome[]
 
 /** What a pass claims before it starts. */
 export interface RunClaim {
@@ -32,10 +38,12 @@ export interface RunClaim {
 export interface RunFinish {
   finishedAt: Date
   outcome: RunOutcome
-  /** The error's message for a failed pass (never a stack, never a secret). */
+  /** The last attempt's error message for a failed pass (never a stack, never a secret). */
   error?: string
   /** Forge requests the pass spent, by lane. */
   requests?: Record<string, number>
+  /** Attempts the pass made for its one claim (1 + retries; 0 when it never started); 1 when absent. */
+  attempts?: number
 }
 
 /** One run as the ledger holds it. */
@@ -46,6 +54,8 @@ export interface RunRecord extends RunClaim {
   outcome?: RunOutcome
   error?: string
   requests?: Record<string, number>
+  /** Set with the outcome: attempts made for the one claim (a record written before attempts read as 1). */
+  attempts?: number
 }
 
 export interface RunLedgerCallOptions {

@@ -26,7 +26,8 @@ import type { NetDefinition, NetOptions, OptionValues } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import type { SandboxForge } from '../sandbox/sandbox-forge.js'
-import type { NetConfig } from '../config/worker-config.js'
+import type { AttemptPolicy, NetConfig } from '../config/worker-config.js'
+import { DEFAULT_RETRY_BACKOFF_MS } from '../config/net-section.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
@@ -54,6 +55,11 @@ export interface OnePassOptions<S extends NetOptions> {
   owner?: string
   /** Aborting it aborts the pass (recorded `aborted`), as SIGTERM does to `leasecron once`. */
   signal?: AbortSignal
+  /**
+   * TIMEOUT, RETRIES and RETRY_BACKOFF in ms, as the net's variables set them; each left out takes its
+   * default (the schedule's interval, 0 retries, 10 s).
+   */
+  attempts?: Partial<AttemptPolicy>
 }
 
 /** One line the worker's logger wrote during the pass (pino's JSON: `level`, `msg`, bound fields). */
@@ -65,14 +71,14 @@ export interface PassLogLine {
 
 /** What happened. */
 export interface OnePass {
-  /** `ran` (the pass ran and ended ok), `failed`, `aborted`, `slot-taken` (the ledger had it), `held`. */
+  /** `ran` (the pass ran and ended ok), `failed`, `timed-out`, `aborted`, `slot-taken` (the ledger had it), `held`. */
   outcome: OnceOutcome
   slot: Date
   /** The term's fence; null when no term began. */
   fence: number | null
   /** The ledger's record of the slot: outcome, error, requests by lane. */
   record: RunRecord | undefined
-  /** Why, for `failed` (the first line, scrubbed; the full error is on the `pass failed` log line). */
+  /** Why, for `failed` and `timed-out` (the first line, scrubbed; the full error is on the `pass failed` log line). */
   error?: string
   /** Every log line of the term and the pass, debug and up. */
   log: PassLogLine[]
@@ -101,15 +107,7 @@ export async function runOnePass<S extends NetOptions, R>(
   })
   const log = root.child({ net: net.name, owner })
   const forge = 'octokit' in given.forge ? given.forge : forgeFor(given.forge, log)
-  const config: NetConfig = {
-    net,
-    enabled: true,
-    schedule: net.schedule,
-    intervalMs: schedule.intervalMs,
-    pacing: leasePacing(schedule.intervalMs),
-    catchUp: 'latest',
-    options,
-  }
+  const config = netConfig(net, schedule.intervalMs, options, given.attempts)
   try {
     const result = await runOnce({
       net: config,
@@ -171,4 +169,27 @@ function optionValues<S extends NetOptions>(
     values[key] = parsed.data
   }
   return values as OptionValues<S>
+}
+
+/** The net as the worker would run it with no variables set, but for the attempts the test gives. */
+function netConfig(
+  net: NetDefinition,
+  intervalMs: number,
+  options: Record<string, unknown>,
+  attempts: Partial<AttemptPolicy> = {},
+): NetConfig {
+  return {
+    net,
+    enabled: true,
+    schedule: net.schedule,
+    intervalMs,
+    pacing: leasePacing(intervalMs),
+    catchUp: 'latest',
+    attempts: {
+      timeoutMs: attempts.timeoutMs ?? intervalMs,
+      retries: attempts.retries ?? 0,
+      retryBackoffMs: attempts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
+    },
+    options,
+  }
 }

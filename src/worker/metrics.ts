@@ -12,6 +12,8 @@ export interface WorkerMetrics {
   stepDowns: Counter<'lease' | 'reason'>
   passDuration: Histogram<'net'>
   passErrors: Counter<'net'>
+  /** Each attempt of a pass, by its outcome (a slot's retries are attempts under its one claim). */
+  passAttempts: Counter<'net' | 'outcome'>
   skippedTicks: Counter<'net' | 'reason'>
   storeUp: Gauge
   /** Campaign attempts that threw unexpectedly (lease.run's `attempt-failed`); the campaign went on. */
@@ -51,9 +53,15 @@ export function createWorkerMetrics(): WorkerMetrics {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
       registers,
     }),
+    passAttempts: new Counter({
+      name: 'leasecron_pass_attempts_total',
+      help: 'attempts of passes, by outcome (ok, failed, timed-out, aborted)',
+      labelNames: ['net', 'outcome'],
+      registers,
+    }),
     passErrors: new Counter({
       name: 'leasecron_pass_errors_total',
-      help: 'passes that threw',
+      help: 'passes that ended failed or timed-out after their last attempt',
       labelNames: ['net'],
       registers,
     }),

@@ -18,8 +18,11 @@ import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
 import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
 
-/** What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger). */
-export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'failed' | 'aborted'
+/**
+ * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
+ * `timed-out` when its last attempt ran past the net's TIMEOUT.
+ */
+export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'failed' | 'timed-out' | 'aborted'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -31,8 +34,10 @@ export interface OnceResult {
   fence: number | null
   /** Who holds the lease, for `held` (when the store said). */
   holder?: string
-  /** Why, for `failed`. */
+  /** Why, for `failed` and `timed-out` (the last attempt's error). */
   error?: string
+  /** Attempts the pass made for the slot (1 + retries), when it ran. */
+  attempts?: number
 }
 
 /** One `once` pass: what every pass of the net shares (PassSetting, built by slotPassSpec) and more. */
@@ -148,13 +153,13 @@ function oncePass(
 ) {
   // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
   const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
-  return slotPassSpec(spec, { fence, term, live }, pass, spec.slot, () => 1)
+  return slotPassSpec(spec, { fence, term, live, stepDownAt }, pass, spec.slot, () => 1)
 }
 
 function describeResult(
   result: SlotPassResult | undefined,
   signal: AbortSignal,
-): Pick<OnceResult, 'outcome' | 'error'> {
+): Pick<OnceResult, 'outcome' | 'error' | 'attempts'> {
   if (!result) {
     if (signal.aborted) return { outcome: 'aborted' }
     return {
@@ -164,9 +169,10 @@ function describeResult(
   }
   if (result.kind === 'slot-taken') return { outcome: 'slot-taken' }
   if (result.kind === 'claim-failed') return { outcome: 'failed', error: message(result.error) }
-  if (result.outcome === 'ok') return { outcome: 'ran' }
-  if (result.outcome === 'aborted') return { outcome: 'aborted' }
-  return { outcome: 'failed', error: message(result.error) }
+  const attempts = { attempts: result.attempts }
+  if (result.outcome === 'ok') return { outcome: 'ran', ...attempts }
+  if (result.outcome === 'aborted') return { outcome: 'aborted', ...attempts }
+  return { outcome: result.outcome, error: message(result.error), ...attempts }
 }
 
 /**
@@ -224,9 +230,16 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} already ran (or runs) elsewhere; nothing to do`
     case 'held':
       return `${result.net}: lease held by ${result.holder ?? 'another owner'}; slot ${result.slot} not run here`
+    case 'timed-out':
+      return `${result.net}: slot ${result.slot} timed out${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
     case 'aborted':
       return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
     default:
-      return `${result.net}: slot ${result.slot} failed${fence}: ${result.error ?? 'unknown error'}`
+      return `${result.net}: slot ${result.slot} failed${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
   }
+}
+
+/** ` after N attempts` when the slot took more than one. */
+function tries(result: OnceResult): string {
+  return result.attempts !== undefined && result.attempts > 1 ? ` after ${result.attempts} attempts` : ''
 }

@@ -182,7 +182,13 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       return
     }
     inFlight = runSlotPass(
-      slotPassSpec(setting, { fence: info.fence, term, live: info.live }, pass, slot, () => ++passNumber),
+      slotPassSpec(
+        setting,
+        { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt },
+        pass,
+        slot,
+        () => ++passNumber,
+      ),
     )
       .then((result) => countSkip(result, metrics, name, slot, log))
       .finally(() => {

@@ -1,6 +1,6 @@
 /**
- * One pass for one slot: claim the slot in the run ledger, run the pass in the net's forge lane, record
- * how it ended. The scheduler (every tick of a term) and `leasecron once` both go through it, so "one
+ * One pass for one slot: claim the slot in the run ledger, run the pass in the net's forge lane — in one
+ * or more attempts (pass-attempts.ts: TIMEOUT, RETRIES, RETRY_BACKOFF) — record how it ended. The scheduler (every tick of a term) and `leasecron once` both go through it, so "one
  * pass per slot" holds the same way for both.
  *
  * Fail-closed: a claim the ledger could not answer runs nothing. A claim won by a term that is no longer
@@ -22,6 +22,9 @@ import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { scrubbedErrorMessage } from '../config/scrub.js'
+import type { AttemptPolicy } from '../config/worker-config.js'
+import { nextFireTime } from '../schedule.js'
+import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -40,6 +43,12 @@ export interface SlotPassSpec {
   term: AbortSignal
   /** Whether the term is still live right now (checked after the claim, before the pass starts). */
   live(): boolean
+  /** The term's step-down deadline (monotonic): no retry starts past it. */
+  stepDownAt(): number
+  /** The net's TIMEOUT, RETRIES and RETRY_BACKOFF. */
+  attempts: AttemptPolicy
+  /** The schedule's first fire time after `instant`: no retry starts at or after the next slot. */
+  nextSlotAfter(instant: Date): Date
   /** Bound of the claim call (the term's renewal cadence, ttl/3). */
   claimBoundMs: number
   ledger: RunLedger
@@ -83,6 +92,8 @@ export interface PassTerm {
   /** The term's signal: aborts the claim in flight and the pass. */
   term: AbortSignal
   live(): boolean
+  /** The term's step-down deadline (monotonic). */
+  stepDownAt(): number
 }
 
 /**
@@ -105,6 +116,9 @@ export function slotPassSpec(
     nextNumber,
     term: term.term,
     live: term.live,
+    stepDownAt: term.stepDownAt,
+    attempts: setting.net.attempts,
+    nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant),
     claimBoundMs: setting.net.pacing.ttlMs / 3,
     ledger: setting.ledger,
     keepRuns: setting.runHistory,
@@ -118,7 +132,7 @@ export function slotPassSpec(
 export type SlotPassResult =
   | { kind: 'slot-taken' }
   | { kind: 'claim-failed'; error: unknown }
-  | { kind: 'ran'; outcome: RunOutcome; error?: unknown }
+  | { kind: 'ran'; outcome: RunOutcome; error?: unknown; attempts: number }
 
 /** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
 export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
@@ -129,17 +143,20 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString() })
   if (!spec.live()) {
     log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
-    await recordEnd(spec, log, { outcome: 'aborted', requests: 0 })
-    return { kind: 'ran', outcome: 'aborted' }
+    await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
+    return { kind: 'ran', outcome: 'aborted', attempts: 0 }
   }
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, 'pass started')
   const before = laneRequests(spec.forge.meter, spec.net)
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
-  const ended = await runInLane(spec, number, startedAt, log)
+  const ended = await runAttempts(attemptsSpec(spec, startedAt, log), (signal, attempt) =>
+    runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+  )
   const ms = Math.round((timer?.() ?? 0) * 1000)
   const requests = laneRequests(spec.forge.meter, spec.net) - before
-  if (ended.outcome === 'failed') spec.metrics?.passErrors.inc({ net: spec.net })
+  if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
+    spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   await recordEnd(spec, log, { ...ended, requests })
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
@@ -157,55 +174,64 @@ async function claimSlot(spec: SlotPassSpec, startedAt: Date): Promise<true | Sl
   }
 }
 
-async function runInLane(
-  spec: SlotPassSpec,
-  number: number,
-  startedAt: Date,
-  log: Logger,
-): Promise<{ outcome: RunOutcome; error?: unknown }> {
-  try {
-    await withLane(spec.net, () =>
-      spec.pass({
-        signal: spec.term,
-        log,
-        // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
-        // one lazy read of the forge between a command and a pass.
-        get forge() {
-          return spec.forge.octokit
-        },
-        pass: number,
-        fence: spec.fence,
-        slot: spec.slot,
-        startedAt,
-        now: () => spec.clock.now(),
-      }),
-    )
-    return { outcome: spec.term.aborted ? 'aborted' : 'ok' }
-  } catch (error) {
-    return { outcome: spec.term.aborted ? 'aborted' : 'failed', error }
+function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger) {
+  return {
+    net: spec.net,
+    slot: spec.slot,
+    policy: spec.attempts,
+    term: spec.term,
+    live: spec.live,
+    stepDownAt: spec.stepDownAt,
+    // After the slot and after the start: a catch-up pass's retries end where the next tick begins.
+    nextSlotAt: spec.nextSlotAfter(new Date(Math.max(spec.slot.getTime(), startedAt.getTime()))),
+    clock: spec.clock,
+    log,
+    onAttempt: (outcome: RunOutcome) => spec.metrics?.passAttempts.inc({ net: spec.net, outcome }),
   }
 }
 
-function logEnd(
+/** One attempt of the pass in the net's lane, under the attempt's signal; rejects when the pass threw. */
+async function runInLane(
+  spec: SlotPassSpec,
+  run: { signal: AbortSignal; number: number; startedAt: Date },
   log: Logger,
-  ended: { outcome: RunOutcome; error?: unknown },
-  ms: number,
-  requests: number,
-): void {
-  if (ended.outcome === 'failed') log.error({ err: ended.error, ms, requests }, 'pass failed')
+): Promise<void> {
+  await withLane(spec.net, () =>
+    spec.pass({
+      signal: run.signal,
+      log,
+      // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
+      // one lazy read of the forge between a command and a pass.
+      get forge() {
+        return spec.forge.octokit
+      },
+      pass: run.number,
+      fence: spec.fence,
+      slot: spec.slot,
+      startedAt: run.startedAt,
+      now: () => spec.clock.now(),
+    }),
+  )
+}
+
+function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): void {
+  const fields = { ms, requests, attempts: ended.attempts }
+  if (ended.outcome === 'failed') log.error({ err: ended.error, ...fields }, 'pass failed')
+  else if (ended.outcome === 'timed-out') log.error({ err: ended.error, ...fields }, 'pass timed out')
   else if (ended.outcome === 'aborted')
-    log.info({ ms, requests, err: ended.error }, 'pass aborted: its term ended')
-  else log.debug({ ms, requests }, 'pass finished')
+    log.info({ ...fields, err: ended.error }, 'pass aborted: its term ended')
+  else log.debug(fields, 'pass finished')
 }
 
 async function recordEnd(
   spec: SlotPassSpec,
   log: Logger,
-  ended: { outcome: RunOutcome; error?: unknown; requests: number },
+  ended: { outcome: RunOutcome; error?: unknown; requests: number; attempts: number },
 ): Promise<void> {
   const finish = {
     finishedAt: spec.clock.now(),
     outcome: ended.outcome,
+    attempts: ended.attempts,
     ...(ended.error === undefined ? {} : { error: errorMessage(ended.error) }),
     ...(spec.forge.meter ? { requests: { [spec.net]: ended.requests } } : {}),
   }

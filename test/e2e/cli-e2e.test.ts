@@ -98,13 +98,14 @@ describe('leasecron status and config', () => {
         owner: result!.owner,
         fence: 1,
         outcome: 'ok',
+        attempts: 1,
         requests: { 'e2e-tick': 1 },
       }),
     ])
     const table = await cli(['history', 'e2e-tick', '--limit', '5'], env)
     const rows = table.text.split('\n')
-    expect(rows[0]).toMatch(/^slot\s+owner\s+fence\s+started\s+duration\s+outcome\s+requests$/)
-    expect(rows[1]).toMatch(/^2026-09-30T15:00:00.000Z .* ok\s+e2e-tick=1$/)
+    expect(rows[0]).toMatch(/^slot\s+owner\s+fence\s+started\s+duration\s+outcome\s+attempts\s+requests$/)
+    expect(rows[1]).toMatch(/^2026-09-30T15:00:00.000Z .* ok\s+1\s+e2e-tick=1$/)
     const bad = await cli(['history', 'e2e-tick', '--limit', 'lots'], env)
     expect(bad.code).toBe(64)
     expect(bad.text).toMatch(/--limit: expected a whole number from 1 to 1000; got "lots"/)

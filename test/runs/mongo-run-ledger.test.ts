@@ -33,10 +33,31 @@ describe('MongoRunLedger on the run’s real server', () => {
         outcome: null,
         error: null,
         requests: null,
+        attempts: null,
       },
     ])
     const indexes = await mongo.db.collection('net_runs').indexes()
     expect(indexes.find((i) => i.name === 'history')?.key).toEqual({ net: 1, slot: -1 })
+  })
+
+  it('reads a finished run written before attempts were kept as one attempt', async () => {
+    const collection = `net_runs_${++collections}`
+    const ledger = new MongoRunLedger(mongo.db, { collection })
+    const slot = new Date('2026-09-30T15:00:00.000Z')
+    // The shape 0.4.0 wrote: no `attempts` field at all.
+    await mongo.db.collection<Record<string, unknown> & { _id: string }>(collection).insertOne({
+      _id: `n@${slot.toISOString()}`,
+      net: 'n',
+      slot,
+      owner: 'a',
+      fence: 1,
+      startedAt: slot,
+      finishedAt: slot,
+      outcome: 'failed',
+      error: 'boom',
+      requests: null,
+    })
+    expect(await ledger.get('n', slot)).toMatchObject({ outcome: 'failed', attempts: 1 })
   })
 
   it('skips and reports once a malformed run, never failing history or get', async () => {

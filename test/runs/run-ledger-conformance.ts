@@ -77,7 +77,30 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
           id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
           ...claimOf(0),
           ...finish,
+          attempts: 1,
         })
+      })
+
+      it('keeps a slot’s attempts and its last error with a timed-out outcome, one claim for all', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        const finish = {
+          finishedAt: at(2),
+          outcome: 'timed-out' as const,
+          error: 'attempt 3 ran past the net’s TIMEOUT',
+          attempts: 3,
+        }
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, finish)).toBe(true)
+        expect(await ledger.history('merge-gate-sweeper', 10)).toEqual([
+          { id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z', ...claimOf(0), ...finish },
+        ])
+        const none = { finishedAt: at(1), outcome: 'aborted' as const, attempts: 0 }
+        await ledger.claim(claimOf(1))
+        expect(await ledger.finish('merge-gate-sweeper', at(1), 'host-a-1', 3, none)).toBe(true)
+        expect(
+          (await ledger.get('merge-gate-sweeper', at(1)))?.attempts,
+          'a pass never started made 0 attempts',
+        ).toBe(0)
       })
 
       it('keeps at most 2,000 characters of an error, marked as cut, so no status view serves a huge one', async () => {
@@ -157,6 +180,10 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         await expect(ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, bad)).rejects.toMatchObject({
           code: 'RUN_LEDGER_INVALID',
         })
+        const fractional = { finishedAt: at(1), outcome: 'ok' as const, attempts: 1.5 }
+        await expect(
+          ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, fractional),
+        ).rejects.toMatchObject({ code: 'RUN_LEDGER_INVALID', message: expect.stringMatching(/attempts/) })
         await expect(ledger.history('merge-gate-sweeper', 0)).rejects.toMatchObject({
           code: 'RUN_LEDGER_INVALID',
         })

@@ -100,6 +100,46 @@ describe('runOnePass', () => {
     expect(run.log.find((l) => l.msg === 'pass failed')?.level).toBe('error')
   })
 
+  it('runs the same attempts as the worker: a pass that fails once is retried under its one claim', async () => {
+    let attempts = 0
+    const net = defineNet({
+      ...listingNet(),
+      term: () => async () => {
+        if (++attempts === 1) throw new Error('502 from the forge')
+      },
+    })
+    const ledger = new MemoryRunLedger()
+    const run = await runOnePass(net, {
+      forge: sandbox,
+      slot,
+      ledger,
+      attempts: { retries: 2, retryBackoffMs: 100 },
+    })
+    expect(run.outcome).toBe('ran')
+    expect(run.record, 'the slot’s record does not show its two attempts').toMatchObject({
+      outcome: 'ok',
+      attempts: 2,
+    })
+    expect(attempts).toBe(2)
+    expect(run.log.find((l) => l.msg.includes('retrying in 100 ms'))).toMatchObject({
+      level: 'warn',
+      attempt: 1,
+    })
+  })
+
+  it('times out a pass that runs past its TIMEOUT, as `once` does, and reports it timed-out', async () => {
+    const net = defineNet({
+      ...listingNet(),
+      term: () => async (context: PassContext) => {
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))
+      },
+    })
+    const run = await runOnePass(net, { forge: sandbox, slot, attempts: { timeoutMs: 200 } })
+    expect(run.outcome).toBe('timed-out')
+    expect(run.error).toMatch(/ran past the net's TIMEOUT \(200ms\)/)
+    expect(run.record).toMatchObject({ outcome: 'timed-out', attempts: 1 })
+  })
+
   it('runs nothing while another owner holds the lease on the given store', async () => {
     const store = new MemoryStore()
     const now = new Date()

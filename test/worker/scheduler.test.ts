@@ -24,8 +24,11 @@ const noForge: PassForge = {
   },
 }
 const silent = createLogger({ level: 'silent' })
-/** The net's first pass waits for the schedule's first tick, as before the ledger. */
-const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none' }
+/**
+ * The net's first pass waits for the schedule's first tick, as before the ledger; and its passes may
+ * outlast the every-second schedule's interval (the default TIMEOUT) without being timed out.
+ */
+const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none', LEASECRON_NET_TICK_NET_TIMEOUT: '10m' }
 
 /** A ledger whose store never answers a claim (the fault under test); other calls work. */
 class DeafLedger extends MemoryRunLedger {
@@ -235,6 +238,26 @@ describe('the scheduler', () => {
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
     ).toBe(4)
+    await c.finish()
+  })
+
+  it('retries a failed pass within its slot under one claim, as RETRIES says, before the next tick', async () => {
+    let calls = 0
+    const { net, passes } = recordingNet({ schedule: '*/5 * * * *', fail: () => ++calls === 1 })
+    const env = { LEASECRON_NET_TICK_NET_RETRIES: '2', LEASECRON_NET_TICK_NET_RETRY_BACKOFF: '10s' }
+    const c = campaign(net, { env })
+    await vi.advanceTimersByTimeAsync(10_500)
+    expect(
+      passes.map((p) => p.slot),
+      'the retry was not made for the same slot',
+    ).toEqual(['2026-09-30T15:00:00.000Z', '2026-09-30T15:00:00.000Z'])
+    expect(await c.ledger.get('tick-net', new Date('2026-09-30T15:00:00.000Z'))).toMatchObject({
+      outcome: 'ok',
+      attempts: 2,
+    })
+    expect(
+      await counter(c.metrics, 'leasecron_pass_attempts_total', { net: 'tick-net', outcome: 'failed' }),
+    ).toBe(1)
     await c.finish()
   })
 

@@ -131,6 +131,7 @@ export function runStatus(record: RunRecord): RunStatus {
     durationMs: end === undefined ? null : Math.max(0, end - record.startedAt.getTime()),
     // A finished record always has its outcome; one without is still running.
     outcome: record.outcome ?? 'running',
+    attempts: record.outcome === undefined ? null : (record.attempts ?? 1),
     error: record.error === undefined || record.error === null ? null : shownText(record.error),
     requests,
   }

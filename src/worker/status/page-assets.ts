@@ -40,6 +40,7 @@ th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);w
 th{color:var(--muted);font-weight:500}
 td.num,th.num{text-align:right}
 tr.run-failed td{background:var(--badbg)}tr.run-failed td:first-child{box-shadow:inset 4px 0 var(--bad)}
+tr.run-timed-out td{background:var(--badbg)}tr.run-timed-out td:first-child{box-shadow:inset 4px 0 var(--warn)}
 td.error{white-space:normal;color:var(--bad)}
 button{font:inherit;padding:.3rem .8rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer}
 .lanes{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}

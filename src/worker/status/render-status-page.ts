@@ -81,7 +81,7 @@ function renderCorrupt(what: string): string {
 function runClass(outcome: RunStatus['outcome']): string {
   return RUN_CLASSES.has(outcome) ? `run-${outcome}` : 'run-unknown'
 }
-const RUN_CLASSES: ReadonlySet<string> = new Set(['ok', 'failed', 'aborted', 'running'])
+const RUN_CLASSES: ReadonlySet<string> = new Set(['ok', 'failed', 'timed-out', 'aborted', 'running'])
 
 /** One net: its lease, schedule, lag, skipped ticks and runs. */
 export function renderNet(net: NetStatus, now: string): string {
@@ -108,17 +108,27 @@ export function renderNet(net: NetStatus, now: string): string {
 ${renderRuns(net.runs, now)}</section>`
 }
 
+/** A run's outcome in words (and colour), with its attempts when it took more than one. */
+function outcomeCell(r: RunStatus): string {
+  const word =
+    r.outcome === 'failed'
+      ? '<span class="bad">✗ failed</span>'
+      : r.outcome === 'timed-out'
+        ? '<span class="bad">⏱ timed out</span>'
+        : r.outcome === 'ok'
+          ? '<span class="ok">✓ ok</span>'
+          : esc(r.outcome)
+  return r.attempts !== null && r.attempts > 1
+    ? `${word} <span class="muted">after ${num(r.attempts)} attempts</span>`
+    : word
+}
+
 /** The ledger's last runs; failed ones marked in colour and in words. */
 export function renderRuns(runs: RunStatus[] | null, now: string): string {
   if (runs === null) return '<h3>Last runs</h3><p class="muted">No run ledger to read.</p>'
   if (runs.length === 0) return '<h3>Last runs</h3><p class="muted">No runs yet.</p>'
   const row = (r: RunStatus) => {
-    const outcome =
-      r.outcome === 'failed'
-        ? '<span class="bad">✗ failed</span>'
-        : r.outcome === 'ok'
-          ? '<span class="ok">✓ ok</span>'
-          : esc(r.outcome)
+    const outcome = outcomeCell(r)
     const took =
       r.durationMs === null
         ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}`

@@ -80,8 +80,10 @@ export interface RunStatus {
   startedAt: string
   finishedAt: string | null
   durationMs: number | null
-  /** `ok`, `failed`, `aborted`, or `running` while unfinished. */
-  outcome: 'ok' | 'failed' | 'aborted' | 'running'
+  /** `ok`, `failed`, `timed-out`, `aborted`, or `running` while unfinished. */
+  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'running'
+  /** Attempts made for the slot's one claim (1 + retries); `null` while running. */
+  attempts: number | null
   /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */
   error: string | null
   /** Forge requests the run spent, all lanes together; `null` when not recorded. */

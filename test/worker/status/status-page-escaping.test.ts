@@ -39,6 +39,7 @@ function hostileSnapshot(): StatusSnapshot {
             finishedAt: null,
             durationMs: null,
             outcome: 'failed',
+            attempts: 3,
             error: H,
             requests: 4,
           },
