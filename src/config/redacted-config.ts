@@ -31,6 +31,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       lease: n.net.lease,
       enabled: n.enabled,
       schedule: n.schedule,
+      timeZone: n.timeZone,
       catchUp: n.catchUp,
       ...n.pacing,
       options: Object.fromEntries(

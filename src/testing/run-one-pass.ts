@@ -30,7 +30,8 @@ import type { NetConfig } from '../config/worker-config.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
-import { checkSchedule, slotAtOrBefore } from '../schedule.js'
+import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
+import { canonicalTimeZone } from '../zoned-time.js'
 
 /** What `runOnePass` takes besides the net. */
 export interface OnePassOptions<S extends NetOptions> {
@@ -90,8 +91,10 @@ export async function runOnePass<S extends NetOptions, R>(
   const clock: Clock = given.now ? { ...systemClock, now: given.now } : systemClock
   const schedule = checkSchedule(net.schedule)
   if (!schedule.ok) throw new Error(`runOnePass(${net.name}): schedule: ${schedule.expected}`)
+  const timeZone = canonicalTimeZone(net.timeZone ?? SCHEDULE_TIME_ZONE)
+  if (!timeZone) throw new Error(`runOnePass(${net.name}): timeZone ${JSON.stringify(net.timeZone)} is not an IANA time zone`)
   const options = optionValues(net, given.options ?? {})
-  const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now())
+  const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now(), timeZone)
   const owner = given.owner ?? ownerId()
   const ledger = given.ledger ?? new MemoryRunLedger()
   const lines: PassLogLine[] = []
@@ -105,6 +108,7 @@ export async function runOnePass<S extends NetOptions, R>(
     net,
     enabled: true,
     schedule: net.schedule,
+    timeZone,
     intervalMs: schedule.intervalMs,
     pacing: leasePacing(schedule.intervalMs),
     catchUp: 'latest',
