@@ -250,7 +250,11 @@ export function slotAtOrBefore(expression: string, instant: Date, timeZone = SCH
  * rule as slotAtOrBefore: when the next pass is due (a term's first log line, the scheduler's timer, the
  * page). Throws cron-parser's error when the expression is not valid (check it first with checkSchedule).
  */
-export function nextFireTime(expression: string, after: Date = new Date(), timeZone = SCHEDULE_TIME_ZONE): Date {
+export function nextFireTime(
+  expression: string,
+  after: Date = new Date(),
+  timeZone = SCHEDULE_TIME_ZONE,
+): Date {
   const t = after.getTime()
   const walls = wallTimes(expression, wallOf(timeZone, t) - foldAhead(timeZone, t) - 1)
   const elapsed = dstRule(expression) === 'elapsed'

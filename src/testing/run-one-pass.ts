@@ -92,7 +92,10 @@ export async function runOnePass<S extends NetOptions, R>(
   const schedule = checkSchedule(net.schedule)
   if (!schedule.ok) throw new Error(`runOnePass(${net.name}): schedule: ${schedule.expected}`)
   const timeZone = canonicalTimeZone(net.timeZone ?? SCHEDULE_TIME_ZONE)
-  if (!timeZone) throw new Error(`runOnePass(${net.name}): timeZone ${JSON.stringify(net.timeZone)} is not an IANA time zone`)
+  if (!timeZone)
+    throw new Error(
+      `runOnePass(${net.name}): timeZone ${JSON.stringify(net.timeZone)} is not an IANA time zone`,
+    )
   const options = optionValues(net, given.options ?? {})
   const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now(), timeZone)
   const owner = given.owner ?? ownerId()

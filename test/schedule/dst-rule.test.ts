@@ -31,9 +31,10 @@ function backward(expression: string, timeZone: string, from: string, to: string
 
 function slots(expression: string, timeZone: string, from: string, to: string): string[] {
   const ahead = forward(expression, timeZone, from, to)
-  expect(backward(expression, timeZone, from, to), 'a tick and a takeover would serve different slots').toEqual(
-    ahead,
-  )
+  expect(
+    backward(expression, timeZone, from, to),
+    'a tick and a takeover would serve different slots',
+  ).toEqual(ahead)
   return ahead
 }
 
@@ -196,7 +197,9 @@ describe('a year of Europe/Berlin', () => {
     let steps = 0
     for (let t = new Date('2025-12-31T22:59:59Z'); ; ) {
       const next = nextFireTime(expression, t, BERLIN)
-      expect(next.getTime(), 'nextFireTime stalled: the scheduler would wait forever').toBeGreaterThan(t.getTime())
+      expect(next.getTime(), 'nextFireTime stalled: the scheduler would wait forever').toBeGreaterThan(
+        t.getTime(),
+      )
       if (next.getTime() >= end) break
       const day = formatLocal(next, BERLIN).slice(0, 10)
       days.set(day, (days.get(day) ?? 0) + 1)
