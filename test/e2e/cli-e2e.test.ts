@@ -145,6 +145,14 @@ describe('leasecron status and config', () => {
     )
   }, 30_000)
 
+  it('refuses an unknown time zone with exit 78, naming the variable, the value and what a zone is', async () => {
+    const { code, text } = await cli(['config'], { LEASECRON_NET_E2E_TICK_TIME_ZONE: 'Europe/Berlni' })
+    expect(code).toBe(78)
+    expect(text).toMatch(
+      /LEASECRON_NET_E2E_TICK_TIME_ZONE: expected an IANA time zone name, e\.g\. `Europe\/Berlin`.*, got "Europe\/Berlni"/,
+    )
+  }, 30_000)
+
   it('refuses a MONGO_URI option the driver rejects before anything starts, without echoing the password', async () => {
     for (const command of ['config', 'run']) {
       const { code, text } = await cli([command], {
