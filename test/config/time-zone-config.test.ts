@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { defineNet, loadConfig } from '../../src/index.js'
+import { defineNet, loadConfig, type NetDefinition } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
 const { net } = recordingNet()
-const load = (env: Record<string, string>, nets = [net]) => loadConfig(env, nets, TEST_LEASES)
+const load = (env: Record<string, string>, nets: NetDefinition[] = [net as NetDefinition]) =>
+  loadConfig(env, nets, TEST_LEASES)
 
-const zonedNet = (timeZone: string) =>
+const zonedNet = (timeZone: string): NetDefinition =>
   defineNet({
     name: 'tick-net',
     lease: TICK_LEASE.name,
