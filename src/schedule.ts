@@ -11,8 +11,14 @@
  */
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
+import { gapEnd, occurrences, offsetAt, wallOf } from './zoned-time.js'
 
-/** The time zone every schedule is read in (node-cron's ticks and the ledger's slots alike). */
+const DAY_MS = 86_400_000
+
+/**
+ * The zone a schedule is read in when its net names none, and the one checkSchedule compares node-cron and
+ * cron-parser in (their agreement on the fields does not depend on the zone).
+ */
 export const SCHEDULE_TIME_ZONE = 'UTC'
 
 export type ScheduleCheck = { ok: true; intervalMs: number } | { ok: false; expected: string }
@@ -143,17 +149,6 @@ function bothDaysRestricted(expression: string): boolean {
   return fields[2 + offset] !== '*' && fields[4 + offset] !== '*'
 }
 
-/**
- * The first time a valid `expression` fires strictly after `after` (the wall clock by default), read in
- * SCHEDULE_TIME_ZONE: the "next pass" a net logs when its term begins. Computed by cron-parser, which
- * counts from `after` itself (node-cron could only count from the current wall time). Throws cron-parser's
- * error when the expression is not valid (check it first with checkSchedule).
- */
-export function nextFireTime(expression: string, after: Date = new Date()): Date {
-  const parsed = CronExpressionParser.parse(expression.trim(), { currentDate: after, tz: SCHEDULE_TIME_ZONE })
-  return parsed.next().toDate()
-}
-
 function nextFireTimes(expression: string, count: number): Date[] {
   const task = cron.createTask(expression.trim(), () => {})
   try {
@@ -164,14 +159,117 @@ function nextFireTimes(expression: string, count: number): Date[] {
 }
 
 /**
- * The schedule's most recent fire time at or before `instant` (whole seconds, as cron has). `expression`
- * must have passed checkSchedule; throws cron-parser's error otherwise.
+ * How a schedule meets a daylight-saving change (README, "Time zones and daylight saving"):
+ * - `wall-clock`: at most one firing per hour (a single second and a single minute), e.g. `30 2 * * *` or
+ *   `0 * * * *`. Each matching wall time runs once: a time inside the spring-forward gap at the first
+ *   instant after the jump, a time inside the repeated hour at its first occurrence only.
+ * - `elapsed`: more often than hourly (several seconds or minutes, e.g. a minute step of 15, or `* * * * *`). Every real
+ *   instant whose wall time matches runs: no pause in the gap (its times do not exist) and no repeat (each
+ *   instant is one slot; the repeated hour's times are other instants).
  */
-export function slotAtOrBefore(expression: string, instant: Date): Date {
-  // cron-parser's prev() is strictly before its current date; 1 ms later makes an exact fire time its own slot.
-  const parsed = CronExpressionParser.parse(expression.trim(), {
-    currentDate: new Date(instant.getTime() + 1),
-    tz: SCHEDULE_TIME_ZONE,
-  })
-  return parsed.prev().toDate()
+export type DstRule = 'wall-clock' | 'elapsed'
+
+/** Rules already read, by expression (every slot computation asks; bounded by the expressions a process reads). */
+const rules = new Map<string, DstRule>()
+
+/** Which DST rule `expression` (valid) follows. */
+export function dstRule(expression: string): DstRule {
+  const text = expression.trim()
+  let rule = rules.get(text)
+  if (!rule) {
+    const { second, minute } = CronExpressionParser.parse(text).fields
+    rule = second.values.length > 1 || minute.values.length > 1 ? 'elapsed' : 'wall-clock'
+    rules.set(text, rule)
+  }
+  return rule
+}
+
+/** The matching wall times around `wall`, read by cron-parser in UTC (where no clock ever jumps). */
+function wallTimes(expression: string, wall: number) {
+  return CronExpressionParser.parse(expression.trim(), { currentDate: new Date(wall), tz: 'UTC' })
+}
+
+/** The slot a matching `wall` time runs at under the wall-clock rule. */
+function wallClockSlot(timeZone: string, wall: number): number {
+  return occurrences(timeZone, wall)[0] ?? gapEnd(timeZone, wall)
+}
+
+/** Enough steps for a year of an hourly wall-clock schedule; the walk ends long before (bounded, never spins). */
+const MAX_STEPS = 10_000
+
+function exhausted(expression: string, timeZone: string, instant: number): Error {
+  return new Error(
+    `schedule "${expression}" in ${timeZone}: no slot within ${MAX_STEPS} firings of ${new Date(instant).toISOString()}`,
+  )
+}
+
+/**
+ * How far past the present wall time the walk back must start: by the size of a fall-back that happened
+ * so recently that the repeated wall times run past the present one (an hour after the change, none).
+ */
+function foldBehind(timeZone: string, t: number): number {
+  const back = offsetAt(timeZone, t - DAY_MS) - offsetAt(timeZone, t)
+  return back > 0 && offsetAt(timeZone, t - back) !== offsetAt(timeZone, t) ? back : 0
+}
+
+/** How far before the present wall time the walk forward must start: a fall-back coming within its size. */
+function foldAhead(timeZone: string, t: number): number {
+  const back = offsetAt(timeZone, t) - offsetAt(timeZone, t + DAY_MS)
+  return back > 0 && offsetAt(timeZone, t + back) !== offsetAt(timeZone, t) ? back : 0
+}
+
+/**
+ * The schedule's most recent slot at or before `instant` (whole seconds, as cron has) in `timeZone`, by the
+ * DST rule (dstRule): the one function every slot comes from (ticks, a term's first pass, `once`). A slot
+ * is a UTC instant. `expression` must have passed checkSchedule; throws cron-parser's error otherwise.
+ */
+export function slotAtOrBefore(expression: string, instant: Date, timeZone = SCHEDULE_TIME_ZONE): Date {
+  const t = Math.floor(instant.getTime() / 1000) * 1000
+  const walls = wallTimes(expression, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
+  const elapsed = dstRule(expression) === 'elapsed'
+  let best: number | undefined
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const wall = walls.prev().getTime()
+    if (!elapsed) {
+      // The wall-clock slot of a wall time never decreases with it: the first one at or before t is the latest.
+      const slot = wallClockSlot(timeZone, wall)
+      if (slot <= t) return new Date(slot)
+      continue
+    }
+    // No instant in (best, t] shows a wall time this early: the offset there is at least the smaller end's.
+    if (best !== undefined && wall < best + Math.min(offsetAt(timeZone, best), offsetAt(timeZone, t)))
+      return new Date(best)
+    for (const slot of occurrences(timeZone, wall))
+      if (slot <= t && (best === undefined || slot > best)) best = slot
+  }
+  throw exhausted(expression, timeZone, t)
+}
+
+/**
+ * The schedule's first slot strictly after `after` (the wall clock by default) in `timeZone`, by the same
+ * rule as slotAtOrBefore: when the next pass is due (a term's first log line, the scheduler's timer, the
+ * page). Throws cron-parser's error when the expression is not valid (check it first with checkSchedule).
+ */
+export function nextFireTime(
+  expression: string,
+  after: Date = new Date(),
+  timeZone = SCHEDULE_TIME_ZONE,
+): Date {
+  const t = after.getTime()
+  const walls = wallTimes(expression, wallOf(timeZone, t) - foldAhead(timeZone, t) - 1)
+  const elapsed = dstRule(expression) === 'elapsed'
+  let best: number | undefined
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const wall = walls.next().getTime()
+    if (!elapsed) {
+      const slot = wallClockSlot(timeZone, wall)
+      if (slot > t) return new Date(slot)
+      continue
+    }
+    if (best !== undefined && wall > best + Math.max(offsetAt(timeZone, best), offsetAt(timeZone, t)))
+      return new Date(best)
+    for (const slot of occurrences(timeZone, wall))
+      if (slot > t && (best === undefined || slot < best)) best = slot
+  }
+  throw exhausted(expression, timeZone, t)
 }

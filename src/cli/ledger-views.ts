@@ -1,10 +1,13 @@
 /**
  * What `leasecron status` and `leasecron history` print: leases with their holder, fence, expiry and the
  * net's last run; a net's last runs from the ledger. Pure formatting — the commands fetch, these render.
+ * Slots are UTC instants; a net whose schedule is read in another zone also shows them as its local time
+ * with the offset (`2026-03-29 03:00 +02:00`), so a daylight-saving change reads as it happened.
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { shownText } from '../worker/status/shown-text.js'
+import { formatLocal } from '../zoned-time.js'
 
 /** A lease as `status` lists it: the record carries `corrupt` when its stored document is malformed. */
 export type ListedLease = LeaseRecord
@@ -12,11 +15,13 @@ export type ListedLease = LeaseRecord
 /**
  * One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s); a lease
  * whose document is malformed ends its line with `corrupt lease document: …` (its first 500 characters).
+ * `timeZones` gives each lease's net's zone (UTC when absent).
  */
 export function statusLines(
   leases: readonly ListedLease[],
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
+  timeZones: ReadonlyMap<string, string> = new Map(),
 ): string[] {
   if (leases.length === 0) return ['no leases held']
   const header = [
@@ -41,7 +46,7 @@ export function statusLines(
       holder.padEnd(40),
       `fence ${r.fence}`.padEnd(12),
       expiry.padEnd(22),
-      last ? `last run ${runSummary(last)}` : 'no run recorded',
+      last ? `last run ${runSummary(last, timeZones.get(r.name))}` : 'no run recorded',
       ...(r.corrupt === undefined ? [] : [`corrupt lease document: ${shownText(r.corrupt)}`]),
     ].join(' ')
   })
@@ -49,14 +54,27 @@ export function statusLines(
 }
 
 /** `slot by owner: outcome in duration`. */
-function runSummary(run: RunRecord): string {
-  return `${run.slot.toISOString()} by ${run.owner}: ${run.outcome ?? 'running'}${run.finishedAt ? ` in ${duration(run)}` : ''}`
+function runSummary(run: RunRecord, timeZone: string | undefined): string {
+  return `${slotText(run.slot, timeZone)} by ${run.owner}: ${run.outcome ?? 'running'}${run.finishedAt ? ` in ${duration(run)}` : ''}`
 }
 
-/** A table of runs, newest first: slot, owner, fence, started, duration, outcome, attempts, requests. */
-export function historyLines(runs: readonly RunRecord[]): string[] {
+/** `2026-03-29T01:00:00.000Z (2026-03-29 03:00 +02:00 Europe/Berlin)`; the UTC instant alone in UTC. */
+function slotText(slot: Date, timeZone: string | undefined): string {
+  if (timeZone === undefined || timeZone === 'UTC') return slot.toISOString()
+  return `${slot.toISOString()} (${formatLocal(slot, timeZone)} ${timeZone})`
+}
+
+/**
+ * A table of runs, newest first: slot, owner, fence, started, duration, outcome, attempts,
+ * requests; for a net read
+ * in a zone other than UTC, a second column with the slot in local time (the header names the zone).
+ */
+export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): string[] {
+  const zoned = timeZone !== 'UTC'
+  const local = `local (${timeZone})`
   const header = [
     'slot'.padEnd(24),
+    ...(zoned ? [local.padEnd(Math.max(local.length, 23))] : []),
     'owner'.padEnd(40),
     'fence'.padEnd(6),
     'started'.padEnd(24),
@@ -68,6 +86,7 @@ export function historyLines(runs: readonly RunRecord[]): string[] {
   const rows = runs.map((r) =>
     [
       r.slot.toISOString().padEnd(24),
+      ...(zoned ? [formatLocal(r.slot, timeZone).padEnd(Math.max(local.length, 23))] : []),
       r.owner.padEnd(40),
       String(r.fence).padEnd(6),
       r.startedAt.toISOString().padEnd(24),
@@ -80,11 +99,16 @@ export function historyLines(runs: readonly RunRecord[]): string[] {
   return [header.join(' '), ...rows]
 }
 
-/** The JSON shape of one run for `history --json`: instants as ISO strings, duration in ms. */
-export function historyJson(run: RunRecord): Record<string, unknown> {
+/**
+ * The JSON shape of one run for `history --json`: instants as ISO strings, duration in ms; the net's zone
+ * and the slot in it (`slotLocal`, `2026-03-29 03:00 +02:00`).
+ */
+export function historyJson(run: RunRecord, timeZone = 'UTC'): Record<string, unknown> {
   return {
     net: run.net,
     slot: run.slot.toISOString(),
+    timeZone,
+    slotLocal: formatLocal(run.slot, timeZone),
     owner: run.owner,
     fence: run.fence,
     startedAt: run.startedAt.toISOString(),

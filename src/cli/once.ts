@@ -27,7 +27,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
 export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('once', args[0], config, io)
   if (!net) return EXIT.usage
-  const slot = parseSlotOption(values.slot, net.schedule, new Date())
+  const slot = parseSlotOption(values.slot, net.schedule, new Date(), net.timeZone)
   if (!slot.ok) {
     io.err(`leasecron once: ${slot.expected}`)
     return EXIT.usage

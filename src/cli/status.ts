@@ -20,11 +20,12 @@ export function statusCommand({ values, config, io }: CommandContext): Promise<n
   return withDatabase('status', config, io, onBadDocument, async ({ store, ledger }, signal) => {
     const leases = await store.list({ signal })
     const lastRuns = new Map<string, RunRecord>()
+    const timeZones = new Map(config.nets.map((n) => [n.net.lease, n.timeZone]))
     for (const n of config.nets) {
       const [last] = await ledger.history(n.net.name, 1, { signal })
       if (last) lastRuns.set(n.net.lease, last)
     }
-    for (const line of statusLines(leases, lastRuns, new Date())) io.out(line)
+    for (const line of statusLines(leases, lastRuns, new Date(), timeZones)) io.out(line)
     return undefined
   })
 }

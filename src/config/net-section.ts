@@ -1,5 +1,5 @@
 /**
- * The nets section: each net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS, CATCH_UP, TIMEOUT, RETRIES,
+ * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, TIMEOUT, RETRIES,
  * RETRY_BACKOFF and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
@@ -8,7 +8,8 @@ import { parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
-import { checkSchedule } from '../schedule.js'
+import { checkSchedule, SCHEDULE_TIME_ZONE } from '../schedule.js'
+import { canonicalTimeZone } from '../zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
 import { netEnvPrefix } from './variables.js'
 import type { AttemptPolicy, NetConfig } from './worker-config.js'
@@ -41,6 +42,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     '`true` or `false`',
   )
   const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
+  const timeZone = readTimeZone(r, net, variable('TIME_ZONE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
   const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
   const attempts = readAttempts(r, intervalMs, variable)
@@ -52,7 +54,30 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
     else r.problem(name, option.expected)
   }
-  return { net, enabled, schedule, intervalMs, pacing, catchUp, attempts, options }
+  return { net, enabled, schedule, timeZone, intervalMs, pacing, catchUp, attempts, options }
+}
+
+const TIME_ZONE_EXPECTED =
+  'an IANA time zone name, e.g. `Europe/Berlin`, `America/New_York` or `UTC` (the zone the schedule is read in)'
+
+/** TIME_ZONE over the net's own `timeZone` over UTC, by its canonical name; an unknown zone is refused. */
+function readTimeZone(r: EnvReader, net: NetDefinition, zoneVar: string): string {
+  const given = r.value(zoneVar)
+  if (given !== undefined) {
+    const zone = canonicalTimeZone(given)
+    if (zone) return zone
+    r.problem(zoneVar, `${TIME_ZONE_EXPECTED}; this one is not known to the runtime's time zone database`)
+    return SCHEDULE_TIME_ZONE
+  }
+  if (net.timeZone === undefined) return SCHEDULE_TIME_ZONE
+  const zone = canonicalTimeZone(net.timeZone)
+  if (zone) return zone
+  // As with its schedule: the net's own zone is the configuration module's, so the error names the net.
+  r.issues.push({
+    variable: `net "${net.name}" (worker configuration module)`,
+    expected: `its timeZone ${JSON.stringify(net.timeZone)} to be ${TIME_ZONE_EXPECTED} (or ${zoneVar} set to one)`,
+  })
+  return SCHEDULE_TIME_ZONE
 }
 
 /** TIMEOUT (the schedule's interval by default), RETRIES and RETRY_BACKOFF: durations take a unit. */

@@ -31,6 +31,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       lease: n.net.lease,
       enabled: n.enabled,
       schedule: n.schedule,
+      timeZone: n.timeZone,
       catchUp: n.catchUp,
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,

@@ -13,6 +13,8 @@ export interface NetConfig {
   net: NetDefinition
   enabled: boolean
   schedule: string
+  /** The IANA zone the schedule is read in (canonical name, `UTC` by default). */
+  timeZone: string
   intervalMs: number
   pacing: LeasePacing
   /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */

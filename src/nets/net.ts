@@ -80,6 +80,12 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   lease: string
   /** The default cron expression (5 or 6 fields, node-cron syntax). */
   schedule: string
+  /**
+   * The IANA time zone the schedule is read in (`Europe/Berlin`); `UTC` when absent. Overridden by
+   * `LEASECRON_NET_<NAME>_TIME_ZONE`. Slots stay UTC instants; daylight-saving changes follow the rule in
+   * the README ("Time zones and daylight saving").
+   */
+  timeZone?: string
   /** One line for the README and `config`. */
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */

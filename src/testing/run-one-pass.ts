@@ -31,7 +31,8 @@ import { DEFAULT_RETRY_BACKOFF_MS } from '../config/net-section.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
-import { checkSchedule, slotAtOrBefore } from '../schedule.js'
+import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
+import { canonicalTimeZone } from '../zoned-time.js'
 
 /** What `runOnePass` takes besides the net. */
 export interface OnePassOptions<S extends NetOptions> {
@@ -96,8 +97,13 @@ export async function runOnePass<S extends NetOptions, R>(
   const clock: Clock = given.now ? { ...systemClock, now: given.now } : systemClock
   const schedule = checkSchedule(net.schedule)
   if (!schedule.ok) throw new Error(`runOnePass(${net.name}): schedule: ${schedule.expected}`)
+  const timeZone = canonicalTimeZone(net.timeZone ?? SCHEDULE_TIME_ZONE)
+  if (!timeZone)
+    throw new Error(
+      `runOnePass(${net.name}): timeZone ${JSON.stringify(net.timeZone)} is not an IANA time zone`,
+    )
   const options = optionValues(net, given.options ?? {})
-  const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now())
+  const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now(), timeZone)
   const owner = given.owner ?? ownerId()
   const ledger = given.ledger ?? new MemoryRunLedger()
   const lines: PassLogLine[] = []
@@ -107,7 +113,7 @@ export async function runOnePass<S extends NetOptions, R>(
   })
   const log = root.child({ net: net.name, owner })
   const forge = 'octokit' in given.forge ? given.forge : forgeFor(given.forge, log)
-  const config = netConfig(net, schedule.intervalMs, options, given.attempts)
+  const config = netConfig(net, schedule.intervalMs, timeZone, options, given.attempts)
   try {
     const result = await runOnce({
       net: config,
@@ -175,6 +181,7 @@ function optionValues<S extends NetOptions>(
 function netConfig(
   net: NetDefinition,
   intervalMs: number,
+  timeZone: string,
   options: Record<string, unknown>,
   attempts: Partial<AttemptPolicy> = {},
 ): NetConfig {
@@ -182,6 +189,7 @@ function netConfig(
     net,
     enabled: true,
     schedule: net.schedule,
+    timeZone,
     intervalMs,
     pacing: leasePacing(intervalMs),
     catchUp: 'latest',

@@ -63,15 +63,17 @@ const ISO_INSTANT =
 /**
  * `--slot` as given: `auto` (or absent) is now; anything else must be a real calendar instant (no
  * 2026-02-30 rolling over to March) written in full ISO 8601 with a zone, and at most
- * SLOT_SKEW_ALLOWANCE_MS after `now`. The slot is the schedule's most recent fire time at or before it.
+ * SLOT_SKEW_ALLOWANCE_MS after `now`. The slot is the schedule's most recent fire time at or before it,
+ * read in `timeZone` (the net's; UTC by default) by the DST rule of schedule.ts.
  */
 export function parseSlotOption(
   value: string | undefined,
   schedule: string,
   now: Date,
+  timeZone?: string,
 ): { ok: true; slot: Date } | { ok: false; expected: string } {
   const text = (value ?? 'auto').trim()
-  if (text === 'auto') return { ok: true, slot: slotAtOrBefore(schedule, now) }
+  if (text === 'auto') return { ok: true, slot: slotAtOrBefore(schedule, now, timeZone) }
   const refuse = (why: string) => ({
     ok: false as const,
     expected: `--slot: expected ${SLOT_FORM}; got ${JSON.stringify(text)}${why}`,
@@ -87,7 +89,7 @@ export function parseSlotOption(
     return refuse(
       `, ${Math.round(ahead / 1000)} s after now (${now.toISOString()}): a slot may be at most ${SLOT_SKEW_ALLOWANCE_MS / 1000} s ahead (clock skew); a later one would be claimed before it comes`,
     )
-  return { ok: true, slot: slotAtOrBefore(schedule, instant) }
+  return { ok: true, slot: slotAtOrBefore(schedule, instant, timeZone) }
 }
 
 /** The first field of a matched instant outside its calendar range (day 30 of February, hour 24…). */

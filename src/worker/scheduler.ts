@@ -1,6 +1,7 @@
 /**
- * The scheduler: for each enabled net, a lease campaign (lease.run) whose terms run a node-cron task that
- * fires the net's passes, each for one schedule slot claimed in the run ledger, in the net's forge lane.
+ * The scheduler: for each enabled net, a lease campaign (lease.run) whose terms tick on the net's schedule
+ * in its time zone (slot-ticker.ts: the DST rule of schedule.ts decides when and which slot) and fire the
+ * net's passes, each for one schedule slot claimed in the run ledger, in the net's forge lane.
  *
  * A term's first pass starts at once, for the schedule's most recent slot (unless the net's CATCH_UP is
  * `none`); the ledger refuses it when that slot already ran, so a takeover runs the slot a crashed holder
@@ -11,7 +12,6 @@
  * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
  * the term or the process.
  */
-import cron, { type TaskContext } from 'node-cron'
 import { run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
@@ -19,8 +19,10 @@ import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { nextFireTime, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
+import { nextFireTime, slotAtOrBefore } from '../schedule.js'
+import { formatLocal } from '../zoned-time.js'
 import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
+import { startSlotTicker } from './slot-ticker.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -117,33 +119,28 @@ async function serveTerm(
   const { net } = options
   // Pass lines get their fence (with pass and slot) from runSlotPass; binding it here too would repeat it.
   const serve = slotServer(options, log, term, info)
-  const task = cron.createTask(
-    net.schedule,
-    (context: TaskContext) => serve(slotAtOrBefore(net.schedule, context.date)),
-    {
-      name: `${net.net.name}-${options.owner}`,
-      timezone: SCHEDULE_TIME_ZONE,
-      logger: cronLogger(log),
-    },
-  )
-  await task.start()
+  const { schedule, timeZone } = net
+  const ticker = startSlotTicker({ schedule, timeZone, clock: options.clock, onSlot: serve })
   logNextPass(log.child({ fence: info.fence }), net, options.clock.now())
-  if (net.catchUp === 'latest') serve.now(slotAtOrBefore(net.schedule, options.clock.now()))
+  if (net.catchUp === 'latest') serve.now(slotAtOrBefore(schedule, options.clock.now(), timeZone))
   try {
     await new Promise<void>((resolve) => {
       if (term.aborted) return resolve()
       term.addEventListener('abort', () => resolve(), { once: true })
     })
   } finally {
-    await task.destroy()
+    ticker.stop()
     await serve.settled()
   }
 }
 
-/** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601). */
+/** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
 function logNextPass(log: Logger, net: NetConfig, now: Date): void {
-  const nextPassAt = nextFireTime(net.schedule, now).toISOString()
-  log.info({ schedule: net.schedule, nextPassAt }, `term began: next scheduled pass at ${nextPassAt}`)
+  const { schedule, timeZone } = net
+  const next = nextFireTime(schedule, now, timeZone)
+  const nextPassAt = next.toISOString()
+  const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
+  log.info({ schedule, timeZone, nextPassAt }, `term began: next scheduled pass at ${nextPassAt}${local}`)
 }
 
 interface SlotServer {
@@ -217,15 +214,5 @@ function countSkip(
       { slot: slot.toISOString(), err: result.error },
       'slot skipped: the run ledger did not answer the claim (fail-closed)',
     )
-  }
-}
-
-function cronLogger(log: Logger) {
-  return {
-    info: (message: string) => log.debug({ component: 'node-cron' }, message),
-    warn: (message: string) => log.debug({ component: 'node-cron' }, message),
-    error: (message: string | Error, err?: Error) =>
-      log.warn({ component: 'node-cron', err: err ?? message }, 'node-cron error'),
-    debug: (message: string | Error) => log.debug({ component: 'node-cron' }, String(message)),
   }
 }

@@ -118,7 +118,7 @@ export function slotPassSpec(
     live: term.live,
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
-    nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant),
+    nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant, setting.net.timeZone),
     claimBoundMs: setting.net.pacing.ttlMs / 3,
     ledger: setting.ledger,
     keepRuns: setting.runHistory,

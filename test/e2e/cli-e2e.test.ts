@@ -106,6 +106,13 @@ describe('leasecron status and config', () => {
     const rows = table.text.split('\n')
     expect(rows[0]).toMatch(/^slot\s+owner\s+fence\s+started\s+duration\s+outcome\s+attempts\s+requests$/)
     expect(rows[1]).toMatch(/^2026-09-30T15:00:00.000Z .* ok\s+1\s+e2e-tick=1$/)
+    const berlin = { ...env, LEASECRON_NET_E2E_TICK_TIME_ZONE: 'Europe/Berlin' }
+    const local = (await cli(['history', 'e2e-tick'], berlin)).text.split('\n')
+    expect(local[0]).toMatch(/^slot\s+local \(Europe\/Berlin\)\s+owner/)
+    expect(local[1]).toMatch(/^2026-09-30T15:00:00.000Z\s+2026-09-30 17:00 \+02:00\s/)
+    expect((await cli(['status'], berlin)).text).toContain(
+      'last run 2026-09-30T15:00:00.000Z (2026-09-30 17:00 +02:00 Europe/Berlin)',
+    )
     const bad = await cli(['history', 'e2e-tick', '--limit', 'lots'], env)
     expect(bad.code).toBe(64)
     expect(bad.text).toMatch(/--limit: expected a whole number from 1 to 1000; got "lots"/)
@@ -128,6 +135,14 @@ describe('leasecron status and config', () => {
     expect(code).toBe(78)
     expect(text).toMatch(
       /LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "chatty"/,
+    )
+  }, 30_000)
+
+  it('refuses an unknown time zone with exit 78, naming the variable, the value and what a zone is', async () => {
+    const { code, text } = await cli(['config'], { LEASECRON_NET_E2E_TICK_TIME_ZONE: 'Europe/Berlni' })
+    expect(code).toBe(78)
+    expect(text).toMatch(
+      /LEASECRON_NET_E2E_TICK_TIME_ZONE: expected an IANA time zone name, e\.g\. `Europe\/Berlin`.*, got "Europe\/Berlni"/,
     )
   }, 30_000)
 

@@ -3,7 +3,8 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
-import { CronExpressionParser } from 'cron-parser'
+import { nextFireTime } from '../../schedule.js'
+import { formatLocal } from '../../zoned-time.js'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
 import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from '../../forge/forge-hour-store.js'
@@ -82,15 +83,17 @@ function netStatus(
   now: Date,
 ): NetStatus {
   const record = leases?.find((l) => l.name === plan.leaseName)
-  const runs = history?.map(runStatus) ?? null
+  const runs = history?.map((record) => runStatus(record, plan.timeZone)) ?? null
   const lastFinished = history?.find((r) => r.finishedAt !== undefined)
+  const next = plan.enabled ? nextFire(plan, now) : null
   return {
     name: plan.name,
     leaseName: plan.leaseName,
     enabled: plan.enabled,
     schedule: plan.schedule,
     timeZone: plan.timeZone,
-    nextFireAt: plan.enabled ? nextFire(plan, now) : null,
+    nextFireAt: next?.toISOString() ?? null,
+    nextFireLocal: next ? formatLocal(next, plan.timeZone) : null,
     holder: record ? holderStatus(record, sources.replica?.owner, now) : null,
     leaseCorrupt: record?.corrupt === undefined ? null : shownText(record.corrupt),
     runs,
@@ -118,12 +121,13 @@ export function holderStatus(
   }
 }
 
-/** One ledger record as the snapshot shows it. */
-export function runStatus(record: RunRecord): RunStatus {
+/** One ledger record as the snapshot shows it; `slotLocal` in the net's zone. */
+export function runStatus(record: RunRecord, timeZone = 'UTC'): RunStatus {
   const requests = record.requests ? Object.values(record.requests).reduce((sum, n) => sum + n, 0) : null
   const end = record.finishedAt?.getTime()
   return {
     slot: record.slot.toISOString(),
+    slotLocal: formatLocal(record.slot, timeZone),
     owner: record.owner,
     fence: record.fence,
     startedAt: record.startedAt.toISOString(),
@@ -137,11 +141,10 @@ export function runStatus(record: RunRecord): RunStatus {
   }
 }
 
-/** The schedule's first fire time after `now`, in the zone it is read in. */
-function nextFire(plan: StatusNetPlan, now: Date): string | null {
+/** The schedule's first slot after `now`, in the zone it is read in (the scheduler's own rule). */
+function nextFire(plan: StatusNetPlan, now: Date): Date | null {
   try {
-    const parsed = CronExpressionParser.parse(plan.schedule, { currentDate: now, tz: plan.timeZone })
-    return parsed.next().toDate().toISOString()
+    return nextFireTime(plan.schedule, now, plan.timeZone)
   } catch {
     return null
   }

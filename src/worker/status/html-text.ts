@@ -6,6 +6,7 @@
  * one the snapshot's type calls a number — the snapshot is built from store documents, and a document is
  * whatever was written into the collection.
  */
+import { formatLocal } from '../../zoned-time.js'
 
 /** Escapes text for HTML element content and double-quoted attributes (the page's one escaping helper). */
 export function esc(value: unknown): string {
@@ -68,6 +69,17 @@ function formatInstant(date: Date, timeZone: string): string {
   }).formatToParts(date)
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? ''
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')}`
+}
+
+/** `2026-03-29 03:00 +02:00`: `iso` in `timeZone` with its offset; `iso` as it is when it is not an instant. */
+export function localTime(iso: string, timeZone: string): string {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return String(iso)
+  try {
+    return formatLocal(date, timeZone)
+  } catch {
+    return String(iso)
+  }
 }
 
 /** `01:02:03` (UTC), for dense tables. */

@@ -6,7 +6,7 @@
  *
  * It shows, never acts: there is no form and no button but the refresh pause.
  */
-import { duration, esc, instant, num, timeOfDay } from './html-text.js'
+import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
 import { shownText } from './shown-text.js'
 import { PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
@@ -97,7 +97,7 @@ export function renderNet(net: NetStatus, now: string): string {
     ['Fence', h ? num(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
     ['Schedule', `<code>${esc(net.schedule)}</code> (${esc(net.timeZone)})`],
-    ['Next fire', net.nextFireAt ? esc(instant(net.nextFireAt, net.timeZone)) : 'not scheduled'],
+    ['Next fire', net.nextFireAt ? esc(nextFireText(net)) : 'not scheduled'],
     ['Run lag', net.runLagMs === null ? '—' : esc(duration(net.runLagMs))],
     ['Skipped ticks', skipped],
   ]
@@ -105,7 +105,7 @@ export function renderNet(net: NetStatus, now: string): string {
   return `<section class="net" aria-labelledby="${id}" data-net="${esc(net.name)}">
 <h2 id="${id}">${esc(net.name)}${disabled}</h2>
 <dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
-${renderRuns(net.runs, now)}</section>`
+${renderRuns(net.runs, now, net.timeZone)}</section>`
 }
 
 /** A run's outcome in words (and colour), with its attempts when it took more than one. */
@@ -123,10 +123,20 @@ function outcomeCell(r: RunStatus): string {
     : word
 }
 
-/** The ledger's last runs; failed ones marked in colour and in words. */
-export function renderRuns(runs: RunStatus[] | null, now: string): string {
+/** `2026-03-29 01:00:00 UTC`, or in a net's own zone its local time with the offset and the UTC instant. */
+function nextFireText(net: NetStatus): string {
+  const utc = instant(net.nextFireAt ?? '')
+  return net.timeZone === 'UTC' || !net.nextFireLocal ? utc : `${net.nextFireLocal} (${utc})`
+}
+
+/**
+ * The ledger's last runs; failed ones marked in colour and in words. Times of day in UTC, or for a net
+ * read in another zone its local date and time with the offset (a DST change shows as it happened).
+ */
+export function renderRuns(runs: RunStatus[] | null, now: string, timeZone = 'UTC'): string {
   if (runs === null) return '<h3>Last runs</h3><p class="muted">No run ledger to read.</p>'
   if (runs.length === 0) return '<h3>Last runs</h3><p class="muted">No runs yet.</p>'
+  const shown = (iso: string) => (timeZone === 'UTC' ? timeOfDay(iso) : localTime(iso, timeZone))
   const row = (r: RunStatus) => {
     const outcome = outcomeCell(r)
     const took =
@@ -134,13 +144,13 @@ export function renderRuns(runs: RunStatus[] | null, now: string): string {
         ? `running ${esc(duration(Date.parse(now) - Date.parse(r.startedAt)))}`
         : esc(duration(r.durationMs))
     const requests = r.requests === null ? '—' : num(r.requests)
-    const main = `<tr class="${runClass(r.outcome)}"><td>${esc(timeOfDay(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${num(r.fence)}</td><td>${esc(timeOfDay(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${requests}</td></tr>`
+    const main = `<tr class="${runClass(r.outcome)}"><td>${esc(shown(r.slot))}</td><td>${esc(r.owner)}</td><td class="num">${num(r.fence)}</td><td>${esc(shown(r.startedAt))}</td><td class="num">${took}</td><td>${outcome}</td><td class="num">${requests}</td></tr>`
     const error = r.error
       ? `<tr class="run-failed"><td colspan="7" class="error">${esc(shownText(r.error))}</td></tr>`
       : ''
     return main + error
   }
-  return `<h3>Last ${runs.length} runs <span class="muted">(UTC)</span></h3><div class="scroll"><table>
+  return `<h3>Last ${runs.length} runs <span class="muted">(${esc(timeZone)})</span></h3><div class="scroll"><table>
 <thead><tr><th>Slot</th><th>Owner</th><th class="num">Fence</th><th>Started</th><th class="num">Duration</th><th>Outcome</th><th class="num">Requests</th></tr></thead>
 <tbody>${runs.map(row).join('')}</tbody></table></div>`
 }

@@ -43,9 +43,11 @@ export interface NetStatus {
   enabled: boolean
   /** The cron expression (node-cron syntax, seconds optional). */
   schedule: string
-  /** The IANA time zone the schedule fires in. */
+  /** The IANA time zone the schedule is read in (its slots stay UTC instants). */
   timeZone: string
   nextFireAt: string | null
+  /** nextFireAt as the zone's clocks show it, with the offset: `2026-03-29 03:00 +02:00`. */
+  nextFireLocal: string | null
   /** The lease's current holder; `null` when nobody holds it unexpired. */
   holder: HolderStatus | null
   /**
@@ -75,6 +77,8 @@ export interface HolderStatus {
 
 export interface RunStatus {
   slot: string
+  /** The slot as the net's zone's clocks showed it, with the offset: `2026-03-29 03:00 +02:00`. */
+  slotLocal: string
   owner: string
   fence: number
   startedAt: string

@@ -17,7 +17,6 @@ import type { RunLedger } from '../../runs/run-ledger.js'
 import type { WorkerConfig } from '../../config/worker-config.js'
 import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
-import { SCHEDULE_TIME_ZONE } from '../../schedule.js'
 import { collectStatus } from './collect-status.js'
 import { HOUR_MS, HOURS_KEPT, hourStart, sumRows } from '../../forge/forge-hour-store.js'
 import { rowsFromMeter } from '../../forge/meter-hours.js'
@@ -181,14 +180,13 @@ function forgeHourReader(mongo: MongoConnection, onBadDocument: OnBadDocument | 
   return reader
 }
 
-/** The configured nets as the page lists them, with the zone every schedule is read in. */
+/** The configured nets as the page lists them, each with the zone its schedule is read in. */
 export function netPlans(config: WorkerConfig): StatusNetPlan[] {
-  const timeZone = SCHEDULE_TIME_ZONE
   return config.nets.map((n) => ({
     name: n.net.name,
     leaseName: n.net.lease,
     enabled: n.enabled,
     schedule: n.schedule,
-    timeZone,
+    timeZone: n.timeZone,
   }))
 }

@@ -80,6 +80,7 @@ describe('collectStatus', () => {
     expect(runs).toHaveLength(20)
     expect(runs[0]).toMatchObject({
       slot: '2026-12-01T10:29:00.000Z',
+      slotLocal: '2026-12-01 11:29 +01:00',
       durationMs: 1500,
       outcome: 'ok',
       requests: 5,
@@ -88,6 +89,8 @@ describe('collectStatus', () => {
     expect(nets[0]!.runLagMs).toBe(60_000)
     expect(nets[0]!.skippedTicks).toEqual({ overlap: 2 })
     expect(nets[0]!.nextFireAt).toBe('2026-12-01T10:35:00.000Z')
+    expect(nets[0]!.nextFireLocal).toBe('2026-12-01 11:35 +01:00')
+    expect(nets[0]!.timeZone).toBe('Europe/Berlin')
   })
 
   it('draws 24 hours per lane, summing every owner, with this hour’s requests, 304s and points', async () => {
@@ -123,7 +126,12 @@ describe('renderStatusPage', () => {
     expect(html).toContain('✗ failed')
     expect(html).toContain('forge answered 502 &lt;twice&gt;')
     expect(html).not.toContain('<twice>')
-    expect(html).toMatch(/2026-12-01 11:35:00 GMT\+1/)
+    expect(html, 'the next fire in the net’s zone with its offset, then in UTC').toContain(
+      '2026-12-01 11:35 +01:00 (2026-12-01 10:35:00 UTC)',
+    )
+    expect(html, 'the runs of a Berlin net in Berlin time').toContain(
+      'runs <span class="muted">(Europe/Berlin)</span>',
+    )
     expect(html).toContain('<svg class="chart"')
     expect(Buffer.byteLength(html), 'the page grew past 100 KB').toBeLessThan(100_000)
     expect(html, 'the page loads something from elsewhere').not.toMatch(/(src|href)="(https?:)?\/\//)

@@ -28,11 +28,13 @@ function hostileSnapshot(): StatusSnapshot {
         schedule: H,
         timeZone: H,
         nextFireAt: H,
+        nextFireLocal: H,
         holder: { owner: H, thisReplica: false, fence: 7, expiresAt: H, expiresInMs: 1_000 },
         leaseCorrupt: H,
         runs: [
           {
             slot: H,
+            slotLocal: H,
             owner: H,
             fence: 7,
             startedAt: H,

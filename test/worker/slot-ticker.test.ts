@@ -1,0 +1,46 @@
+import { afterEach, expect, it, vi } from 'vitest'
+import { systemClock } from '../../src/lease/clock.js'
+import { startSlotTicker } from '../../src/worker/slot-ticker.js'
+
+afterEach(() => vi.useRealTimers())
+
+function tick(schedule: string, timeZone: string, from: string) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(new Date(from))
+  const ticks: string[] = []
+  const ticker = startSlotTicker({
+    schedule,
+    timeZone,
+    clock: systemClock,
+    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
+  })
+  return { ticks, ticker }
+}
+
+it('waits past the longest timer for a yearly slot and fires once, at the slot, for it', async () => {
+  const { ticks, ticker } = tick('0 0 1 1 *', 'Europe/Berlin', '2026-01-02T00:00:00Z')
+  await vi.advanceTimersByTimeAsync(370 * 86_400_000)
+  ticker.stop()
+  expect(ticks).toEqual(['2026-12-31T23:00:00.000Z 2026-12-31T23:00:00.000Z'])
+})
+
+it('fires nothing early when the wall clock is set back, and the slot when it comes', async () => {
+  const { ticks, ticker } = tick('30 2 * * *', 'Europe/Berlin', '2026-03-29T00:00:00Z')
+  await vi.advanceTimersByTimeAsync(30 * 60_000)
+  vi.setSystemTime(new Date('2026-03-28T23:30:00Z')) // an hour back, with the timer due at 01:00Z
+  await vi.advanceTimersByTimeAsync(30 * 60_000)
+  expect(ticks, 'a tick fired before its slot').toEqual([])
+  await vi.advanceTimersByTimeAsync(60 * 60_000)
+  ticker.stop()
+  expect(ticks).toEqual(['2026-03-29T01:00:00.000Z 2026-03-29T01:00:00.000Z'])
+})
+
+it('serves the latest slot due when its timer fires late, and stops for good', async () => {
+  const { ticks, ticker } = tick('*/15 * * * *', 'America/New_York', '2026-11-01T05:50:00Z')
+  vi.setSystemTime(new Date('2026-11-01T06:20:00Z')) // the host slept through 06:00 and 06:15
+  await vi.advanceTimersByTimeAsync(10 * 60_000)
+  expect(ticks).toEqual(['2026-11-01T06:30:00.000Z 2026-11-01T06:30:00.000Z'])
+  ticker.stop()
+  await vi.advanceTimersByTimeAsync(60 * 60_000)
+  expect(ticks).toHaveLength(1)
+})
