@@ -81,7 +81,14 @@ function renderCorrupt(what: string): string {
 function runClass(outcome: RunStatus['outcome']): string {
   return RUN_CLASSES.has(outcome) ? `run-${outcome}` : 'run-unknown'
 }
-const RUN_CLASSES: ReadonlySet<string> = new Set(['ok', 'failed', 'timed-out', 'aborted', 'running'])
+const RUN_CLASSES: ReadonlySet<string> = new Set([
+  'ok',
+  'failed',
+  'timed-out',
+  'aborted',
+  'skipped',
+  'running',
+])
 
 /** One net: its lease, schedule, lag, skipped ticks and runs. */
 export function renderNet(net: NetStatus, now: string): string {
