@@ -124,7 +124,9 @@ function outcomeCell(r: RunStatus): string {
         ? '<span class="bad">⏱ timed out</span>'
         : r.outcome === 'ok'
           ? '<span class="ok">✓ ok</span>'
-          : esc(r.outcome)
+          : r.outcome === 'skipped'
+            ? '<span class="muted" title="its tick found the previous pass running">skipped</span>'
+            : esc(r.outcome)
   return r.attempts !== null && r.attempts > 1
     ? `${word} <span class="muted">after ${num(r.attempts)} attempts</span>`
     : word
