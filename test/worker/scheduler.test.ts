@@ -235,7 +235,7 @@ describe('the scheduler', () => {
     // Passes run 2.3 s from the ticks at :01, then from each pass's end: :01–:03.3, :03.3–:05.6,
     // :05.6–:07.9, :07.9–; the ticks at :02, :04 and :06 were buffered and then replaced by the next one.
     expect(
-      passes.map((p) => p.slot.slice(17, 19)),
+      passes.map((p) => p.slot?.slice(17, 19)),
       'the buffered slots did not run, in order',
     ).toEqual(['01', '03', '05', '07'])
     expect(
@@ -275,7 +275,7 @@ describe('the scheduler', () => {
     await vi.advanceTimersByTimeAsync(7_900)
     // Passes from the ticks that found none running: :01–:03.3, :04–:06.3, :07–; the ticks at :02, :03,
     // :05, :06 and :08 found one running.
-    expect(passes.map((p) => p.slot.slice(17, 19))).toEqual(['01', '04', '07'])
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01', '04', '07'])
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
     ).toBe(5)
@@ -301,7 +301,7 @@ describe('the scheduler', () => {
     const { net, passes } = recordingNet({ passMs: () => 60_000 })
     const c = campaign(net, { env: TICK_ONLY })
     await vi.advanceTimersByTimeAsync(3_100)
-    expect(passes.map((p) => p.slot.slice(17, 19))).toEqual(['01'])
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01'])
     c.stop()
     await vi.advanceTimersByTimeAsync(100)
     await c.done
