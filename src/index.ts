@@ -38,6 +38,7 @@ export {
   type RunFinish,
   type RunLedger,
   type RunLedgerCallOptions,
+  type PassOutcome,
   type RunOutcome,
   type RunRecord,
 } from './runs/run-ledger.js'
@@ -47,6 +48,7 @@ export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-led
 export {
   defineNet,
   type NetDefinition,
+  type OverlapPolicy,
   type NetLogger,
   type NetSetupContext,
   type NetTermContext,

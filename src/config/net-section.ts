@@ -1,5 +1,5 @@
 /**
- * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, TIMEOUT, RETRIES,
+ * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, OVERLAP, TIMEOUT, RETRIES,
  * RETRY_BACKOFF and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
-import type { NetDefinition } from '../nets/net.js'
+import { type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
 import { checkSchedule, SCHEDULE_TIME_ZONE } from '../schedule.js'
 import { canonicalTimeZone } from '../zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
@@ -45,6 +45,12 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   const timeZone = readTimeZone(r, net, variable('TIME_ZONE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
   const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
+  const overlap = r.parse(
+    variable('OVERLAP'),
+    z.enum(OVERLAP_POLICIES),
+    net.overlap ?? 'buffer-one',
+    '`buffer-one` (a tick that finds the previous pass running has its slot run next) or `skip` (recorded skipped)',
+  )
   const attempts = readAttempts(r, intervalMs, variable)
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
@@ -54,7 +60,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
     else r.problem(name, option.expected)
   }
-  return { net, enabled, schedule, timeZone, intervalMs, pacing, catchUp, attempts, options }
+  return { net, enabled, schedule, timeZone, intervalMs, pacing, catchUp, overlap, attempts, options }
 }
 
 const TIME_ZONE_EXPECTED =

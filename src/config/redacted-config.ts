@@ -33,6 +33,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       schedule: n.schedule,
       timeZone: n.timeZone,
       catchUp: n.catchUp,
+      overlap: n.overlap,
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,
       retryBackoff: formatDuration(n.attempts.retryBackoffMs),

@@ -4,7 +4,7 @@
  */
 import type { ForgeConfig } from '../forge/forge-config.js'
 import type { LeasePacing } from '../leases.js'
-import type { NetDefinition } from '../nets/net.js'
+import type { NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import type { LogLevel } from './log-level.js'
 
@@ -19,6 +19,8 @@ export interface NetConfig {
   pacing: LeasePacing
   /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
   catchUp: 'latest' | 'none'
+  /** A tick that finds the previous pass running: `buffer-one` runs its slot next, `skip` records it skipped. */
+  overlap: OverlapPolicy
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */
   attempts: AttemptPolicy
   options: Record<string, unknown>

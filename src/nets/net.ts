@@ -72,6 +72,16 @@ export type OptionValues<S extends NetOptions> = {
   [K in keyof S]: S[K] extends NetOption<infer T> ? T : never
 }
 
+/**
+ * A net's overlap policy, for a tick that finds the previous pass still running. `buffer-one`: its slot is
+ * kept (the newest only; a slot it replaces is recorded `skipped`) and runs as soon as the pass ends, in
+ * the same term. `skip`: its slot is recorded `skipped` in the ledger and never runs.
+ */
+export type OverlapPolicy = 'buffer-one' | 'skip'
+
+/** Every overlap policy, for the configuration's parser. */
+export const OVERLAP_POLICIES = ['buffer-one', 'skip'] as const satisfies readonly OverlapPolicy[]
+
 /** A declared net. */
 export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   /** Kebab-case; the lane its requests are charged to, and `LEASECRON_NET_<NAME>_…` in upper snake case. */
@@ -86,6 +96,11 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * the README ("Time zones and daylight saving").
    */
   timeZone?: string
+  /**
+   * What a tick that finds the previous pass still running does (`OverlapPolicy`); `buffer-one` when
+   * absent. Overridden by `LEASECRON_NET_<NAME>_OVERLAP`.
+   */
+  overlap?: OverlapPolicy
   /** One line for the README and `config`. */
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */

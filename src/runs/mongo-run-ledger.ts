@@ -10,7 +10,7 @@
  *   fence       int      the fence of the claiming term
  *   startedAt   date
  *   finishedAt  date?    set by the pass's end
- *   outcome     string?  ok | failed | timed-out | aborted
+ *   outcome     string?  ok | failed | timed-out | aborted | skipped
  *   error       string?  the last attempt's error message (first line)
  *   requests    object?  forge requests spent, by lane
  *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)

@@ -18,10 +18,22 @@
  * How a slot's pass ended, after its last attempt. `timed-out`: the last attempt ran past the net's
  * TIMEOUT (its signal aborted); `aborted`: the term ended or the process stopped while it ran.
  */
-export type RunOutcome = 'ok' | 'failed' | 'timed-out' | 'aborted'
+export type PassOutcome = 'ok' | 'failed' | 'timed-out' | 'aborted'
+
+/**
+ * How a slot ended: as its pass did, or `skipped` — its tick found the previous pass still running and the
+ * net's OVERLAP policy let it go (claimed and finished at once, 0 attempts), so the slot is accounted.
+ */
+export type RunOutcome = PassOutcome | 'skipped'
 
 /** Every outcome, in one list for the checks and the parser. */
-export const RUN_OUTCOMES = ['ok', 'failed', 'timed-out', 'aborted'] as const satisfies readonly RunOutcome[]
+export const RUN_OUTCOMES = [
+  'ok',
+  'failed',
+  'timed-out',
+  'aborted',
+  'skipped',
+] as const satisfies readonly RunOutcome[]
 
 /** What a pass claims before it starts. */
 export interface RunClaim {

@@ -193,6 +193,7 @@ function netConfig(
     intervalMs,
     pacing: leasePacing(intervalMs),
     catchUp: 'latest',
+    overlap: net.overlap ?? 'buffer-one',
     attempts: {
       timeoutMs: attempts.timeoutMs ?? intervalMs,
       retries: attempts.retries ?? 0,

@@ -13,7 +13,7 @@
 import type { AttemptPolicy } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
 import { waitFor } from '../lease/wait.js'
-import type { RunOutcome } from '../runs/run-ledger.js'
+import type { PassOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import { PassTimeoutError } from './pass-timeout-error.js'
 
@@ -34,12 +34,12 @@ export interface AttemptsSpec {
   clock: Clock
   log: Logger
   /** Told each attempt's outcome (metrics); a throwing hook is the hook's problem. */
-  onAttempt?(outcome: RunOutcome): void
+  onAttempt?(outcome: PassOutcome): void
 }
 
 /** How the slot's attempts ended: the last attempt's outcome and error, and how many were made. */
 export interface AttemptsEnd {
-  outcome: RunOutcome
+  outcome: PassOutcome
   error?: unknown
   attempts: number
 }
@@ -73,14 +73,14 @@ async function runAttempt(
   spec: AttemptsSpec,
   attempt: Attempt,
   n: number,
-): Promise<{ outcome: RunOutcome; error?: unknown }> {
+): Promise<{ outcome: PassOutcome; error?: unknown }> {
   const timeout = new AbortController()
   const settled = new AbortController()
   const timeoutMs = spec.policy.timeoutMs
   void waitFor(timeoutMs, AbortSignal.any([settled.signal, spec.term]), spec.clock).then((elapsed) => {
     if (elapsed) timeout.abort(new PassTimeoutError(spec.net, spec.slot, n, timeoutMs))
   })
-  const ended = (fallback: RunOutcome, error?: unknown) => {
+  const ended = (fallback: PassOutcome, error?: unknown) => {
     if (spec.term.aborted) return { outcome: 'aborted' as const, error }
     // The timeout's own error says what happened; the pass's answer to the abort (an AbortError) does not.
     if (timeout.signal.aborted) return { outcome: 'timed-out' as const, error: timeout.signal.reason }

@@ -5,9 +5,11 @@
  *
  * A term's first pass starts at once, for the schedule's most recent slot (unless the net's CATCH_UP is
  * `none`); the ledger refuses it when that slot already ran, so a takeover runs the slot a crashed holder
- * missed, once. A tick that finds the previous pass still running is skipped and counted; a tick that
- * finds the term past its step-down instant starts nothing (checked synchronously, so a blocked event
- * loop cannot start a pass late). A slot another term claimed is skipped (`slot-taken`); a claim the
+ * missed, once. A tick that finds the term past its step-down instant starts nothing (checked
+ * synchronously, so a blocked event loop cannot start a pass late). A tick that finds the previous pass
+ * still running follows the net's OVERLAP policy: `buffer-one` runs its slot as soon as the pass ends
+ * (the newest such slot only, the ones it replaced recorded `skipped`), `skip` records it `skipped`; either
+ * way every slot the term let go is in the ledger and counted (`overlap`). A slot another term claimed is skipped (`slot-taken`); a claim the
  * ledger could not answer runs nothing (`claim-failed`). When the term ends the task stops and the pass in
  * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
  * the term or the process.
@@ -21,7 +23,14 @@ import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { nextFireTime, slotAtOrBefore } from '../schedule.js'
 import { formatLocal } from '../zoned-time.js'
-import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
+import {
+  type PassSetting,
+  runSlotPass,
+  type SlotPassResult,
+  type SlotPassSpec,
+  skipSlot,
+  slotPassSpec,
+} from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
@@ -151,7 +160,12 @@ interface SlotServer {
   settled(): Promise<void>
 }
 
-/** The term's pass loop: one pass at a time, each for a slot it claimed; counts what it skipped. */
+/**
+ * The term's pass loop: one pass at a time, each for a slot it claimed; counts what it skipped. A tick that
+ * finds a pass running follows the net's OVERLAP: `skip` records its slot `skipped`; `buffer-one` keeps it
+ * (the newest only: the slot it replaces is recorded `skipped`) and runs it when the pass ends, in this term
+ * only — a term that ends, or is past its step-down instant, drops it for the successor's catch-up.
+ */
 function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
   const { net, metrics } = options
   const name = net.net.name
@@ -162,37 +176,65 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     stepDownAt: info.stepDownAt,
   })
   const setting: PassSetting = { ...options, log }
+  const passTerm = { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt }
   let passNumber = 0
+  const spec = (slot: Date) => slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber)
+  const skips = skipRecorder(spec, metrics, name, log)
   let inFlight: Promise<void> | undefined
+  let buffered: Date | undefined
   const serve = (slot: Date) => {
     if (term.aborted) return
-    if (inFlight) {
-      metrics.skippedTicks.inc({ net: name, reason: 'overlap' })
-      log.debug(
-        { pass: passNumber, slot: slot.toISOString() },
-        'tick skipped: the previous pass is still running',
-      )
-      return
-    }
     if (!info.live()) {
       metrics.skippedTicks.inc({ net: name, reason: 'deadline' })
       return
     }
-    inFlight = runSlotPass(
-      slotPassSpec(
-        setting,
-        { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt },
-        pass,
-        slot,
-        () => ++passNumber,
-      ),
-    )
+    if (inFlight) {
+      if (net.overlap === 'skip') return skips.skip(slot, 'the previous pass is still running')
+      if (buffered) skips.skip(buffered, 'a newer tick replaced it while the previous pass runs')
+      buffered = slot
+      log.debug({ slot: slot.toISOString() }, 'tick buffered: its slot runs when the previous pass ends')
+      return
+    }
+    inFlight = runSlotPass(spec(slot))
       .then((result) => countSkip(result, metrics, name, slot, log))
       .finally(() => {
         inFlight = undefined
+        const next = buffered
+        buffered = undefined
+        if (next && term.aborted)
+          log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
+        else if (next) serve(next)
       })
   }
-  return Object.assign(serve, { now: serve, settled: async () => void (await inFlight) })
+  const settled = async () => {
+    // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
+    while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
+  }
+  return Object.assign(serve, { now: serve, settled })
+}
+
+/** Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes. */
+function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics, net: string, log: Logger) {
+  const writes = new Set<Promise<void>>()
+  return {
+    skip(slot: Date, why: string): void {
+      metrics.skippedTicks.inc({ net, reason: 'overlap' })
+      const at = slot.toISOString()
+      log.debug({ slot: at }, `slot skipped, recorded skipped in the ledger: ${why}`)
+      const write: Promise<void> = skipSlot(spec(slot))
+        .then((result) => {
+          if (result.kind === 'claim-failed')
+            log.warn(
+              { slot: at, err: result.error },
+              'could not record a skipped slot: the ledger did not answer',
+            )
+        })
+        .finally(() => writes.delete(write))
+      writes.add(write)
+    },
+    pending: () => writes.size > 0,
+    settled: async () => void (await Promise.all(writes)),
+  }
 }
 
 function countSkip(

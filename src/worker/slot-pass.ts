@@ -10,6 +10,8 @@
  * Its spec is built by `slotPassSpec` alone, from what the net's passes share (`PassSetting`) and what
  * the term gives them: the scheduler and `once` call it, so a pass is the same under both by construction.
  *
+ * A slot the scheduler lets go for overlap is recorded `skipped` through the same claim (`skipSlot`).
+ *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
 import type { ForgeOctokit } from '../forge/github-app.js'
@@ -18,7 +20,7 @@ import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Pass } from '../nets/net.js'
-import type { RunLedger, RunOutcome } from '../runs/run-ledger.js'
+import type { PassOutcome, RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { scrubbedErrorMessage } from '../config/scrub.js'
@@ -132,7 +134,10 @@ export function slotPassSpec(
 export type SlotPassResult =
   | { kind: 'slot-taken' }
   | { kind: 'claim-failed'; error: unknown }
-  | { kind: 'ran'; outcome: RunOutcome; error?: unknown; attempts: number }
+  | { kind: 'ran'; outcome: PassOutcome; error?: unknown; attempts: number }
+
+/** What recording a slot `skipped` came to (skipSlot). */
+export type SlotSkipResult = { kind: 'skipped' } | Exclude<SlotPassResult, { kind: 'ran' }>
 
 /** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
 export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
@@ -163,7 +168,23 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   return { kind: 'ran', ...ended }
 }
 
-async function claimSlot(spec: SlotPassSpec, startedAt: Date): Promise<true | SlotPassResult> {
+/**
+ * Records `spec.slot` `skipped` without running it (the net's OVERLAP policy let it go): claimed like any
+ * slot and finished at once with 0 attempts, so the slot is accounted. A slot another term claimed is left
+ * as it is (`slot-taken`); a claim the ledger could not answer records nothing. Never rejects.
+ */
+export async function skipSlot(spec: SlotPassSpec): Promise<SlotSkipResult> {
+  const claimed = await claimSlot(spec, spec.clock.now())
+  if (claimed !== true) return claimed
+  const log = spec.log.child({ fence: spec.fence, slot: spec.slot.toISOString() })
+  await recordEnd(spec, log, { outcome: 'skipped', requests: 0, attempts: 0 })
+  return { kind: 'skipped' }
+}
+
+async function claimSlot(
+  spec: SlotPassSpec,
+  startedAt: Date,
+): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
   const signal = AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.claimBoundMs))])
   try {
     const { net, slot, owner, fence } = spec
@@ -186,7 +207,7 @@ function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger) {
     nextSlotAt: spec.nextSlotAfter(new Date(Math.max(spec.slot.getTime(), startedAt.getTime()))),
     clock: spec.clock,
     log,
-    onAttempt: (outcome: RunOutcome) => spec.metrics?.passAttempts.inc({ net: spec.net, outcome }),
+    onAttempt: (outcome: PassOutcome) => spec.metrics?.passAttempts.inc({ net: spec.net, outcome }),
   }
 }
 

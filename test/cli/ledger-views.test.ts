@@ -3,7 +3,7 @@
  * wrong, capped; a sound lease's line says nothing of it.
  */
 import { describe, expect, it } from 'vitest'
-import { type ListedLease, statusLines } from '../../src/cli/ledger-views.js'
+import { historyJson, historyLines, type ListedLease, statusLines } from '../../src/cli/ledger-views.js'
 
 const NOW = new Date('2026-12-01T10:00:00Z')
 const lease = (name: string, corrupt?: string): ListedLease => ({
@@ -29,5 +29,24 @@ describe('leasecron status', () => {
     expect(lines[1], 'a sound lease is called corrupt').not.toContain('corrupt')
     expect(lines[2]).toMatch(/^broken .* corrupt lease document: expiresAt: expected a date, got "soon"$/)
     expect(lines[3]).toContain(`corrupt lease document: ${'y'.repeat(500)}…(8500 more)`)
+  })
+})
+
+describe('leasecron history', () => {
+  it('shows a slot skipped for overlap with its outcome and 0 attempts', () => {
+    const slot = new Date('2026-12-01T09:59:00Z')
+    const run = {
+      id: `tick-net@${slot.toISOString()}`,
+      net: 'tick-net',
+      slot,
+      owner: 'host-a',
+      fence: 3,
+      startedAt: NOW,
+      finishedAt: NOW,
+      outcome: 'skipped' as const,
+      attempts: 0,
+    }
+    expect(historyLines([run])[1], 'the skipped slot reads as running').toMatch(/ skipped {3}0 /)
+    expect(historyJson(run)).toMatchObject({ outcome: 'skipped', attempts: 0 })
   })
 })

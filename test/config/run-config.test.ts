@@ -33,6 +33,35 @@ describe('the run ledger’s configuration', () => {
   })
 })
 
+describe('a net’s overlap policy', () => {
+  const overlapOf = (result: ReturnType<typeof load>) => (result.ok ? result.config.nets[0]?.overlap : result)
+
+  it('buffers one overlapped slot by default, takes the net’s own policy, and LEASECRON_NET_<NET>_OVERLAP over both', () => {
+    expect(overlapOf(load({})), 'an overlapped slot would be lost by default').toBe('buffer-one')
+    const own = recordingNet()
+    const skipping = { ...own.net, overlap: 'skip' as const }
+    expect(overlapOf(loadConfig({}, [skipping], TEST_LEASES))).toBe('skip')
+    const env = { LEASECRON_NET_TICK_NET_OVERLAP: 'buffer-one' }
+    expect(overlapOf(loadConfig(env, [skipping], TEST_LEASES))).toBe('buffer-one')
+    expect(overlapOf(load({ LEASECRON_NET_TICK_NET_OVERLAP: 'skip' }))).toBe('skip')
+  })
+
+  it('refuses an unknown policy naming both, and hints at OVERLAP for a misspelt name', () => {
+    const bad = load({ LEASECRON_NET_TICK_NET_OVERLAP: 'queue' })
+    expect(bad.ok).toBe(false)
+    if (bad.ok) return
+    expect(bad.issues).toEqual([
+      expect.objectContaining({
+        variable: 'LEASECRON_NET_TICK_NET_OVERLAP',
+        expected: expect.stringMatching(/`buffer-one`.*`skip`/),
+        value: 'queue',
+      }),
+    ])
+    const typo = load({ LEASECRON_NET_TICK_NET_OVERLAPP: 'skip' })
+    expect(!typo.ok && typo.issues[0]?.expected).toMatch(/did you mean LEASECRON_NET_TICK_NET_OVERLAP\?/)
+  })
+})
+
 describe('a net’s attempts within a slot', () => {
   const every5 = recordingNet({ schedule: '*/5 * * * *' }).net
   const loadNet = (env: Record<string, string>) => loadConfig(env, [every5], TEST_LEASES)

@@ -103,6 +103,22 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         ).toBe(0)
       })
 
+      it('records a slot skipped for overlap with a claim and 0 attempts, and leaves another term’s claim alone', async () => {
+        const ledger = await makeLedger()
+        const skipped = { finishedAt: at(0), outcome: 'skipped' as const, attempts: 0 }
+        expect(await ledger.claim(claimOf(0))).toBe(true)
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, skipped)).toBe(true)
+        expect(await ledger.history('merge-gate-sweeper', 10), 'a skipped slot is unaccounted').toEqual([
+          { id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z', ...claimOf(0), ...skipped },
+        ])
+        expect(
+          await ledger.claim(claimOf(0, { owner: 'host-b-2', fence: 4 })),
+          'a skipped slot ran after all',
+        ).toBe(false)
+        expect(await ledger.finish('merge-gate-sweeper', at(0), 'host-b-2', 4, skipped)).toBe(false)
+        expect((await ledger.get('merge-gate-sweeper', at(0)))?.owner).toBe('host-a-1')
+      })
+
       it('keeps at most 2,000 characters of an error, marked as cut, so no status view serves a huge one', async () => {
         const ledger = await makeLedger()
         await ledger.claim(claimOf(0))

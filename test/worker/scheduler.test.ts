@@ -228,17 +228,93 @@ describe('the scheduler', () => {
     await c.finish()
   })
 
-  it('skips and counts a tick that finds the previous pass still running', async () => {
-    const { net, passes } = recordingNet({ passMs: () => 2500 })
+  it('with OVERLAP=buffer-one runs the newest buffered slot as soon as the pass ends, and records the slots it replaced skipped', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 2300 })
     const c = campaign(net, { env: TICK_ONLY })
-    await vi.advanceTimersByTimeAsync(6_900)
-    // Ticks 0.8 s apart from the start, then every second: passes start at 0.8 s (running to 3.3 s),
-    // 3.8 s (to 6.3 s) and 6.8 s; the ticks at 1.8, 2.8, 4.8 and 5.8 s find a pass running.
-    expect(passes.map((p) => p.pass)).toEqual([1, 2, 3])
+    await vi.advanceTimersByTimeAsync(7_900)
+    // Passes run 2.3 s from the ticks at :01, then from each pass's end: :01–:03.3, :03.3–:05.6,
+    // :05.6–:07.9, :07.9–; the ticks at :02, :04 and :06 were buffered and then replaced by the next one.
+    expect(
+      passes.map((p) => p.slot?.slice(17, 19)),
+      'the buffered slots did not run, in order',
+    ).toEqual(['01', '03', '05', '07'])
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
-    ).toBe(4)
+      'every replaced buffered slot is counted as skipped for overlap',
+    ).toBe(3)
     await c.finish()
+    const runs = (await c.ledger.history('tick-net', 20)).reverse()
+    expect(
+      runs.map((r) => [r.slot.toISOString().slice(17, 19), r.outcome, r.attempts]),
+      'a slot between passes is unaccounted, or has two entries',
+    ).toEqual([
+      ['01', 'ok', 1],
+      ['02', 'skipped', 0],
+      ['03', 'ok', 1],
+      ['04', 'skipped', 0],
+      ['05', 'ok', 1],
+      ['06', 'skipped', 0],
+      ['07', 'aborted', 1],
+    ])
+    const started = runs.filter((r) => r.outcome !== 'skipped').map((r) => r.startedAt.toISOString())
+    expect(started, 'a buffered slot waited for a tick instead of running when the pass ended').toEqual([
+      '2026-09-30T15:00:01.000Z',
+      '2026-09-30T15:00:03.300Z',
+      '2026-09-30T15:00:05.600Z',
+      '2026-09-30T15:00:07.900Z',
+    ])
+  })
+
+  it('with OVERLAP=skip records each overlapped slot skipped and runs none of them late', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 2300 })
+    const ledger = new MemoryRunLedger()
+    // Another replica's claim of an overlapped slot is left as it is.
+    const taken = new Date('2026-09-30T15:00:05.000Z')
+    await ledger.claim({ net: 'tick-net', slot: taken, owner: 'other', fence: 9, startedAt: taken })
+    const c = campaign(net, { ledger, env: { ...TICK_ONLY, LEASECRON_NET_TICK_NET_OVERLAP: 'skip' } })
+    await vi.advanceTimersByTimeAsync(7_900)
+    // Passes from the ticks that found none running: :01–:03.3, :04–:06.3, :07–; the ticks at :02, :03,
+    // :05, :06 and :08 found one running.
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01', '04', '07'])
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
+    ).toBe(5)
+    await c.finish()
+    expect(passes, 'a skipped slot ran late').toHaveLength(3)
+    const runs = (await ledger.history('tick-net', 20)).reverse()
+    expect(
+      runs.map((r) => [r.slot.toISOString().slice(17, 19), r.owner, r.outcome, r.attempts]),
+      'an overlapped slot is unaccounted, or another replica’s claim was overwritten',
+    ).toEqual([
+      ['01', 'alpha', 'ok', 1],
+      ['02', 'alpha', 'skipped', 0],
+      ['03', 'alpha', 'skipped', 0],
+      ['04', 'alpha', 'ok', 1],
+      ['05', 'other', undefined, undefined],
+      ['06', 'alpha', 'skipped', 0],
+      ['07', 'alpha', 'aborted', 1],
+      ['08', 'alpha', 'skipped', 0],
+    ])
+  })
+
+  it('with OVERLAP=buffer-one drops the buffered slot when the term ends: not run, not recorded by this term', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 60_000 })
+    const c = campaign(net, { env: TICK_ONLY })
+    await vi.advanceTimersByTimeAsync(3_100)
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01'])
+    c.stop()
+    await vi.advanceTimersByTimeAsync(100)
+    await c.done
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(passes, 'the buffered slot ran after its term ended').toHaveLength(1)
+    const runs = (await c.ledger.history('tick-net', 20)).reverse()
+    expect(
+      runs.map((r) => [r.slot.toISOString().slice(17, 19), r.outcome]),
+      'the dropped slot :03 was recorded, so the successor’s catch-up could not run it',
+    ).toEqual([
+      ['01', 'aborted'],
+      ['02', 'skipped'],
+    ])
   })
 
   it('retries a failed pass within its slot under one claim, as RETRIES says, before the next tick', async () => {

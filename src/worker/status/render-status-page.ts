@@ -81,7 +81,14 @@ function renderCorrupt(what: string): string {
 function runClass(outcome: RunStatus['outcome']): string {
   return RUN_CLASSES.has(outcome) ? `run-${outcome}` : 'run-unknown'
 }
-const RUN_CLASSES: ReadonlySet<string> = new Set(['ok', 'failed', 'timed-out', 'aborted', 'running'])
+const RUN_CLASSES: ReadonlySet<string> = new Set([
+  'ok',
+  'failed',
+  'timed-out',
+  'aborted',
+  'skipped',
+  'running',
+])
 
 /** One net: its lease, schedule, lag, skipped ticks and runs. */
 export function renderNet(net: NetStatus, now: string): string {
@@ -117,7 +124,9 @@ function outcomeCell(r: RunStatus): string {
         ? '<span class="bad">⏱ timed out</span>'
         : r.outcome === 'ok'
           ? '<span class="ok">✓ ok</span>'
-          : esc(r.outcome)
+          : r.outcome === 'skipped'
+            ? '<span class="muted" title="its tick found the previous pass running">skipped</span>'
+            : esc(r.outcome)
   return r.attempts !== null && r.attempts > 1
     ? `${word} <span class="muted">after ${num(r.attempts)} attempts</span>`
     : word

@@ -84,8 +84,8 @@ export interface RunStatus {
   startedAt: string
   finishedAt: string | null
   durationMs: number | null
-  /** `ok`, `failed`, `timed-out`, `aborted`, or `running` while unfinished. */
-  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'running'
+  /** `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), or `running` while unfinished. */
+  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'skipped' | 'running'
   /** Attempts made for the slot's one claim (1 + retries); `null` while running. */
   attempts: number | null
   /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */

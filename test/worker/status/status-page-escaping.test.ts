@@ -78,6 +78,15 @@ describe('the status page escapes what the store holds', () => {
     expect(html, 'a run row takes its class from the stored outcome').toContain('<tr class="run-unknown">')
   })
 
+  it('shows a slot skipped for overlap as skipped, in a row of its own class', () => {
+    const snapshot = hostileSnapshot()
+    const run = snapshot.nets[0]!.runs![0]!
+    Object.assign(run, { outcome: 'skipped', attempts: 0, error: null })
+    const html = renderStatusPage(snapshot)
+    expect(html, 'a skipped slot is shown as an unknown outcome').toContain('<tr class="run-skipped">')
+    expect(html).toContain('skipped</span>')
+  })
+
   it('shows the first 500 characters of an 8 MB error and how many more there are', () => {
     const snapshot = hostileSnapshot()
     const run = snapshot.nets[0]!.runs![0]!
