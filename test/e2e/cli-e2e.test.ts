@@ -68,7 +68,7 @@ describe('leasecron status and config', () => {
     await new MongoStore(client.db(db)).acquire('e2e-tick', 'holder-abcdef012345', new Date(), 60_000)
     const { code, text } = await cli(['status'], { MONGO_URI: mongo.url, MONGO_DB: db })
     expect(code).toBe(0)
-    expect(text).toMatch(/^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+LAST RUN$/m)
+    expect(text).toMatch(/^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+STATE\s+LAST RUN$/m)
     const left = /e2e-tick\s+holder-abcdef012345\s+fence 1\s+expires in (\d+\.\d) s\s+no run recorded/.exec(
       text,
     )
