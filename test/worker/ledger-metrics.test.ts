@@ -25,7 +25,10 @@ async function sharedLedger(): Promise<MemoryRunLedger> {
   for (const [i, outcome] of outcomes.entries()) {
     const slot = new Date(Date.parse('2026-06-10T09:00:00Z') + i * HOUR)
     await ledger.claim({ net: 'digest', slot, owner: 'holder-x', fence: 4, startedAt: slot })
-    await ledger.finish('digest', slot, 'holder-x', 4, { finishedAt: new Date(slot.getTime() + 2_000), outcome })
+    await ledger.finish('digest', slot, 'holder-x', 4, {
+      finishedAt: new Date(slot.getTime() + 2_000),
+      outcome,
+    })
   }
   return ledger
 }
@@ -45,7 +48,10 @@ function replica(owner: string, history: StatusSources['history'], clock: Clock 
     forgeHours: async () => [],
   }
   const registry = new Registry()
-  registerLedgerMetrics(registry, sharedSnapshot(() => collectStatus(sources, NOW), clock))
+  registerLedgerMetrics(
+    registry,
+    sharedSnapshot(() => collectStatus(sources, NOW), clock),
+  )
   return registry
 }
 
@@ -85,9 +91,10 @@ describe('the ledger metrics', () => {
         throw new Error('store unreachable')
       }),
     )
-    expect(lines.filter((l) => l.includes('net="digest"')), 'a guessed figure while the ledger is down').toEqual(
-      [],
-    )
+    expect(
+      lines.filter((l) => l.includes('net="digest"')),
+      'a guessed figure while the ledger is down',
+    ).toEqual([])
   })
 
   it('read the ledger once for a burst of scrapes within a second', async () => {

@@ -100,7 +100,10 @@ describe('collectStatus', () => {
       ['board', 'late'], // hourly, and no success recorded at all
     ])
     const blind = await collectStatus(await sources({ history: undefined }), NOW)
-    expect(blind.nets.map((n) => n.state), 'a state guessed without runs').toEqual([null, null])
+    expect(
+      blind.nets.map((n) => n.state),
+      'a state guessed without runs',
+    ).toEqual([null, null])
   })
 
   it('draws 24 hours per lane, summing every owner, with this hour’s requests, 304s and points', async () => {
