@@ -6,6 +6,7 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
+import type { NetState } from '../worker/status/net-state.js'
 import { shownText } from '../worker/status/shown-text.js'
 import { formatLocal } from '../zoned-time.js'
 
@@ -13,15 +14,17 @@ import { formatLocal } from '../zoned-time.js'
 export type ListedLease = LeaseRecord
 
 /**
- * One line per lease: name, holder (or free), fence, expires in, and the last run of its net(s); a lease
- * whose document is malformed ends its line with `corrupt lease document: …` (its first 500 characters).
- * `timeZones` gives each lease's net's zone (UTC when absent).
+ * One line per lease: name, holder (or free), fence, expires in, its net's state (net-state.ts; `-` when
+ * not known) and the last run of its net(s); a lease whose document is malformed ends its line with
+ * `corrupt lease document: …` (its first 500 characters). `timeZones` gives each lease's net's zone (UTC
+ * when absent), `states` each lease's net's state.
  */
 export function statusLines(
   leases: readonly ListedLease[],
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
   timeZones: ReadonlyMap<string, string> = new Map(),
+  states: ReadonlyMap<string, NetState> = new Map(),
 ): string[] {
   if (leases.length === 0) return ['no leases held']
   const header = [
@@ -29,6 +32,7 @@ export function statusLines(
     'HOLDER'.padEnd(40),
     'FENCE'.padEnd(12),
     'EXPIRES'.padEnd(22),
+    'STATE'.padEnd(8),
     'LAST RUN',
   ]
   const rows = leases.map((r) => {
@@ -46,6 +50,7 @@ export function statusLines(
       holder.padEnd(40),
       `fence ${r.fence}`.padEnd(12),
       expiry.padEnd(22),
+      (states.get(r.name) ?? '-').padEnd(8),
       last ? `last run ${runSummary(last, timeZones.get(r.name))}` : 'no run recorded',
       ...(r.corrupt === undefined ? [] : [`corrupt lease document: ${shownText(r.corrupt)}`]),
     ].join(' ')

@@ -11,6 +11,8 @@ import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { statusLines } from './ledger-views.js'
+import { RUNS_SHOWN } from '../worker/status/collect-status.js'
+import { type NetState, netState } from '../worker/status/net-state.js'
 import { withDatabase } from './with-database.js'
 
 /** Prints the leases (or the snapshot); exit 0, or 1 when the store does not answer. */
@@ -20,12 +22,16 @@ export function statusCommand({ values, config, io }: CommandContext): Promise<n
   return withDatabase('status', config, io, onBadDocument, async ({ store, ledger }, signal) => {
     const leases = await store.list({ signal })
     const lastRuns = new Map<string, RunRecord>()
+    const states = new Map<string, NetState>()
     const timeZones = new Map(config.nets.map((n) => [n.net.lease, n.timeZone]))
+    const now = new Date()
     for (const n of config.nets) {
-      const [last] = await ledger.history(n.net.name, 1, { signal })
-      if (last) lastRuns.set(n.net.lease, last)
+      // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
+      const runs = await ledger.history(n.net.name, RUNS_SHOWN, { signal })
+      if (runs[0]) lastRuns.set(n.net.lease, runs[0])
+      if (n.enabled) states.set(n.net.lease, netState(runs, n, now))
     }
-    for (const line of statusLines(leases, lastRuns, new Date(), timeZones)) io.out(line)
+    for (const line of statusLines(leases, lastRuns, now, timeZones, states)) io.out(line)
     return undefined
   })
 }

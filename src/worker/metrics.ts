@@ -1,7 +1,8 @@
 /**
  * The worker's Prometheus metrics (prom-client), in one registry that the forge's counters join, served
  * at /metrics. Lease metrics are derived from lease.run's term events, so they say what the campaign did,
- * not what the scheduler hoped.
+ * not what the scheduler hoped. The ledger's figures per net (last success, last slot, slots by outcome, the
+ * net's state) join the same registry from ledger-metrics.ts, read at scrape time on every replica.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 

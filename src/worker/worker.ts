@@ -22,6 +22,7 @@ import { redactedConfig } from '../config/redacted-config.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type HealthServer, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
+import { registerLedgerMetrics } from './ledger-metrics.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
@@ -100,6 +101,8 @@ export function createWorker(options: WorkerOptions): Worker {
     ledger: () => w.runtime?.ledger,
     onBadDocument: badDocumentSink(w.log, w.metrics),
   })
+  const status = w.status
+  registerLedgerMetrics(w.metrics.registry, () => status.snapshot())
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
   const start = async () => {

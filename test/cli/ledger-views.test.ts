@@ -30,6 +30,18 @@ describe('leasecron status', () => {
     expect(lines[2]).toMatch(/^broken .* corrupt lease document: expiresAt: expected a date, got "soon"$/)
     expect(lines[3]).toContain(`corrupt lease document: ${'y'.repeat(500)}…(8500 more)`)
   })
+  it("shows each lease's net's state in its own column, and a dash where it is not known", () => {
+    const lines = statusLines(
+      [lease('digest'), lease('other')],
+      new Map(),
+      NOW,
+      new Map(),
+      new Map([['digest', 'late']]),
+    )
+    expect(lines[0]).toMatch(/EXPIRES\s+STATE\s+LAST RUN$/)
+    expect(lines[1]).toMatch(/ late +no run recorded$/)
+    expect(lines[2], 'a state shown for a net not read').toMatch(/ - +no run recorded$/)
+  })
 })
 
 describe('leasecron history', () => {

@@ -75,7 +75,7 @@ async function holderOf(env: Record<string, string>, lease: string): Promise<str
   const { code } = await status.exited
   expect(code, status.text.join('\n')).toBe(0)
   expect(status.text[0], 'status printed no header row').toMatch(
-    /^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+LAST RUN$/,
+    /^LEASE\s+HOLDER\s+FENCE\s+EXPIRES\s+STATE\s+LAST RUN$/,
   )
   const line = status.text.find((l) => l.startsWith(`${lease} `) && l.includes('expires in'))
   return line?.split(/\s+/)[1]

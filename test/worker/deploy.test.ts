@@ -16,6 +16,8 @@ import { GITHUB_APP_VARIABLES } from '../../src/forge/forge-config.js'
 import { GLOBAL_VARIABLES } from '../../src/config/variables.js'
 import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
+import { Ajv } from 'ajv'
+import { PROMETHEUS_RULE_SCHEMA } from '../support/prometheus-rule-schema.js'
 import { restrictedViolations } from '../support/pod-security.js'
 
 // A YAML document as parsed: untyped until the schema check below has passed it.
@@ -30,6 +32,9 @@ const accepted = new Set<string>([
 ])
 const acceptedName = (name: string) => accepted.has(name) || name.startsWith('LEASECRON_NET_')
 
+/** A PrometheusRule is a CRD (no kubernetes-models model): checked against the operator's schema, narrowed. */
+const validPrometheusRule = new Ajv({ allErrors: true }).compile(PROMETHEUS_RULE_SCHEMA)
+
 /** The schema validator of each kind the manifests use; a new kind must be added here to be checked. */
 const MODELS: Record<string, { validate(manifest: Manifest): void }> = {
   'apps/v1 Deployment': { validate: (m) => new Deployment(m).validate() },
@@ -37,6 +42,11 @@ const MODELS: Record<string, { validate(manifest: Manifest): void }> = {
   'v1 Service': { validate: (m) => new Service(m).validate() },
   'v1 Secret': { validate: (m) => new Secret(m).validate() },
   'v1 Namespace': { validate: (m) => new Namespace(m).validate() },
+  'monitoring.coreos.com/v1 PrometheusRule': {
+    validate: (m) => {
+      if (!validPrometheusRule(m)) throw new Error(JSON.stringify(validPrometheusRule.errors))
+    },
+  },
 }
 
 /** The schema errors of one manifest (empty when it is valid), or why it cannot be checked. */
@@ -51,7 +61,12 @@ function schemaErrors(manifest: Manifest): string[] {
   }
 }
 
-const k8sFiles = readdirSync(new URL('../../deploy/k8s/', import.meta.url)).filter((f) => f.endsWith('.yaml'))
+// deploy/k8s/monitoring/ holds the PrometheusRule apart (it needs the operator's CRDs): checked all the same.
+const yamlIn = (dir: string) =>
+  readdirSync(new URL(`../../deploy/k8s/${dir}`, import.meta.url))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => `${dir}${f}`)
+const k8sFiles = [...yamlIn(''), ...yamlIn('monitoring/')]
 const manifests: Manifest[] = k8sFiles.flatMap((file) =>
   parseAllDocuments(read(`deploy/k8s/${file}`)).map((doc) => doc.toJS()),
 )
@@ -155,6 +170,19 @@ describe('the Kubernetes manifests', () => {
       expect(schemaErrors(manifest), `${manifest.kind} ${manifest.metadata.name} would be rejected`).toEqual(
         [],
       )
+  })
+
+  it('alert with the same rules as deploy/prometheus/rules.yaml, and reject a malformed rule', () => {
+    const rule = only('PrometheusRule')
+    expect(rule.spec.groups, 'the PrometheusRule drifted from rules.yaml').toEqual(
+      parse(read('deploy/prometheus/rules.yaml')).groups,
+    )
+    const typo = clone(rule)
+    typo.spec.groups[0].rules[0].annotation = typo.spec.groups[0].rules[0].annotations
+    expect(schemaErrors(typo).join(), 'an unknown rule field passed').toMatch(/additional/)
+    const badFor = clone(rule)
+    badFor.spec.groups[0].rules[0].for = 'five minutes'
+    expect(schemaErrors(badFor), 'a `for` that is no duration passed').not.toEqual([])
   })
 
   it('reject a manifest that breaks the schema', () => {

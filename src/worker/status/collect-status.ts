@@ -18,6 +18,7 @@ import {
   type StatusSnapshot,
   type StoreStatus,
 } from './status-snapshot.js'
+import { type NetState, netState } from './net-state.js'
 import { shownText } from './shown-text.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
@@ -100,6 +101,7 @@ function netStatus(
     lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
     runLagMs: lastFinished ? now.getTime() - lastFinished.slot.getTime() : null,
     skippedTicks: sources.skippedTicks ? (skipped?.get(plan.name) ?? {}) : null,
+    state: plan.enabled && history ? stateOf(history, plan, now) : null,
   }
 }
 
@@ -138,6 +140,15 @@ export function runStatus(record: RunRecord, timeZone = 'UTC'): RunStatus {
     attempts: record.outcome === undefined ? null : (record.attempts ?? 1),
     error: record.error === undefined || record.error === null ? null : shownText(record.error),
     requests,
+  }
+}
+
+/** The net's verdict; `null` (never a guess) when its schedule cannot be read. */
+function stateOf(history: readonly RunRecord[], plan: StatusNetPlan, now: Date): NetState | null {
+  try {
+    return netState(history, plan, now)
+  } catch {
+    return null
   }
 }
 

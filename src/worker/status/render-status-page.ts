@@ -100,6 +100,7 @@ export function renderNet(net: NetStatus, now: string): string {
         .join(' · ') || 'none'
     : '—'
   const rows = [
+    ['State', renderState(net.state)],
     ['Holder', renderHolder(net)],
     ['Fence', h ? num(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
@@ -113,6 +114,22 @@ export function renderNet(net: NetStatus, now: string): string {
 <h2 id="${id}">${esc(net.name)}${disabled}</h2>
 <dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
 ${renderRuns(net.runs, now, net.timeZone)}</section>`
+}
+
+/**
+ * The net's state (net-state.ts) in words and colour: the class comes from this fixed map, never from the
+ * value itself, and the word is escaped.
+ */
+function renderState(state: NetStatus['state']): string {
+  if (state === null) return '<span class="muted">unknown (disabled or no ledger)</span>'
+  const shown = STATE_SHOWN[state]
+  return shown ? `<span class="${shown.css}">${esc(shown.word)}</span>` : esc(state)
+}
+const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
+  ok: { css: 'ok', word: 'ok' },
+  late: { css: 'warn', word: 'late: no success within two schedule intervals' },
+  failing: { css: 'bad', word: 'failing: the newest finished slot failed' },
+  missed: { css: 'warn', word: 'missed: the newest accounted slot never ran' },
 }
 
 /** A run's outcome in words (and colour), with its attempts when it took more than one. */

@@ -6,6 +6,7 @@
  * Nothing secret belongs here: no tokens, keys or connection strings, only owner ids, lease and net names,
  * counts and instants. Times are ISO 8601 UTC strings; durations are milliseconds.
  */
+import type { NetState } from './net-state.js'
 
 /** Bumped only when a field changes meaning or disappears; new fields do not bump it. */
 export const STATUS_SCHEMA = 1
@@ -63,6 +64,11 @@ export interface NetStatus {
   runLagMs: number | null
   /** Ticks this replica's scheduler skipped, by reason (`overlap`, `deadline`); `null` from the CLI. */
   skippedTicks: Record<string, number> | null
+  /**
+   * The net's verdict from its runs and schedule (net-state.ts): `ok`, `late`, `failing` or `missed`;
+   * `null` for a disabled net or when the ledger did not answer.
+   */
+  state: NetState | null
 }
 
 export interface HolderStatus {

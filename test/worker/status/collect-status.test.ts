@@ -93,6 +93,19 @@ describe('collectStatus', () => {
     expect(nets[0]!.timeZone).toBe('Europe/Berlin')
   })
 
+  it('gives each net its state from its runs and schedule, and none without a ledger', async () => {
+    const { nets } = await collectStatus(await sources(), NOW)
+    expect(nets.map((n) => [n.name, n.state])).toEqual([
+      ['sweeper', 'ok'], // its newest finished run succeeded, well within two intervals
+      ['board', 'late'], // hourly, and no success recorded at all
+    ])
+    const blind = await collectStatus(await sources({ history: undefined }), NOW)
+    expect(
+      blind.nets.map((n) => n.state),
+      'a state guessed without runs',
+    ).toEqual([null, null])
+  })
+
   it('draws 24 hours per lane, summing every owner, with this hour’s requests, 304s and points', async () => {
     const { forge } = await collectStatus(await sources(), NOW)
     const lane = forge.lanes.find((l) => l.lane === 'sweeper')!
@@ -115,6 +128,7 @@ describe('collectStatus', () => {
     expect(snapshot.store.answering).toBe(false)
     expect(snapshot.nets[0]?.holder).toBeNull()
     expect(snapshot.nets[0]?.runs).toBeNull()
+    expect(snapshot.nets[0]?.state).toBeNull()
     expect(snapshot.notes.join('\n')).toMatch(/store unreachable[\s\S]*no run ledger/)
   })
 })

@@ -49,6 +49,7 @@ function hostileSnapshot(): StatusSnapshot {
         lastFinishedSlot: H,
         runLagMs: 5,
         skippedTicks: { [H]: 2 },
+        state: 'failing',
       },
     ],
     forge: {
@@ -71,11 +72,12 @@ describe('the status page escapes what the store holds', () => {
   it('renders hostile text where figures and the run outcome belong as text too', () => {
     // A store document carries whatever was written into it: every number, and the outcome, made text.
     const parsed: StatusSnapshot = JSON.parse(JSON.stringify(hostileSnapshot()), (key, value) =>
-      typeof value === 'number' || key === 'outcome' ? H : value,
+      typeof value === 'number' || key === 'outcome' || key === 'state' ? H : value,
     )
     const html = renderStatusPage(parsed)
     expectNoLiveMarkup(html)
     expect(html, 'a run row takes its class from the stored outcome').toContain('<tr class="run-unknown">')
+    expect(html, "the net's state is not shown as text").toContain('<dt>State</dt><dd>&lt;')
   })
 
   it('shows a slot skipped for overlap as skipped, in a row of its own class', () => {

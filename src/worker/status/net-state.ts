@@ -1,0 +1,58 @@
+/**
+ * netState: a net's verdict, from its ledger runs and its schedule — the one function `status`, `/status`,
+ * the page and the `leasecron_net_state` metric all show. What it is not: a reader (callers pass the runs
+ * they read) or an alert (the Prometheus rules in deploy/prometheus/ decide how long a verdict must hold).
+ *
+ * - `failing`: the newest slot with a verdict (ok, failed, timed-out, missed) ended failed or timed-out,
+ *   after its retries. Aborted (the term ended) and skipped (the overlap policy) slots say nothing of the
+ *   net's own health, and a running one has no verdict yet: they are passed over.
+ * - `missed`: the newest slot with a verdict was recorded `missed` (scheduled, never run: catch-up's
+ *   outcome; reserved until catch-up records it).
+ * - `late`: otherwise, no success for any of the newest due slot and the two before it — no success within
+ *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
+ *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).
+ * - `ok`: otherwise.
+ */
+import { slotAtOrBefore } from '../../schedule.js'
+
+export const NET_STATES = ['ok', 'late', 'failing', 'missed'] as const
+export type NetState = (typeof NET_STATES)[number]
+
+/** What netState reads of a run: its slot and outcome (absent while it runs). */
+export interface StateRun {
+  slot: Date
+  outcome?: string | undefined
+}
+
+/** A net's schedule as netState reads it. */
+export interface StateSchedule {
+  schedule: string
+  timeZone: string
+}
+
+/** How many schedule intervals a net may go without a success before it is late. */
+export const LATE_AFTER_INTERVALS = 2
+
+const VERDICTS = new Set(['ok', 'failed', 'timed-out', 'missed'])
+
+/**
+ * The state of a net at `now` from `runs` (its newest ledger runs, any order; the newest few suffice) and
+ * its schedule. Throws only when the schedule is not valid (configurations are checked before this runs).
+ */
+export function netState(runs: readonly StateRun[], plan: StateSchedule, now: Date): NetState {
+  const newestFirst = [...runs].sort((a, b) => b.slot.getTime() - a.slot.getTime())
+  const verdict = newestFirst.find((r) => r.outcome !== undefined && VERDICTS.has(r.outcome))
+  if (verdict?.outcome === 'failed' || verdict?.outcome === 'timed-out') return 'failing'
+  if (verdict?.outcome === 'missed') return 'missed'
+  const success = newestFirst.find((r) => r.outcome === 'ok')
+  const lateBefore = slotsBack(plan, now, LATE_AFTER_INTERVALS)
+  return success && success.slot.getTime() >= lateBefore.getTime() ? 'ok' : 'late'
+}
+
+/** The slot `count` slots before the newest slot due at `now` (count 0: that newest slot). */
+function slotsBack(plan: StateSchedule, now: Date, count: number): Date {
+  let slot = slotAtOrBefore(plan.schedule, now, plan.timeZone)
+  for (let i = 0; i < count; i++)
+    slot = slotAtOrBefore(plan.schedule, new Date(slot.getTime() - 1000), plan.timeZone)
+  return slot
+}

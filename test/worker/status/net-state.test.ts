@@ -1,0 +1,80 @@
+/**
+ * netState: a net's verdict from its ledger runs and its schedule, counted in the schedule's own slots in
+ * the net's zone — runs written through a real MemoryRunLedger and read back as a worker reads them.
+ */
+import { describe, expect, it } from 'vitest'
+import { MemoryRunLedger } from '../../../src/runs/memory-run-ledger.js'
+import type { RunOutcome } from '../../../src/runs/run-ledger.js'
+import { netState, type StateRun } from '../../../src/worker/status/net-state.js'
+
+const HOURLY = { schedule: '0 * * * *', timeZone: 'UTC' }
+const NOW = new Date('2026-06-10T12:20:00Z') // newest hourly slot due: 12:00
+
+/** The newest runs of a net after recording `outcomes` (undefined: claimed, still running) at `slots`. */
+async function ledgerRuns(runs: [string, RunOutcome | undefined][]): Promise<StateRun[]> {
+  const ledger = new MemoryRunLedger()
+  for (const [iso, outcome] of runs) {
+    const slot = new Date(iso)
+    await ledger.claim({ net: 'n', slot, owner: 'o', fence: 1, startedAt: slot })
+    if (outcome) await ledger.finish('n', slot, 'o', 1, { finishedAt: slot, outcome })
+  }
+  return ledger.history('n', 20)
+}
+
+describe('netState', () => {
+  it('is ok when the newest due slot succeeded', async () => {
+    expect(netState(await ledgerRuns([['2026-06-10T12:00:00Z', 'ok']]), HOURLY, NOW)).toBe('ok')
+  })
+
+  it('is failing when the newest finished slot failed or timed out, whatever succeeded before', async () => {
+    const failed = await ledgerRuns([
+      ['2026-06-10T11:00:00Z', 'ok'],
+      ['2026-06-10T12:00:00Z', 'failed'],
+    ])
+    expect(netState(failed, HOURLY, NOW), 'a failed slot shows as ok').toBe('failing')
+    const timedOut = await ledgerRuns([['2026-06-10T12:00:00Z', 'timed-out']])
+    expect(netState(timedOut, HOURLY, NOW), 'a timed-out slot shows as ok').toBe('failing')
+  })
+
+  it('passes over aborted and running slots: they say nothing of the net itself', async () => {
+    const runs = await ledgerRuns([
+      ['2026-06-10T10:00:00Z', 'failed'],
+      ['2026-06-10T11:00:00Z', 'aborted'],
+      ['2026-06-10T12:00:00Z', undefined],
+    ])
+    expect(netState(runs, HOURLY, NOW)).toBe('failing')
+    const recovered = await ledgerRuns([
+      ['2026-06-10T11:00:00Z', 'ok'],
+      ['2026-06-10T12:00:00Z', 'aborted'],
+    ])
+    expect(netState(recovered, HOURLY, NOW)).toBe('ok')
+  })
+
+  it('is missed when the newest slot with a verdict was recorded missed (catch-up’s outcome)', () => {
+    const runs: StateRun[] = [
+      { slot: new Date('2026-06-10T11:00:00Z'), outcome: 'ok' },
+      { slot: new Date('2026-06-10T12:00:00Z'), outcome: 'missed' },
+    ]
+    expect(netState(runs, HOURLY, NOW)).toBe('missed')
+  })
+
+  it('is late only when no success came within two schedule intervals of the newest due slot', async () => {
+    // Due at 12:00; a success for 10:00 (two intervals before) still counts, one for 09:00 does not.
+    expect(netState(await ledgerRuns([['2026-06-10T10:00:00Z', 'ok']]), HOURLY, NOW)).toBe('ok')
+    expect(netState(await ledgerRuns([['2026-06-10T09:00:00Z', 'ok']]), HOURLY, NOW)).toBe('late')
+    expect(netState([], HOURLY, NOW), 'a net with no success at all shows as not late').toBe('late')
+  })
+
+  it('counts intervals in the schedule’s own slots and zone: a weekday net is not late over a weekend', async () => {
+    const weekdays = { schedule: '0 9 * * 1-5', timeZone: 'Europe/Berlin' }
+    const monday = new Date('2026-06-15T07:30:00Z') // 09:30 in Berlin: Monday's slot (07:00Z) is due
+    // Due: Monday; before it Friday, then Thursday — Thursday's success is within two intervals.
+    const thursday = await ledgerRuns([['2026-06-11T07:00:00Z', 'ok']])
+    expect(netState(thursday, weekdays, monday), 'a weekend counted as slots').toBe('ok')
+    const wednesday = await ledgerRuns([['2026-06-10T07:00:00Z', 'ok']])
+    expect(netState(wednesday, weekdays, monday)).toBe('late')
+    // Read in UTC, Monday's 09:00 is not due yet at 07:30Z: the slots back are Friday, Thursday, Wednesday.
+    const inUtc = { schedule: '0 9 * * 1-5', timeZone: 'UTC' }
+    expect(netState(await ledgerRuns([['2026-06-10T09:00:00Z', 'ok']]), inUtc, monday)).toBe('ok')
+  })
+})
