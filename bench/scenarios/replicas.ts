@@ -118,6 +118,10 @@ async function runWindow(
     MONGO_DB: dbName,
     LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: SWEEP_SCHEDULE,
     LEASECRON_NET_BOARD_ISSUE_SYNC_SCHEDULE: BOARD_SCHEDULE,
+    // Compressed schedules: a pass keeps the time it has on the shipped minute schedule (TIMEOUT defaults
+    // to the interval), so the figures measure the same passes.
+    LEASECRON_NET_MERGE_GATE_SWEEPER_TIMEOUT: '60s',
+    LEASECRON_NET_BOARD_ISSUE_SYNC_TIMEOUT: '60s',
   })
   const workers: Child[] = []
   for (let i = 0; i < n; i++) {

@@ -51,6 +51,10 @@ describe('both nets on three workers sharing Mongo', () => {
       GITHUB_API_URL: sandbox.url,
       LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '* * * * * *',
       LEASECRON_NET_BOARD_ISSUE_SYNC_SCHEDULE: '*/2 * * * * *',
+      // The schedules are compressed to seconds; a deep sweep posting its failures a second apart needs
+      // more than the default TIMEOUT (the interval), as it has on the shipped minute schedule.
+      LEASECRON_NET_MERGE_GATE_SWEEPER_TIMEOUT: '30s',
+      LEASECRON_NET_BOARD_ISSUE_SYNC_TIMEOUT: '30s',
       LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000',
     }
     const ws = [0, 1, 2].map(() => startWorkerProcess(['run'], env))
