@@ -10,9 +10,6 @@ import type { NetState } from '../worker/status/net-state.js'
 import { shownText } from '../worker/status/shown-text.js'
 import { formatLocal } from '../zoned-time.js'
 
-/** A lease as `status` lists it: the record carries `corrupt` when its stored document is malformed. */
-export type ListedLease = LeaseRecord
-
 /**
  * One line per lease: name, holder (or free), fence, expires in, its net's state (net-state.ts; `-` when
  * not known) and the last run of its net(s); a lease whose document is malformed ends its line with
@@ -20,7 +17,7 @@ export type ListedLease = LeaseRecord
  * when absent), `states` each lease's net's state.
  */
 export function statusLines(
-  leases: readonly ListedLease[],
+  leases: readonly LeaseRecord[],
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
   timeZones: ReadonlyMap<string, string> = new Map(),

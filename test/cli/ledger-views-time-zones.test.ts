@@ -3,7 +3,8 @@
  * instants and as the zone's local time with the offset, so a daylight-saving change reads as it happened.
  */
 import { describe, expect, it } from 'vitest'
-import { historyJson, historyLines, type ListedLease, statusLines } from '../../src/cli/ledger-views.js'
+import type { LeaseRecord } from '../../src/lease/store.js'
+import { historyJson, historyLines, statusLines } from '../../src/cli/ledger-views.js'
 import type { RunRecord } from '../../src/runs/run-ledger.js'
 
 const NOW = new Date('2026-03-29T01:05:00Z')
@@ -17,7 +18,7 @@ const run = (slot: string): RunRecord => ({
   finishedAt: new Date(new Date(slot).getTime() + 2_000),
   outcome: 'ok',
 })
-const lease: ListedLease = {
+const lease: LeaseRecord = {
   name: 'digest',
   owner: 'host-a',
   fence: 4,

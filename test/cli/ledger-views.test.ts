@@ -3,10 +3,11 @@
  * wrong, capped; a sound lease's line says nothing of it.
  */
 import { describe, expect, it } from 'vitest'
-import { historyJson, historyLines, type ListedLease, statusLines } from '../../src/cli/ledger-views.js'
+import type { LeaseRecord } from '../../src/lease/store.js'
+import { historyJson, historyLines, statusLines } from '../../src/cli/ledger-views.js'
 
 const NOW = new Date('2026-12-01T10:00:00Z')
-const lease = (name: string, corrupt?: string): ListedLease => ({
+const lease = (name: string, corrupt?: string): LeaseRecord => ({
   name,
   owner: 'host-a',
   fence: 3,
