@@ -6,6 +6,7 @@
  * across replicas. Records are kept as copies: changing a returned record changes nothing stored.
  */
 import {
+  checkAccount,
   checkClaim,
   checkCount,
   checkFinish,
@@ -15,12 +16,15 @@ import {
   checkTerm,
 } from './run-ledger-checks.js'
 import {
+  type RunAccount,
   type RunClaim,
   type RunFinish,
   type RunLedger,
   type RunLedgerCallOptions,
   type RunRecord,
   runId,
+  UNRUN_OUTCOMES,
+  unrunRecord,
 } from './run-ledger.js'
 
 const COMPONENT = 'MemoryRunLedger'
@@ -36,8 +40,20 @@ export class MemoryRunLedger implements RunLedger {
       options?.signal,
     )
     const id = runId(clean.net, clean.slot)
-    if (this.#runs.has(id)) return false
+    if (this.#runs.has(id) && !isUnrun(this.#runs.get(id))) return false
     this.#runs.set(id, { id, ...clean })
+    return true
+  }
+
+  async account(entry: RunAccount, options?: RunLedgerCallOptions): Promise<boolean> {
+    const clean = checkAccount(COMPONENT, entry)
+    checkNotAborted(
+      { component: COMPONENT, operation: 'account', net: clean.net, slot: clean.slot },
+      options?.signal,
+    )
+    const id = runId(clean.net, clean.slot)
+    if (this.#runs.has(id)) return false
+    this.#runs.set(id, unrunRecord(clean))
     return true
   }
 
@@ -92,6 +108,11 @@ export class MemoryRunLedger implements RunLedger {
       .filter((r) => r.net === net)
       .sort((a, b) => b.slot.getTime() - a.slot.getTime())
   }
+}
+
+function isUnrun(record: RunRecord | undefined): boolean {
+  const unrun: readonly (string | undefined)[] = UNRUN_OUTCOMES
+  return unrun.includes(record?.outcome)
 }
 
 function copy(record: RunRecord): RunRecord {

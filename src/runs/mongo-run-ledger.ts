@@ -10,13 +10,17 @@
  *   fence       int      the fence of the claiming term
  *   startedAt   date
  *   finishedAt  date?    set by the pass's end
- *   outcome     string?  ok | failed | timed-out | aborted | skipped
- *   error       string?  the last attempt's error message (first line)
+ *   outcome     string?  ok | failed | timed-out | aborted | skipped | missed | paused
+ *   error       string?  the last attempt's error message (first line); why, for missed and paused
  *   requests    object?  forge requests spent, by lane
  *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)
  *
  * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
- * duplicate-key refusal is the answer `false`. Index `history` `{net: 1, slot: -1}` serves history and
+ * duplicate-key refusal is the answer `false` — unless the record there says the slot never ran (missed,
+ * paused): then the claim deletes that record (filtered on its outcome) and inserts again, so the insert
+ * still decides between concurrent claimers (FerretDB's non-atomic delete cannot let two in). A claimer
+ * that dies between the delete and the insert leaves the slot without a record; the next catch-up or
+ * backfill accounts for it again. Index `history` `{net: 1, slot: -1}` serves history and
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
  *
@@ -29,6 +33,7 @@ import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, LONG_CALL_TIMEOUT_MS, StoreCollection } from '../store-call/store-call.js'
 import { type RunDocument, parseRunDocument } from './run-document.js'
 import {
+  checkAccount,
   checkClaim,
   checkCount,
   checkFinish,
@@ -37,12 +42,14 @@ import {
   checkTerm,
 } from './run-ledger-checks.js'
 import {
+  type RunAccount,
   type RunClaim,
   type RunFinish,
   type RunLedger,
   type RunLedgerCallOptions,
   type RunRecord,
   runId,
+  UNRUN_OUTCOMES,
 } from './run-ledger.js'
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
@@ -60,6 +67,21 @@ export interface MongoRunLedgerOptions {
   onBadDocument?: OnBadDocument
   /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
   callTimeoutMs?: number
+}
+
+/** Inserts `doc`: `true` when this call wrote it, `false` when a record with its `_id` was there. */
+async function insertFirst(
+  runs: Collection<RunDocument>,
+  doc: RunDocument,
+  bounds: CallBounds,
+): Promise<boolean> {
+  try {
+    await runs.insertOne(doc, bounds.write)
+    return true
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false
+    throw error
+  }
 }
 
 /** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
@@ -103,14 +125,33 @@ export class MongoRunLedger implements RunLedger {
       { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
       options,
       async (runs, bounds) => {
-        try {
-          await runs.insertOne(doc, bounds.write)
-          return true
-        } catch (error) {
-          if (isDuplicateKeyError(error)) return false
-          throw error
-        }
+        if (await insertFirst(runs, doc, bounds)) return true
+        const unrun = { _id: doc._id, outcome: { $in: [...UNRUN_OUTCOMES] } }
+        const taken = await runs.deleteOne(unrun, bounds.write)
+        return taken.deletedCount === 1 && (await insertFirst(runs, doc, bounds))
       },
+    )
+  }
+
+  async account(entry: RunAccount, options?: RunLedgerCallOptions): Promise<boolean> {
+    const a = checkAccount(COMPONENT, entry)
+    const doc: RunDocument = {
+      _id: runId(a.net, a.slot),
+      net: a.net,
+      slot: a.slot,
+      owner: a.owner,
+      fence: a.fence,
+      startedAt: a.at,
+      finishedAt: a.at,
+      outcome: a.outcome,
+      error: a.reason ?? null,
+      requests: null,
+      attempts: 0,
+    }
+    return this.#call(
+      { component: COMPONENT, operation: 'account', net: a.net, slot: a.slot },
+      options,
+      (runs, bounds) => insertFirst(runs, doc, bounds),
     )
   }
 

@@ -3,7 +3,7 @@
  * `RUN_LEDGER_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
  * to whole milliseconds, the precision MongoDB keeps).
  */
-import { RUN_OUTCOMES, type RunClaim, type RunFinish } from './run-ledger.js'
+import { RUN_OUTCOMES, type RunAccount, type RunClaim, type RunFinish, UNRUN_OUTCOMES } from './run-ledger.js'
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
 const OUTCOMES: readonly string[] = RUN_OUTCOMES
@@ -79,6 +79,30 @@ export function checkClaim(component: string, claim: RunClaim): RunClaim {
     fence,
     startedAt: checkInstant({ ...context, slot }, 'startedAt', claim.startedAt),
   }
+}
+
+/** A whole account of a slot that will not run. */
+export function checkAccount(component: string, entry: RunAccount): RunAccount {
+  const net = checkNet(component, 'account', entry?.net)
+  const context = { component, operation: 'account', net }
+  const slot = checkInstant(context, 'slot', entry.slot)
+  const { owner, fence } = checkTerm({ ...context, slot }, entry.owner, entry.fence)
+  const unrun: readonly string[] = UNRUN_OUTCOMES
+  if (!unrun.includes(entry.outcome))
+    invalid(
+      { ...context, slot },
+      `expected outcome to be one of ${unrun.join(', ')}; got ${JSON.stringify(entry.outcome)}`,
+    )
+  const clean: RunAccount = {
+    net,
+    slot,
+    owner,
+    fence,
+    at: checkInstant({ ...context, slot }, 'at', entry.at),
+    outcome: entry.outcome,
+  }
+  if (entry.reason !== undefined) clean.reason = capError(String(entry.reason))
+  return clean
 }
 
 /** A whole finish. */

@@ -6,6 +6,11 @@
  * and its successor, two `once` processes for one trigger) run one slot once. The pass's end records its
  * outcome on the same record, and the holder prunes old records so the ledger stays bounded.
  *
+ * A slot that is due but will not run — outside the catch-up window (`missed`), or while its net is paused
+ * (`paused`) — is accounted with `account`, so every scheduled slot has one record. Such a record is not a
+ * run: a later claim of the slot (a backfill, `once --slot`, a resume with catch-up) takes it over, and the
+ * insert still decides between concurrent claimers.
+ *
  * What it is not: a transaction around the pass. A pass's side effects are not atomic with its claim: a
  * pass that claimed its slot and crashed half-way leaves the slot claimed and its work half done; the next
  * slot's pass (nets are idempotent) repairs it.
@@ -24,7 +29,16 @@ export type PassOutcome = 'ok' | 'failed' | 'timed-out' | 'aborted'
  * How a slot ended: as its pass did, or `skipped` — its tick found the previous pass still running and the
  * net's OVERLAP policy let it go (claimed and finished at once, 0 attempts), so the slot is accounted.
  */
-export type RunOutcome = PassOutcome | 'skipped'
+export type RunOutcome = PassOutcome | 'skipped' | UnrunOutcome
+
+/**
+ * How a slot that never ran is accounted: `missed` — it fell due while no replica ran the net and lies
+ * outside the net's catch-up window; `paused` — it fell due while the net was paused. Never a claim.
+ */
+export type UnrunOutcome = 'missed' | 'paused'
+
+/** The outcomes a later claim of the slot may take over (they record that nothing ran). */
+export const UNRUN_OUTCOMES = ['missed', 'paused'] as const satisfies readonly UnrunOutcome[]
 
 /** Every outcome, in one list for the checks and the parser. */
 export const RUN_OUTCOMES = [
@@ -33,6 +47,7 @@ export const RUN_OUTCOMES = [
   'timed-out',
   'aborted',
   'skipped',
+  ...UNRUN_OUTCOMES,
 ] as const satisfies readonly RunOutcome[]
 
 /** What a pass claims before it starts. */
@@ -70,6 +85,21 @@ export interface RunRecord extends RunClaim {
   attempts?: number
 }
 
+/** A slot accounted as not run (`account`): who decided so, when, and why. */
+export interface RunAccount {
+  net: string
+  slot: Date
+  /** The worker (or CLI) that decided the slot will not run. */
+  owner: string
+  /** The fence of the term that decided it (0 outside a term, e.g. the CLI). */
+  fence: number
+  /** When it was decided; stored as the record's start and finish. */
+  at: Date
+  outcome: UnrunOutcome
+  /** Why, for the operator (e.g. "outside the catch-up window of 6h"); stored as the record's error. */
+  reason?: string
+}
+
 export interface RunLedgerCallOptions {
   signal?: AbortSignal
 }
@@ -78,9 +108,16 @@ export interface RunLedger {
   /**
    * Claims `claim.slot` of `claim.net`: resolves `true` when this call inserted the record, `false` when
    * the slot was already claimed (by anyone, this owner included). Exactly one of any number of
-   * concurrent claims of one slot resolves `true`.
+   * concurrent claims of one slot resolves `true`. A slot accounted as not run (an UNRUN_OUTCOMES record)
+   * is claimable: the claim replaces that record.
    */
   claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean>
+  /**
+   * Records that `entry.slot` will not run (`missed` or `paused`, 0 attempts): resolves `true` when this
+   * call inserted the record, `false` when the slot already has one (a run, or an earlier account) — which
+   * is left as it is.
+   */
+  account(entry: RunAccount, options?: RunLedgerCallOptions): Promise<boolean>
   /**
    * Records the end of the run claimed by `owner` with `fence`; a record claimed by another owner or
    * fence is left as it is (resolves `false`), so a late finish never overwrites another term's record.
@@ -107,4 +144,21 @@ export interface RunLedger {
 /** The ledger's key for one slot of one net. */
 export function runId(net: string, slot: Date): string {
   return `${net}@${slot.toISOString()}`
+}
+
+/** The record `account` stores for a slot that will not run: decided and finished at `at`, 0 attempts. */
+export function unrunRecord(entry: RunAccount): RunRecord {
+  const record: RunRecord = {
+    id: runId(entry.net, entry.slot),
+    net: entry.net,
+    slot: entry.slot,
+    owner: entry.owner,
+    fence: entry.fence,
+    startedAt: entry.at,
+    finishedAt: entry.at,
+    outcome: entry.outcome,
+    attempts: 0,
+  }
+  if (entry.reason !== undefined) record.error = entry.reason
+  return record
 }

@@ -14,11 +14,12 @@
  * same on every replica; compare it (`> 0`, `changes()`), do not `rate()` it.
  */
 import { Gauge, type Registry } from 'prom-client'
+import { RUN_OUTCOMES } from '../runs/run-ledger.js'
 import { NET_STATES } from './status/net-state.js'
 import type { NetStatus, StatusSnapshot } from './status/status-snapshot.js'
 
 /** Every outcome a slot can have in the ledger, each exported (0 when none of the newest runs has it). */
-export const SLOT_OUTCOMES = ['ok', 'failed', 'timed-out', 'missed', 'skipped', 'aborted'] as const
+export const SLOT_OUTCOMES = RUN_OUTCOMES
 
 /** Registers the ledger's gauges in `registry`, each filled from `snapshot()` at scrape time. */
 export function registerLedgerMetrics(registry: Registry, snapshot: () => Promise<StatusSnapshot>): void {

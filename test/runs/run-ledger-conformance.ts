@@ -2,7 +2,7 @@
  * The one conformance suite every RunLedger runs: both twins must answer identical calls identically.
  */
 import { describe, expect, it } from 'vitest'
-import type { RunClaim, RunLedger } from '../../src/runs/run-ledger.js'
+import type { RunAccount, RunClaim, RunLedger } from '../../src/runs/run-ledger.js'
 import { RunLedgerError } from '../../src/runs/run-ledger-error.js'
 
 const t0 = new Date('2026-09-30T15:00:00.000Z')
@@ -142,6 +142,78 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
           id: expect.any(String),
           ...claimOf(0),
         })
+      })
+    })
+
+    describe('slots accounted as not run', () => {
+      const missed = (slotMinutes: number, extra: Partial<RunAccount> = {}): RunAccount => ({
+        net: 'merge-gate-sweeper',
+        slot: at(slotMinutes),
+        owner: 'host-a-1',
+        fence: 3,
+        at: at(90),
+        outcome: 'missed',
+        reason: 'outside the catch-up window of 1h',
+        ...extra,
+      })
+
+      it('records a missed slot once, with 0 attempts and its reason, and leaves a slot that has a record alone', async () => {
+        const ledger = await makeLedger()
+        expect(await ledger.account(missed(0))).toBe(true)
+        expect(await ledger.account(missed(0, { owner: 'host-b-2' })), 'a slot accounted twice').toBe(false)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          net: 'merge-gate-sweeper',
+          slot: at(0),
+          owner: 'host-a-1',
+          fence: 3,
+          startedAt: at(90),
+          finishedAt: at(90),
+          outcome: 'missed',
+          error: 'outside the catch-up window of 1h',
+          attempts: 0,
+        })
+        expect(await ledger.claim(claimOf(1))).toBe(true)
+        expect(await ledger.account(missed(1)), 'a run slot was re-recorded as missed').toBe(false)
+        expect((await ledger.get('merge-gate-sweeper', at(1)))?.outcome).toBeUndefined()
+      })
+
+      it('lets a later claim take over a missed or paused slot, and refuses the claim after that', async () => {
+        const ledger = await makeLedger()
+        await ledger.account(missed(0))
+        await ledger.account(missed(1, { outcome: 'paused', reason: 'paused by ops: deploy freeze' }))
+        for (const slot of [0, 1]) {
+          expect(
+            await ledger.claim(claimOf(slot, { owner: 'host-b-2', fence: 4 })),
+            'a backfill could not run it',
+          ).toBe(true)
+          expect(await ledger.get('merge-gate-sweeper', at(slot))).toEqual({
+            id: expect.any(String),
+            ...claimOf(slot, { owner: 'host-b-2', fence: 4 }),
+          })
+          expect(await ledger.claim(claimOf(slot)), 'a taken-over slot ran twice').toBe(false)
+        }
+      })
+
+      it('gives exactly one of twenty concurrent claims of a missed slot the slot', async () => {
+        const ledger = await makeLedger()
+        await ledger.account(missed(7))
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => ledger.claim(claimOf(7, { owner: `host-${i}`, fence: i }))),
+        )
+        expect(answers.filter((a) => a).length, 'a missed slot claimed twice would run twice').toBe(1)
+        expect((await ledger.get('merge-gate-sweeper', at(7)))?.owner).toBe(`host-${answers.indexOf(true)}`)
+      })
+
+      it('refuses to account a slot with an outcome that is not missed or paused', async () => {
+        const ledger = await makeLedger()
+        const bad = { ...missed(0), outcome: 'ok' } as unknown as RunAccount
+        await expect(ledger.account(bad)).rejects.toMatchObject({
+          name: 'RunLedgerError',
+          code: 'RUN_LEDGER_INVALID',
+          message: expect.stringContaining('expected outcome to be one of missed, paused'),
+        })
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toBeUndefined()
       })
     })
 

@@ -6,8 +6,8 @@
  * - `failing`: the newest slot with a verdict (ok, failed, timed-out, missed) ended failed or timed-out,
  *   after its retries. Aborted (the term ended) and skipped (the overlap policy) slots say nothing of the
  *   net's own health, and a running one has no verdict yet: they are passed over.
- * - `missed`: the newest slot with a verdict was recorded `missed` (scheduled, never run: catch-up's
- *   outcome; reserved until catch-up records it).
+ * - `missed`: the newest slot with a verdict was recorded `missed` (scheduled, never run: outside the
+ *   net's catch-up window). A `paused` slot is passed over like a skipped one.
  * - `late`: otherwise, no success for any of the newest due slot and the two before it — no success within
  *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
  *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).

@@ -87,6 +87,8 @@ const RUN_CLASSES: ReadonlySet<string> = new Set([
   'timed-out',
   'aborted',
   'skipped',
+  'missed',
+  'paused',
   'running',
 ])
 
@@ -143,7 +145,11 @@ function outcomeCell(r: RunStatus): string {
           ? '<span class="ok">✓ ok</span>'
           : r.outcome === 'skipped'
             ? '<span class="muted" title="its tick found the previous pass running">skipped</span>'
-            : esc(r.outcome)
+            : r.outcome === 'missed'
+              ? '<span class="bad" title="due while no replica ran the net; never ran">missed</span>'
+              : r.outcome === 'paused'
+                ? '<span class="muted" title="due while the net was paused; never ran">paused</span>'
+                : esc(r.outcome)
   return r.attempts !== null && r.attempts > 1
     ? `${word} <span class="muted">after ${num(r.attempts)} attempts</span>`
     : word

@@ -90,8 +90,11 @@ export interface RunStatus {
   startedAt: string
   finishedAt: string | null
   durationMs: number | null
-  /** `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), or `running` while unfinished. */
-  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'skipped' | 'running'
+  /**
+   * `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), `missed` (never ran:
+   * outside the catch-up window), `paused` (never ran: the net was paused), or `running` while unfinished.
+   */
+  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'skipped' | 'missed' | 'paused' | 'running'
   /** Attempts made for the slot's one claim (1 + retries); `null` while running. */
   attempts: number | null
   /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */
