@@ -9,8 +9,12 @@
  * skipped. With no repositories configured, the installation's own list is read first
  * (`GET /installation/repositories`, 100 a page).
  *
- * A repository's watermark moves only after its sync finished, to the pass's start minus the overlap
- * (1 minute), so an issue updated during the pass is read again next pass and never lost. One
+ * A repository's watermark moves only after its sync finished, and only when issues came back: to the
+ * newest `updated_at` they carried, but never past the pass's start minus the overlap (1 minute), so an
+ * issue updated during the pass (on a page already read) is read again next pass and never lost. A quiet
+ * repository therefore keeps its watermark, and with it the list's URL, from pass to pass: the
+ * conditional request revalidates one URL and the forge answers a free 304. (Moving it to the pass's
+ * start every pass made each pass ask a URL never asked before, paying a point for "nothing new".) One
  * repository failing is logged and counted; the others go on, and its watermark stays.
  *
  * Not the net declaration (`board-issue-sync.ts`) and not a store.
@@ -91,10 +95,11 @@ export async function runBoardSyncPass(context: BoardSyncPassContext): Promise<B
     }
     report.repos.push(entry)
     try {
-      await syncRepository(repo, context, entry)
-      await context.store.setWatermark(repo, new Date(context.startedAt.getTime() - WATERMARK_OVERLAP_MS), {
-        signal: context.signal,
-      })
+      const newest = await syncRepository(repo, context, entry)
+      if (newest !== undefined)
+        await context.store.setWatermark(repo, nextWatermark(newest, context.startedAt), {
+          signal: context.signal,
+        })
       entry.ok = true
     } catch (error) {
       entry.error = describeError(error)
@@ -124,14 +129,24 @@ async function listInstallationRepos(
   }
 }
 
+/**
+ * Where a repository's watermark moves after a sync that read issues: to the newest `updated_at` read, but
+ * no later than the pass's start minus the overlap. Exported for its tests.
+ */
+export function nextWatermark(newestUpdate: Date, startedAt: Date): Date {
+  return new Date(Math.min(newestUpdate.getTime(), startedAt.getTime() - WATERMARK_OVERLAP_MS))
+}
+
+/** Syncs one repository's issues; resolves the newest `updated_at` among them (undefined when none came). */
 async function syncRepository(
   repo: string,
   context: BoardSyncPassContext,
   entry: RepoSyncReport,
-): Promise<void> {
+): Promise<Date | undefined> {
   const { forge, store, signal } = context
   const [owner, name] = repo.split('/') as [string, string]
   const watermark = await store.getWatermark(repo, { signal })
+  let newest: number | undefined
   for (let page = 1; ; page++) {
     if (signal?.aborted) throw new Error('board issue sync: the pass was aborted mid-repository')
     const answer = await forge.request('GET /repos/{owner}/{repo}/issues', {
@@ -147,6 +162,7 @@ async function syncRepository(
     })
     entry.pages++
     for (const issue of answer.data as ForgeIssue[]) {
+      newest = Math.max(newest ?? 0, Date.parse(issue.updated_at) || 0)
       if (issue.pull_request !== undefined) {
         entry.skippedPulls++
         continue
@@ -154,7 +170,7 @@ async function syncRepository(
       entry.issues++
       await upsertCard(repo, issue, context, entry)
     }
-    if (!hasNext(answer.headers.link)) return
+    if (!hasNext(answer.headers.link)) return newest === undefined ? undefined : new Date(newest)
   }
 }
 
@@ -188,7 +204,9 @@ async function upsertCard(
     card = await store.getCard(id, call)
     if (card === undefined) return
   }
-  if (await store.refreshCard(id, fields, call)) entry.refreshed++
+  // An issue read again at the watermark, unchanged since the card was written, costs no write.
+  const changed = card.updatedAt.getTime() < fields.updatedAt.getTime()
+  if (changed && (await store.refreshCard(id, fields, call))) entry.refreshed++
   // A later close moves the card to done — only from a column the sync itself set, and only if nobody
   // moved it since we read it (the compare-and-set on its column).
   if (fields.state === 'closed' && card.column !== 'done' && card.columnSetBy === 'sync') {

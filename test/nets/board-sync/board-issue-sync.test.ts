@@ -11,7 +11,8 @@ import {
   boardIssueSyncOptions,
   createBoardIssueSync,
 } from '../../../src/nets/board-sync/board-issue-sync.js'
-import { runBoardSyncPass } from '../../../src/nets/board-sync/board-sync-pass.js'
+import { nextWatermark, runBoardSyncPass } from '../../../src/nets/board-sync/board-sync-pass.js'
+import { countRequests } from '../../../src/sandbox/sandbox-stats.js'
 import { cardId } from '../../../src/nets/board-sync/card.js'
 import { MemoryBoardStore } from '../../../src/nets/board-sync/memory-board-store.js'
 import { runOnePass } from '../../../src/testing.js'
@@ -102,6 +103,13 @@ afterAll(async () => {
   await h?.close()
 })
 
+/** When the sandbox last updated an issue. */
+function updatedAt(owner: string, repo: string, number: number): Date {
+  const issue = h.sandbox.store.repo(owner, repo)?.issues.get(number)
+  if (!issue) throw new Error(`the fixture has no issue ${owner}/${repo}#${number}`)
+  return new Date(issue.updatedAt)
+}
+
 function pass(store: MemoryBoardStore, repos: string[], log = captureLogs().logger) {
   return withLane('board-issue-sync', () =>
     runBoardSyncPass({ forge: h.forge.octokit, store, repos, startedAt: clock(), log }),
@@ -158,7 +166,10 @@ describe('board issue sync', () => {
       columnSetBy: 'sync',
       createdAt: started,
     })
-    expect(await store.getWatermark('acme/widgets')).toEqual(new Date(started.getTime() - MIN))
+    expect(await store.getWatermark('acme/widgets'), 'the watermark is the newest update read').toEqual(
+      updatedAt('acme', 'widgets', 7),
+    )
+    expect(updatedAt('acme', 'widgets', 7).getTime()).toBeLessThan(started.getTime() - MIN)
   })
 
   it('updates title and labels, moves a later close to done, and never touches what the board owns', async () => {
@@ -180,8 +191,8 @@ describe('board issue sync', () => {
     h.reset()
     const report = await pass(store, ['acme/widgets'])
     expect(h.requests()).toEqual({ [ISSUES]: 1 })
-    // Only the three issues updated since the watermark come back.
-    expect(report.repos[0]).toMatchObject({ ok: true, issues: 3, created: 0, refreshed: 3, movedToDone: 2 })
+    // Only the three issues updated since the watermark come back, and #7 at the watermark itself.
+    expect(report.repos[0]).toMatchObject({ ok: true, issues: 4, created: 0, refreshed: 3, movedToDone: 2 })
     expect(await store.getCard(labelled)).toMatchObject({
       title: 'Owner bug, retitled',
       state: 'closed',
@@ -200,14 +211,42 @@ describe('board issue sync', () => {
       columnSetBy: 'sync',
     })
 
-    // The next pass reads them again (they were updated inside the one-minute overlap) and does nothing twice.
+    // The next pass reads them again (the watermark stays at their update: `since` is inclusive) and
+    // does nothing twice.
     wall += 5 * MIN
     const again = await pass(store, ['acme/widgets'])
     expect(again.repos[0]).toMatchObject({ issues: 3, created: 0, movedToDone: 0 })
     expect(await store.getCard(person)).toMatchObject({ column: 'needs-approval', columnSetBy: 'person' })
-    // And once the watermark has passed them, not even that.
+  })
+
+  it('keeps a quiet repository’s list URL from pass to pass, so each later pass costs a free 304', async () => {
+    const store = new MemoryBoardStore()
+    await pass(store, ['acme/gadgets'])
     wall += 5 * MIN
-    expect((await pass(store, ['acme/widgets'])).repos[0]).toMatchObject({ issues: 0 })
+    await pass(store, ['acme/gadgets']) // the first pass with a watermark asks its URL for the first time
+    const first = await store.getWatermark('acme/gadgets')
+    h.reset()
+    for (let i = 0; i < 3; i++) {
+      wall += 5 * MIN
+      expect((await pass(store, ['acme/gadgets'])).repos[0]).toMatchObject({ ok: true, created: 0 })
+    }
+    expect(await store.getWatermark('acme/gadgets'), 'a moving watermark asks a new URL every pass').toEqual(
+      first,
+    )
+    expect(
+      countRequests(h.sandbox.stats(), { route: ISSUES, status: 304 }),
+      'a quiet repository paid a point per pass for nothing new',
+    ).toBe(3)
+    expect(countRequests(h.sandbox.stats(), { route: ISSUES, status: 200 })).toBe(0)
+  })
+
+  it('moves the watermark to the newest update it read, never past the pass’s start minus the overlap', () => {
+    const start = new Date('2026-12-01T12:00:00Z')
+    expect(nextWatermark(new Date('2026-12-01T09:30:00Z'), start)).toEqual(new Date('2026-12-01T09:30:00Z'))
+    expect(
+      nextWatermark(new Date('2026-12-01T11:59:30Z'), start),
+      'an issue updated during the pass on a page already read would be lost',
+    ).toEqual(new Date('2026-12-01T11:59:00Z'))
   })
 
   it('keeps a watermark per repository: one failing repository stops neither the others nor holds theirs', async () => {
@@ -227,13 +266,16 @@ describe('board issue sync', () => {
     ])
     expect(report.repos[0]?.error).toMatch(/500/)
     expect(await store.getWatermark('acme/broken')).toBeUndefined()
-    expect(await store.getWatermark('acme/gadgets')).toEqual(new Date(started.getTime() - MIN))
+    expect(await store.getWatermark('acme/gadgets'), 'the watermark is the newest update read').toEqual(
+      updatedAt('acme', 'gadgets', 1),
+    )
+    expect(updatedAt('acme', 'gadgets', 1).getTime()).toBeLessThan(started.getTime() - MIN)
     expect(capture.matching('warn', 'a repository failed')[0]?.fields.repo).toBe('acme/broken')
     await h.sandbox.admin.clearFaults(fault)
     wall += 5 * MIN
     const next = await pass(store, ['acme/broken', 'acme/widgets', 'acme/gadgets'])
     expect(next.repos[0]).toMatchObject({ repo: 'acme/broken', ok: true, created: 1 })
-    expect(await store.getWatermark('acme/broken')).toEqual(new Date(clock().getTime() - MIN))
+    expect(await store.getWatermark('acme/broken')).toEqual(updatedAt('acme', 'broken', 1))
   })
 
   it('pages through 100 issues at a time', async () => {
