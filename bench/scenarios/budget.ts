@@ -210,7 +210,15 @@ async function runMode(
   churn: number,
   shared: MongoForgeCacheStore | undefined,
 ): Promise<BudgetRun> {
-  const sandbox = await startSandboxForge({ generate: { ...SANDBOX_DATA }, etagPerToken: mode.etagPerToken })
+  // Each churn round stamps its changes at least two seconds after the last (GitHub's updated_at has whole
+  // seconds): on the bare wall clock, a fast mode's rounds could share a second, so an issue touched twice
+  // would read unchanged and the modes' work would differ by timing alone.
+  let skewMs = 0
+  const sandbox = await startSandboxForge({
+    generate: { ...SANDBOX_DATA },
+    etagPerToken: mode.etagPerToken,
+    clock: () => new Date(Date.now() + skewMs),
+  })
   const base = new Date()
   const nets = await buildNets(base)
   const newForge = (): Forge =>
@@ -226,6 +234,7 @@ async function runMode(
   let boardPasses = 0
   try {
     for (let k = 0; k < mix.passes; k++) {
+      skewMs = k * 2_000
       if (k > 0 && churn > 0) await sandbox.admin.churn({ fraction: churn, seed: 1000 + k })
       if (forge === undefined || mode.freshForgePerPass) {
         await forge?.close()

@@ -23,7 +23,7 @@ import type { ForgeOctokit } from '../../forge/github-app.js'
 import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { BoardStore } from './board-store.js'
-import { cardId, forgeLabels, type IssueFields, newCard } from './card.js'
+import { cardId, forgeLabels, holdsFields, type IssueFields, newCard } from './card.js'
 
 /** The watermark overlap: how far before the pass's start the next pass re-reads. */
 export const WATERMARK_OVERLAP_MS = 60_000
@@ -205,8 +205,7 @@ async function upsertCard(
     if (card === undefined) return
   }
   // An issue read again at the watermark, unchanged since the card was written, costs no write.
-  const changed = card.updatedAt.getTime() < fields.updatedAt.getTime()
-  if (changed && (await store.refreshCard(id, fields, call))) entry.refreshed++
+  if (!holdsFields(card, fields) && (await store.refreshCard(id, fields, call))) entry.refreshed++
   // A later close moves the card to done — only from a column the sync itself set, and only if nobody
   // moved it since we read it (the compare-and-set on its column).
   if (fields.state === 'closed' && card.column !== 'done' && card.columnSetBy === 'sync') {

@@ -87,3 +87,20 @@ export function newCard(repo: string, number: number, fields: IssueFields, now: 
 export function forgeLabels(names: string[]): string[] {
   return names.filter((name) => !name.startsWith(BOARD_LABEL_PREFIX))
 }
+
+/**
+ * Whether a card already carries `fields` exactly. `updated_at` has whole seconds only, so two updates in one
+ * second share it: the fields themselves decide whether a re-read issue (one at the watermark) needs a write.
+ */
+export function holdsFields(card: IssueFields, fields: IssueFields): boolean {
+  return (
+    card.updatedAt.getTime() === fields.updatedAt.getTime() &&
+    card.title === fields.title &&
+    card.state === fields.state &&
+    card.author === fields.author &&
+    card.authorAssociation === fields.authorAssociation &&
+    card.url === fields.url &&
+    card.labels.length === fields.labels.length &&
+    card.labels.every((label, i) => label === fields.labels[i])
+  )
+}
