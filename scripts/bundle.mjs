@@ -7,8 +7,12 @@
 //   module that imports `leasecron` gets the very module instances the CLI runs.
 // - Left to node_modules: what loads only on some paths and is large (jiti, for TypeScript configurations;
 //   Octokit and undici, required when a pass first uses the forge) and vitest (the `testing` entry's peer).
+// - @opentelemetry/api is bundled once: prom-client require()s it (CommonJS) and our tracing imports it, so
+//   both are routed to its CommonJS build; an ES import would otherwise bundle its ES build as a second copy.
+//   (Copies would still share the one global an SDK registers, but each would cost start-up and bytes.)
 // - Types stay tsc's (dist/src/**/*.d.ts); the package.json `exports` map points at both.
 import { rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { build } from 'esbuild'
 
@@ -23,6 +27,14 @@ const lazySaslprep = {
         ? undefined
         : { path: resolve('scripts/bundle-shims/lazy-saslprep.cjs') },
     )
+  },
+}
+/** Routes every import of @opentelemetry/api to the CommonJS build prom-client already requires. */
+const oneOpenTelemetryApi = {
+  name: 'one-opentelemetry-api',
+  setup(build) {
+    const commonJs = createRequire(import.meta.url).resolve('@opentelemetry/api')
+    build.onResolve({ filter: /^@opentelemetry\/api$/ }, () => ({ path: commonJs }))
   },
 }
 rmSync(outdir, { recursive: true, force: true })
@@ -46,7 +58,7 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
   },
-  plugins: [lazySaslprep],
+  plugins: [lazySaslprep, oneOpenTelemetryApi],
   logLevel: 'warning',
   // Which inputs each output holds and how outputs import each other (statically or on demand): what
   // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.

@@ -9,6 +9,7 @@ import { createLogger } from '../worker/logger.js'
 import { describeMongoError, type MongoConnection } from '../worker/mongo-connection.js'
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
+import { netPinger } from '../worker/ping.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
@@ -62,6 +63,7 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
         }),
       // Its client is built only if the pass runs and asks for it (slot-pass.ts).
       forge: runtime.forge,
+      pinger: netPinger(net, log),
       log,
       clock: systemClock,
       signal: interrupt.signal,

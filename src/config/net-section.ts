@@ -1,6 +1,6 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, OVERLAP, TIMEOUT, RETRIES,
- * RETRY_BACKOFF and its own options
+ * RETRY_BACKOFF, PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import { z } from 'zod'
@@ -11,6 +11,8 @@ import { type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
 import { checkSchedule, SCHEDULE_TIME_ZONE } from '../schedule.js'
 import { canonicalTimeZone } from '../zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
+import { PING_URL_EXPECTED, parsePingUrl } from './ping-url.js'
+import { rememberSecret } from './scrub.js'
 import { netEnvPrefix } from './variables.js'
 import type { AttemptPolicy, NetConfig } from './worker-config.js'
 
@@ -52,6 +54,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     '`buffer-one` (a tick that finds the previous pass running has its slot run next) or `skip` (recorded skipped)',
   )
   const attempts = readAttempts(r, intervalMs, variable)
+  const pingUrl = readPingUrl(r, net, variable('PING_URL'))
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
     const name = variable(suffix)
@@ -60,7 +63,40 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else if (option.secret) r.issues.push({ variable: name, expected: option.expected })
     else r.problem(name, option.expected)
   }
-  return { net, enabled, schedule, timeZone, intervalMs, pacing, catchUp, overlap, attempts, options }
+  return {
+    net,
+    enabled,
+    schedule,
+    timeZone,
+    intervalMs,
+    pacing,
+    catchUp,
+    overlap,
+    attempts,
+    pingUrl,
+    options,
+  }
+}
+
+/**
+ * PING_URL over the net's own `pingUrl`; unset, none. A secret either way (scrub.ts names the variable
+ * one; the net's own URL is remembered here), so an error names it without its value.
+ */
+function readPingUrl(r: EnvReader, net: NetDefinition, pingVar: string): string | undefined {
+  const given = r.value(pingVar)
+  if (given !== undefined) {
+    if (parsePingUrl(given)) return given.trim()
+    r.problem(pingVar, PING_URL_EXPECTED)
+    return undefined
+  }
+  if (net.pingUrl === undefined) return undefined
+  rememberSecret(net.pingUrl)
+  if (parsePingUrl(net.pingUrl)) return net.pingUrl.trim()
+  r.issues.push({
+    variable: `net "${net.name}" (worker configuration module)`,
+    expected: `its pingUrl to be ${PING_URL_EXPECTED} (or ${pingVar} set to one)`,
+  })
+  return undefined
 }
 
 const TIME_ZONE_EXPECTED =

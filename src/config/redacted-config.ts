@@ -4,6 +4,7 @@
  */
 import { formatDuration, parseDuration } from '../durations.js'
 import type { NetDefinition } from '../nets/net.js'
+import { describePingUrl } from './ping-url.js'
 import { scrubSecrets } from './scrub.js'
 import type { ForgeChoice, WorkerConfig } from './worker-config.js'
 
@@ -37,6 +38,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,
       retryBackoff: formatDuration(n.attempts.retryBackoffMs),
+      pingUrl: n.pingUrl === undefined ? '(unset)' : describePingUrl(n.pingUrl),
       ...n.pacing,
       options: Object.fromEntries(
         Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),

@@ -19,7 +19,8 @@
  * too, so a webhook secret or a token a net reads is covered without being listed.
  */
 export const SECRET_VARIABLES: readonly string[] = ['GITHUB_APP_PRIVATE_KEY']
-const SECRET_SUFFIXES = ['_SECRET', '_TOKEN', '_PASSWORD', '_PRIVATE_KEY']
+// A net's PING_URL too: whoever holds it can report for the net (config/ping-url.ts).
+const SECRET_SUFFIXES = ['_SECRET', '_TOKEN', '_PASSWORD', '_PRIVATE_KEY', '_PING_URL']
 
 /** Shorter values are not remembered: masking every "true" or "1" in a log would hide more than it saves. */
 const MIN_SECRET_LENGTH = 8

@@ -23,6 +23,8 @@ export interface NetConfig {
   overlap: OverlapPolicy
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */
   attempts: AttemptPolicy
+  /** PING_URL: where each pass reports its start and end (worker/ping.ts); a secret. Undefined: no pings. */
+  pingUrl?: string | undefined
   options: Record<string, unknown>
 }
 

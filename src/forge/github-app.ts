@@ -1,7 +1,8 @@
 /**
  * The forge: an Octokit authenticated as one GitHub App installation, whose every request goes through
  * the metered transport. The Octokit class is built once per forge with `.plugin(throttling, retry,
- * lanePlugin)` — the lane plugin last, so it stamps the caller's lane before the throttling queue — and
+ * lanePlugin, tracePlugin, …)` — the lane and trace plugins after those two, so they stamp the caller's
+ * lane and span before the throttling queue — and
  * `.defaults({ baseUrl, request: { fetch } })`; `@octokit/app` drives it (JWT, installation-token mints
  * and their cache) with that class, so token mints are metered like any other request.
  *
@@ -24,6 +25,7 @@ import type { ForgeLogger } from './forge-logger.js'
 import { ForgeUnreachableError } from './forge-unreachable-error.js'
 import { createReachability } from './reachability.js'
 import { LANE_HEADER, lanePlugin } from './lane.js'
+import { tracePlugin } from './request-span.js'
 import { type ForgeMeter, createForgeMeter } from './meter.js'
 import { MemoryForgeCacheStore } from './memory-forge-cache-store.js'
 import { createForgeTransport } from './transport.js'
@@ -239,7 +241,7 @@ function buildOctokitClass(
   // A unique throttling id keeps each forge's queues apart (the plugin's groups are process-wide).
   const throttleId = `leasecron-${config.installationId}-${Math.random().toString(36).slice(2, 10)}`
   const { Octokit, throttling, retry } = octokitModules()
-  return Octokit.plugin(throttling, retry, lanePlugin, abortPlugin(stopping)).defaults({
+  return Octokit.plugin(throttling, retry, lanePlugin, tracePlugin, abortPlugin(stopping)).defaults({
     baseUrl: config.apiUrl,
     userAgent: 'leasecron',
     // Every instance (the App's and the installation's) logs through the forge logger, never the console.

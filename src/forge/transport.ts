@@ -17,7 +17,9 @@ import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
 import { spendsPoint } from './rate-limit-points.js'
+import { requestSpanInterceptor } from './request-span.js'
 import { stringHeader } from './rate-limit-watch.js'
+import { stripHeader } from './strip-header.js'
 
 /**
  * A fetch-compatible function, as Octokit's `request.fetch` expects (Octokit types it `any`). Its types are
@@ -58,12 +60,12 @@ export function createForgeTransport(options: ForgeTransportOptions): ForgeTrans
   const { Agent, fetch: undiciFetch } = loadUndici()
   const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
   // compose() wraps in order, so the last interceptor is the outermost: the cache sees the caller's
-  // request first, the meter sees exactly what goes on the wire.
+  // request first, the meter and the request spans (innermost) see exactly what goes on the wire.
   const cache = options.cache === undefined ? undefined : createForgeCache(options.cache)
   const dispatcher =
     cache === undefined
-      ? agent.compose(meteringInterceptor(options.meter))
-      : agent.compose(meteringInterceptor(options.meter), cache.interceptor)
+      ? agent.compose(requestSpanInterceptor(), meteringInterceptor(options.meter))
+      : agent.compose(requestSpanInterceptor(), meteringInterceptor(options.meter), cache.interceptor)
   let closing: Promise<void> | undefined
   return {
     dispatcher,
@@ -108,7 +110,7 @@ export function apiOf(pathname: string): ForgeApi {
  */
 export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const { headers, lane: stamped } = stripLane(opts.headers)
+    const { headers, value: stamped } = stripHeader(opts.headers, LANE_HEADER)
     const origin = typeof opts.origin === 'string' ? new URL(opts.origin) : (opts.origin ?? undefined)
     const host = origin?.host ?? 'unknown'
     const pathname = (opts.path ?? '/').split('?')[0] ?? '/'
@@ -143,48 +145,4 @@ export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherCom
     }
     return dispatch({ ...opts, headers }, metered)
   }
-}
-
-type DispatchHeaders = Dispatcher.DispatchOptions['headers']
-type HeaderPair = [string, string | string[] | undefined]
-
-/** undici's flat `[name, value, name, value]` list (not a list of pairs). */
-function isFlatList(headers: NonNullable<DispatchHeaders>): headers is string[] {
-  return Array.isArray(headers) && (headers.length === 0 || !Array.isArray(headers[0]))
-}
-
-/** Any iterable of `[name, value]` pairs: an array of pairs, a Headers, a Map. */
-function isPairs(headers: NonNullable<DispatchHeaders>): headers is Iterable<HeaderPair> {
-  return Symbol.iterator in headers
-}
-
-/** Copies the headers without LANE_HEADER (any case), returning the lane it carried. */
-function stripLane(headers: DispatchHeaders): { headers: DispatchHeaders; lane: string | undefined } {
-  if (headers == null) return { headers, lane: undefined }
-  let lane: string | undefined
-  const isLane = (name: unknown) => typeof name === 'string' && name.toLowerCase() === LANE_HEADER
-  const laneValue = (value: unknown) => (Array.isArray(value) ? String(value[0]) : String(value))
-  if (isFlatList(headers)) {
-    const flat: string[] = []
-    for (let i = 0; i < headers.length; i += 2) {
-      const [name, value] = [headers[i], headers[i + 1]]
-      if (isLane(name)) lane = laneValue(value)
-      else if (name !== undefined && value !== undefined) flat.push(name, value)
-    }
-    return { headers: flat, lane }
-  }
-  if (isPairs(headers)) {
-    const pairs: HeaderPair[] = []
-    for (const [name, value] of headers) {
-      if (isLane(name)) lane = laneValue(value)
-      else pairs.push([name, value])
-    }
-    return { headers: pairs, lane }
-  }
-  const copy: Record<string, string | string[] | undefined> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (isLane(name)) lane = laneValue(value)
-    else copy[name] = value
-  }
-  return { headers: copy, lane }
 }

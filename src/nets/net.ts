@@ -101,6 +101,11 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * absent. Overridden by `LEASECRON_NET_<NAME>_OVERLAP`.
    */
   overlap?: OverlapPolicy
+  /**
+   * A Healthchecks.io-style URL each pass reports to: `/start` when it starts, the URL on success, `/fail`
+   * on failure (README, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.
+   */
+  pingUrl?: string
   /** One line for the README and `config`. */
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */

@@ -4,7 +4,8 @@
  * It is `leasecron once` in-process: one term on the lease store (a fresh MemoryStore unless given), the
  * slot claimed in the run ledger (a fresh MemoryRunLedger unless given), the net's `setup` and `term`,
  * the pass in the net's forge lane, its outcome recorded — the very code the worker runs (`runOnce` →
- * `runSlotPass`), nothing imitated. The pass talks to the forge it is given: a sandbox (from
+ * `runSlotPass`), nothing imitated: a net with a `pingUrl` is pinged, and it resolves once the pings are
+ * answered (or timed out); a registered OpenTelemetry SDK sees the pass's span. The pass talks to the forge it is given: a sandbox (from
  * `leasecron/sandbox`) gets a real forge client built for it, closed again after the pass.
  *
  * ```ts
@@ -30,6 +31,8 @@ import type { AttemptPolicy, NetConfig } from '../config/worker-config.js'
 import { DEFAULT_RETRY_BACKOFF_MS } from '../config/net-section.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
+import { netPinger } from '../worker/ping.js'
+import { PING_URL_EXPECTED, parsePingUrl } from '../config/ping-url.js'
 import { ownerId } from '../lease/owner-id.js'
 import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
 import { canonicalTimeZone } from '../zoned-time.js'
@@ -102,6 +105,8 @@ export async function runOnePass<S extends NetOptions, R>(
     throw new Error(
       `runOnePass(${net.name}): timeZone ${JSON.stringify(net.timeZone)} is not an IANA time zone`,
     )
+  if (net.pingUrl !== undefined && !parsePingUrl(net.pingUrl))
+    throw new Error(`runOnePass(${net.name}): pingUrl: expected ${PING_URL_EXPECTED}`)
   const options = optionValues(net, given.options ?? {})
   const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now(), timeZone)
   const owner = given.owner ?? ownerId()
@@ -127,6 +132,7 @@ export async function runOnePass<S extends NetOptions, R>(
         return net.term(await net.setup(context), { options, log, signal: term, stepDownAt })
       },
       forge,
+      pinger: netPinger(config, log),
       log,
       clock,
       signal: given.signal ?? new AbortController().signal,
@@ -194,6 +200,7 @@ function netConfig(
     pacing: leasePacing(intervalMs),
     catchUp: 'latest',
     overlap: net.overlap ?? 'buffer-one',
+    pingUrl: net.pingUrl,
     attempts: {
       timeoutMs: attempts.timeoutMs ?? intervalMs,
       retries: attempts.retries ?? 0,

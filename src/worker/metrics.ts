@@ -21,6 +21,8 @@ export interface WorkerMetrics {
   attemptFailures: Counter<'lease'>
   /** Distinct malformed documents the store twins read (once per document and problem), by collection. */
   storeBadDocuments: Counter<'collection'>
+  /** Pings to a net's PING_URL that got no 2xx answer in time (ping.ts); the passes were not affected. */
+  pingFailures: Counter<'net'>
 }
 
 /** Creates the registry and the worker's metrics in it. */
@@ -87,6 +89,12 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'leasecron_store_bad_documents_total',
       help: 'malformed documents read from the store (each distinct document and problem once per process): shown as corrupt or skipped, never used',
       labelNames: ['collection'],
+      registers,
+    }),
+    pingFailures: new Counter({
+      name: 'leasecron_ping_failures_total',
+      help: 'pings to a net’s PING_URL that failed (no answer within the ping timeout, a refused connection, or a non-2xx answer); the pass itself was not affected',
+      labelNames: ['net'],
       registers,
     }),
   }

@@ -8,6 +8,7 @@
  * not a reason to wait), and the work is exactly one pass for one slot, claimed in the run ledger like
  * every pass of the worker — so five triggers of one slot run it once. The caller's signal (SIGTERM,
  * SIGINT) aborts the pass, which is recorded `aborted`, and the lease is released before it resolves.
+ * It resolves once the pass's pings (PING_URL) are answered or timed out: the process exits right after.
  *
  * Not a scheduler: which slot to run is the caller's (`--slot`), normalized to the schedule.
  */
@@ -140,6 +141,8 @@ export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   } finally {
     spec.signal.removeEventListener('abort', stop)
   }
+  // A short-lived process exits after this: the pass's pings (each bounded) get their answers first.
+  await spec.pinger?.settle()
   const withFence = { ...base, fence }
   if (attempt.refused()) return { ...base, outcome: 'held', ...(await holderOf(spec)) }
   if (attempt.error() !== undefined) return { ...base, outcome: 'failed', error: message(attempt.error()) }

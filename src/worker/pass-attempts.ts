@@ -33,8 +33,8 @@ export interface AttemptsSpec {
   nextSlotAt: Date
   clock: Clock
   log: Logger
-  /** Told each attempt's outcome (metrics); a throwing hook is the hook's problem. */
-  onAttempt?(outcome: PassOutcome): void
+  /** Told each attempt's outcome, number and error (metrics, the pass's span); a throwing hook is the hook's problem. */
+  onAttempt?(outcome: PassOutcome, attempt: number, error?: unknown): void
 }
 
 /** How the slot's attempts ended: the last attempt's outcome and error, and how many were made. */
@@ -51,7 +51,7 @@ export type Attempt = (signal: AbortSignal, attempt: number) => Promise<void>
 export async function runAttempts(spec: AttemptsSpec, attempt: Attempt): Promise<AttemptsEnd> {
   for (let n = 1; ; n++) {
     const ended = await runAttempt(spec, attempt, n)
-    spec.onAttempt?.(ended.outcome)
+    spec.onAttempt?.(ended.outcome, n, ended.error)
     if (ended.outcome === 'ok' || ended.outcome === 'aborted') return { ...ended, attempts: n }
     const retry = retryWait(spec, n)
     if (retry.waitMs === undefined) {

@@ -12,6 +12,9 @@
  *
  * A slot the scheduler lets go for overlap is recorded `skipped` through the same claim (`skipSlot`).
  *
+ * A pass that starts is traced (pass-span.ts: one span, its forge requests its children) and, when the net
+ * has a PING_URL, pinged (ping.ts: start and end, never awaited); a slot that does not start is neither.
+ *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
 import type { ForgeOctokit } from '../forge/github-app.js'
@@ -27,6 +30,8 @@ import { scrubbedErrorMessage } from '../config/scrub.js'
 import type { AttemptPolicy } from '../config/worker-config.js'
 import { nextFireTime } from '../schedule.js'
 import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
+import { type PassSpan, startPassSpan } from './pass-span.js'
+import type { Pinger } from './ping.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -58,6 +63,8 @@ export interface SlotPassSpec {
   keepRuns: number
   forge: PassForge
   metrics?: WorkerMetrics | undefined
+  /** The net's pinger (PING_URL); absent, no pings. */
+  pinger?: Pinger | undefined
   clock: Clock
   /** Bound to the net (and owner); the pass's lines add pass, fence and slot. */
   log: Logger
@@ -83,6 +90,8 @@ export interface PassSetting {
   runHistory: number
   forge: PassForge
   metrics?: WorkerMetrics | undefined
+  /** The net's pinger (ping.ts, built from its PING_URL); absent, no pings. */
+  pinger?: Pinger | undefined
   clock: Clock
   /** Bound to the net (and owner). */
   log: Logger
@@ -126,6 +135,7 @@ export function slotPassSpec(
     keepRuns: setting.runHistory,
     forge: setting.forge,
     metrics: setting.metrics,
+    pinger: setting.pinger,
     clock: setting.clock,
     log: setting.log,
   }
@@ -153,11 +163,17 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   }
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, 'pass started')
+  const ping = spec.pinger?.start()
+  const span = startPassSpan({ ...spec, number })
   const before = laneRequests(spec.forge.meter, spec.net)
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
-  const ended = await runAttempts(attemptsSpec(spec, startedAt, log), (signal, attempt) =>
-    runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+  const ended = await span.within(() =>
+    runAttempts(attemptsSpec(spec, startedAt, log, span), (signal, attempt) =>
+      runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+    ),
   )
+  span.end(ended)
+  ping?.end(ended)
   const ms = Math.round((timer?.() ?? 0) * 1000)
   const requests = laneRequests(spec.forge.meter, spec.net) - before
   if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
@@ -195,7 +211,7 @@ async function claimSlot(
   }
 }
 
-function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger) {
+function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger, span: PassSpan) {
   return {
     net: spec.net,
     slot: spec.slot,
@@ -207,7 +223,10 @@ function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger) {
     nextSlotAt: spec.nextSlotAfter(new Date(Math.max(spec.slot.getTime(), startedAt.getTime()))),
     clock: spec.clock,
     log,
-    onAttempt: (outcome: PassOutcome) => spec.metrics?.passAttempts.inc({ net: spec.net, outcome }),
+    onAttempt: (outcome: PassOutcome, attempt: number, error?: unknown) => {
+      spec.metrics?.passAttempts.inc({ net: spec.net, outcome })
+      span.attempt(attempt, outcome, error)
+    },
   }
 }
 

@@ -26,6 +26,7 @@ import { registerLedgerMetrics } from './ledger-metrics.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
+import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
@@ -226,6 +227,7 @@ function startCampaigns(
       { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
       w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
     )
+    const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
     await runNetCampaign({
       store: w.runtime!.store,
       // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
@@ -236,6 +238,7 @@ function startCampaigns(
       resources: resources.get(n.net.name),
       // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
       forge: w.runtime!.forge,
+      pinger,
       log: w.log,
       metrics: w.metrics,
       clock: w.clock,
@@ -249,6 +252,8 @@ function startCampaigns(
         'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
       )
     })
+    // The last pass's end ping (bounded) gets its answer before the runtime closes.
+    await pinger?.settle()
   })
 }
 

@@ -78,4 +78,23 @@ describe('the bundle loads only what a path uses', () => {
     const connection = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/mongo-connection.js'))
     expect(driver(connection).length, 'the driver is not where the connection loads it').toBeGreaterThan(0)
   })
+
+  test('carries one copy of @opentelemetry/api, the CommonJS build prom-client requires, and the CLI starts without it', () => {
+    const outputs = readOutputs()
+    const api = [...new Set(Object.values(outputs).flatMap((o) => Object.keys(o.inputs)))].filter((i) =>
+      i.includes('node_modules/@opentelemetry/api/'),
+    )
+    expect(api, 'tracing no longer reaches @opentelemetry/api through the bundle').toContain(
+      'node_modules/@opentelemetry/api/build/src/index.js',
+    )
+    expect(
+      api.filter((i) => !i.startsWith('node_modules/@opentelemetry/api/build/src/')),
+      'a second copy of the OpenTelemetry API was bundled (its ES build beside the CommonJS one)',
+    ).toEqual([])
+    const cli = staticInputs(outputs, 'dist/bundle/leasecron.js')
+    expect(
+      cli.filter((i) => i.includes('@opentelemetry')),
+      '`leasecron --version` would load the API',
+    ).toEqual([])
+  })
 })
