@@ -16,11 +16,12 @@
  *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)
  *
  * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
- * duplicate-key refusal is the answer `false` — unless the record there says the slot never ran (missed,
- * paused): then the claim deletes that record (filtered on its outcome) and inserts again, so the insert
- * still decides between concurrent claimers (FerretDB's non-atomic delete cannot let two in). A claimer
- * that dies between the delete and the insert leaves the slot without a record; the next catch-up or
- * backfill accounts for it again. Index `history` `{net: 1, slot: -1}` serves history and
+ * duplicate-key refusal is the answer `false`. A slot accounted as not run (missed, paused) is stored
+ * under its own key, `"<net>@<slot ISO>#unrun"`, never the run's, so a later claim of that slot is the
+ * same plain insert and nothing but the unique index ever decides who runs it (FerretDB applies updates
+ * and filtered deletes read-then-write: a delete-then-insert takeover let two claimers in). The claimer
+ * then deletes the superseded `#unrun` record; until it does (or if it died first) both exist, and every
+ * read prefers the run. Index `history` `{net: 1, slot: -1}` serves history and
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
  *
@@ -67,6 +68,28 @@ export interface MongoRunLedgerOptions {
   onBadDocument?: OnBadDocument
   /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
   callTimeoutMs?: number
+}
+
+/** The key an account of a slot is stored under: beside the run's key, never in its place. */
+function unrunId(id: string): string {
+  return `${id}#unrun`
+}
+
+/**
+ * How many more documents than asked `history` reads: a superseded account lives beside its run only
+ * until the claimer deletes it, so a handful is plenty.
+ */
+const SUPERSEDED_SLACK = 8
+
+/** The records with each slot's account left out where the slot also has a run, in their order. */
+function preferRuns(records: readonly (RunRecord | undefined)[]): RunRecord[] {
+  const ran = new Set(records.filter((r) => r !== undefined && !isUnrun(r)).map((r) => r?.id))
+  return records.filter((r): r is RunRecord => r !== undefined && !(isUnrun(r) && ran.has(r.id)))
+}
+
+function isUnrun(record: RunRecord): boolean {
+  const unrun: readonly (string | undefined)[] = UNRUN_OUTCOMES
+  return unrun.includes(record.outcome)
 }
 
 /** Inserts `doc`: `true` when this call wrote it, `false` when a record with its `_id` was there. */
@@ -125,10 +148,10 @@ export class MongoRunLedger implements RunLedger {
       { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
       options,
       async (runs, bounds) => {
-        if (await insertFirst(runs, doc, bounds)) return true
-        const unrun = { _id: doc._id, outcome: { $in: [...UNRUN_OUTCOMES] } }
-        const taken = await runs.deleteOne(unrun, bounds.write)
-        return taken.deletedCount === 1 && (await insertFirst(runs, doc, bounds))
+        if (!(await insertFirst(runs, doc, bounds))) return false
+        // The run supersedes an account of the slot; a leftover one is harmless (reads prefer the run).
+        await runs.deleteOne({ _id: unrunId(doc._id) }, bounds.write).catch(() => undefined)
+        return true
       },
     )
   }
@@ -151,7 +174,10 @@ export class MongoRunLedger implements RunLedger {
     return this.#call(
       { component: COMPONENT, operation: 'account', net: a.net, slot: a.slot },
       options,
-      (runs, bounds) => insertFirst(runs, doc, bounds),
+      async (runs, bounds) => {
+        if ((await runs.findOne({ _id: doc._id }, bounds.read)) !== null) return false
+        return insertFirst(runs, { ...doc, _id: unrunId(doc._id) }, bounds)
+      },
     )
   }
 
@@ -188,12 +214,15 @@ export class MongoRunLedger implements RunLedger {
   async get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)
-    const doc = await this.#call(
+    const docs = await this.#call(
       { component: COMPONENT, operation: 'get', net: name, slot: at },
       options,
-      (runs, bounds) => runs.findOne({ _id: runId(name, at) }, bounds.read),
+      (runs, bounds) => {
+        const id = runId(name, at)
+        return runs.find({ _id: { $in: [id, unrunId(id)] } }, bounds.read).toArray()
+      },
     )
-    return doc === null ? undefined : this.#parse(doc)
+    return preferRuns(docs.map((d) => this.#parse(d)))[0]
   }
 
   async history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]> {
@@ -201,9 +230,13 @@ export class MongoRunLedger implements RunLedger {
     const context = { component: COMPONENT, operation: 'history', net: name }
     const count = checkCount(context, 'limit', limit, 1)
     const docs = await this.#call(context, options, (runs, bounds) =>
-      runs.find({ net: name }, bounds.read).sort({ slot: -1 }).limit(count).toArray(),
+      runs
+        .find({ net: name }, bounds.read)
+        .sort({ slot: -1 })
+        .limit(count + SUPERSEDED_SLACK)
+        .toArray(),
     )
-    return docs.map((doc) => this.#parse(doc)).filter((record) => record !== undefined)
+    return preferRuns(docs.map((doc) => this.#parse(doc))).slice(0, count)
   }
 
   /** Two round trips: find the newest slot past `keep`, then delete it and everything older. */

@@ -49,7 +49,8 @@ export function parseRunDocument(doc: object): ParsedRun {
   if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error.issues) }
   const d = parsed.data
   const record: RunRecord = {
-    id: d._id,
+    // An account of a slot is stored under `<run id>#unrun` (mongo-run-ledger.ts); it is that slot's record.
+    id: d._id.replace(/#unrun$/, ''),
     net: d.net,
     slot: d.slot,
     owner: d.owner,
