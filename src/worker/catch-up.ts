@@ -121,6 +121,7 @@ async function runPlanned(spec: CatchUpSpec, slots: readonly Date[]) {
 function logSummary(spec: CatchUpSpec, plan: CatchUpPlan, summary: CatchUpSummary): void {
   const fields = {
     catchUp: spec.net.catchUp,
+    electedAt: spec.now.toISOString(),
     ...summary,
     ...(plan.floor ? { floor: plan.floor.toISOString() } : { newNet: true }),
     ...(plan.lookbackExhausted ? { lookbackExhausted: true } : {}),
