@@ -48,6 +48,7 @@ export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-led
 export {
   defineNet,
   type NetDefinition,
+  type CatchUpPolicy,
   type OverlapPolicy,
   type NetLogger,
   type NetSetupContext,

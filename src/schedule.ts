@@ -273,3 +273,59 @@ export function nextFireTime(
   }
   throw exhausted(expression, timeZone, t)
 }
+
+/**
+ * The schedule's slots at or before `instant`, newest first, by the same DST rule as slotAtOrBefore (its
+ * first value is slotAtOrBefore's answer; each next one is slotAtOrBefore of a millisecond before the last),
+ * from one cron-parser walk: a thousand slots cost one parse, not a thousand (an election's catch-up looks
+ * back over that many). Endless: the caller stops it. Throws as slotAtOrBefore does.
+ */
+export function* slotsAtOrBefore(
+  expression: string,
+  instant: Date,
+  timeZone = SCHEDULE_TIME_ZONE,
+): Generator<Date, never> {
+  const t = Math.floor(instant.getTime() / 1000) * 1000
+  const walls = wallTimes(expression, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
+  if (dstRule(expression) === 'elapsed') return yield* elapsedSlotsBack(expression, timeZone, t, walls)
+  let last = Number.POSITIVE_INFINITY
+  for (let step = 0; ; step++) {
+    if (step >= MAX_STEPS) throw exhausted(expression, timeZone, Math.min(last, t))
+    // Wall-clock slots never decrease with their wall times: walking the walls back walks the slots back.
+    const slot = wallClockSlot(timeZone, walls.prev().getTime())
+    if (slot > t || slot >= last) continue
+    last = slot
+    step = 0
+    yield new Date(slot)
+  }
+}
+
+/**
+ * The elapsed rule's slots back from `t`: every instant whose wall time matches. A candidate is given out
+ * once the wall times read are too early for any unread one to show an instant after it (as in
+ * slotAtOrBefore: the offset between two slots is at least the smaller of the two ends').
+ */
+function* elapsedSlotsBack(
+  expression: string,
+  timeZone: string,
+  t: number,
+  walls: ReturnType<typeof wallTimes>,
+): Generator<Date, never> {
+  let upper = t + 1
+  const pending: number[] = []
+  for (let step = 0; ; step++) {
+    if (step >= MAX_STEPS) throw exhausted(expression, timeZone, Math.min(upper, t))
+    const wall = walls.prev().getTime()
+    for (let next = pending[0]; next !== undefined; next = pending[0]) {
+      const edge = Math.min(offsetAt(timeZone, next), offsetAt(timeZone, Math.min(upper, t)))
+      if (wall >= next + edge) break
+      pending.shift()
+      upper = next
+      step = 0
+      yield new Date(next)
+    }
+    for (const slot of occurrences(timeZone, wall))
+      if (slot < upper && slot <= t && !pending.includes(slot)) pending.push(slot)
+    pending.sort((a, b) => b - a)
+  }
+}

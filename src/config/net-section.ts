@@ -1,13 +1,13 @@
 /**
- * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, OVERLAP, TIMEOUT, RETRIES,
- * RETRY_BACKOFF, PING_URL and its own options
+ * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
+ * CATCH_UP_MAX, OVERLAP, TIMEOUT, RETRIES, RETRY_BACKOFF, PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import { z } from 'zod'
 import { parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
-import { type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
+import { CATCH_UP_POLICIES, type CatchUpPolicy, type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
 import { checkSchedule, SCHEDULE_TIME_ZONE } from '../schedule.js'
 import { canonicalTimeZone } from '../zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
@@ -30,6 +30,24 @@ const MIN_ATTEMPT_MS = 100
 /** The default RETRY_BACKOFF: long enough for a transient fault (a 502, a failover) to pass. */
 export const DEFAULT_RETRY_BACKOFF_MS = 10_000
 
+/**
+ * The default CATCH_UP_WINDOW: a day covers the outage users complain of (a deployment down overnight,
+ * kubernetes#42649) while a slot older than that is rarely worth running late — its work is stale, and the
+ * next slot's pass (nets are idempotent) repairs what it would have.
+ */
+export const DEFAULT_CATCH_UP_WINDOW_MS = 86_400_000
+/** The shortest window: a second, the finest slot a schedule has; a shorter one could hold no slot. */
+const MIN_CATCH_UP_WINDOW_MS = 1_000
+/** The longest window: a year; more is most likely a unit slip (`365` days meant as hours). */
+const MAX_CATCH_UP_WINDOW_MS = 366 * 86_400_000
+/** The default CATCH_UP_MAX: an election runs at most this many missed slots before the schedule resumes. */
+export const DEFAULT_CATCH_UP_MAX = 10
+/**
+ * The most slots one election looks back over (and so the largest CATCH_UP_MAX): the catch-up reads this
+ * many of the net's newest runs and accounts at most this many slots, each a ledger write.
+ */
+export const MAX_CATCH_UP_SLOTS = 1_000
+
 /** One net's ENABLED, SCHEDULE, TTL_MS, RETRY_MS and options; records the names it read in `known`. */
 export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): NetConfig {
   const prefix = netEnvPrefix(net.name)
@@ -46,7 +64,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
   const timeZone = readTimeZone(r, net, variable('TIME_ZONE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
-  const catchUp = r.parse(variable('CATCH_UP'), z.enum(['latest', 'none']), 'latest', '`latest` or `none`')
+  const { catchUp, catchUpWindowMs, catchUpMax } = readCatchUp(r, net, variable)
   const overlap = r.parse(
     variable('OVERLAP'),
     z.enum(OVERLAP_POLICIES),
@@ -64,17 +82,8 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else r.problem(name, option.expected)
   }
   return {
-    net,
-    enabled,
-    schedule,
-    timeZone,
-    intervalMs,
-    pacing,
-    catchUp,
-    overlap,
-    attempts,
-    pingUrl,
-    options,
+    ...{ net, enabled, schedule, timeZone, intervalMs, pacing },
+    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, attempts, pingUrl, options },
   }
 }
 
@@ -97,6 +106,61 @@ function readPingUrl(r: EnvReader, net: NetDefinition, pingVar: string): string 
     expected: `its pingUrl to be ${PING_URL_EXPECTED} (or ${pingVar} set to one)`,
   })
   return undefined
+}
+
+const CATCH_UP_EXPECTED =
+  '`latest` (the newest due slot runs), `all` (the slots within CATCH_UP_WINDOW run, oldest first) or `none`'
+const WINDOW_EXPECTED = `a duration with a unit (ms, s, m, h, d) from 1s to 366d, e.g. 6h; unset, 24h`
+const MAX_EXPECTED = `a whole number of slots from 1 to ${MAX_CATCH_UP_SLOTS}`
+
+/** CATCH_UP, CATCH_UP_WINDOW and CATCH_UP_MAX over the net's own catchUp, catchUpWindow and catchUpMax. */
+function readCatchUp(
+  r: EnvReader,
+  net: NetDefinition,
+  variable: (suffix: string) => string,
+): { catchUp: CatchUpPolicy; catchUpWindowMs: number; catchUpMax: number } {
+  const own = ownCatchUp(r, net)
+  const catchUp = r.parse(variable('CATCH_UP'), z.enum(CATCH_UP_POLICIES), own.catchUp, CATCH_UP_EXPECTED)
+  const catchUpWindowMs = r.parse(
+    variable('CATCH_UP_WINDOW'),
+    durationMs(MIN_CATCH_UP_WINDOW_MS, MAX_CATCH_UP_WINDOW_MS),
+    own.windowMs,
+    WINDOW_EXPECTED,
+  )
+  const catchUpMax = r.parse(variable('CATCH_UP_MAX'), slotCount, own.max, MAX_EXPECTED)
+  return { catchUp, catchUpWindowMs, catchUpMax }
+}
+
+const slotCount = z
+  .string()
+  .trim()
+  .regex(/^\d{1,4}$/)
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_CATCH_UP_SLOTS)
+
+/** The net's own catch-up settings (worker configuration module), checked as the variables are. */
+function ownCatchUp(r: EnvReader, net: NetDefinition) {
+  const policy = net.catchUp ?? 'latest'
+  const windowMs =
+    net.catchUpWindow === undefined ? DEFAULT_CATCH_UP_WINDOW_MS : parseDuration(net.catchUpWindow)
+  const max = net.catchUpMax ?? DEFAULT_CATCH_UP_MAX
+  const problem = (field: string, value: unknown, expected: string) =>
+    r.issues.push({
+      variable: `net "${net.name}" (worker configuration module)`,
+      expected: `its ${field} ${JSON.stringify(value)} to be ${expected}`,
+    })
+  const validPolicy: readonly string[] = CATCH_UP_POLICIES
+  if (!validPolicy.includes(policy)) problem('catchUp', policy, CATCH_UP_EXPECTED)
+  const windowOk =
+    windowMs !== undefined && windowMs >= MIN_CATCH_UP_WINDOW_MS && windowMs <= MAX_CATCH_UP_WINDOW_MS
+  if (!windowOk) problem('catchUpWindow', net.catchUpWindow, WINDOW_EXPECTED)
+  const maxOk = Number.isSafeInteger(max) && max >= 1 && max <= MAX_CATCH_UP_SLOTS
+  if (!maxOk) problem('catchUpMax', max, MAX_EXPECTED)
+  return {
+    catchUp: validPolicy.includes(policy) ? policy : 'latest',
+    windowMs: windowOk ? windowMs : DEFAULT_CATCH_UP_WINDOW_MS,
+    max: maxOk ? max : DEFAULT_CATCH_UP_MAX,
+  }
 }
 
 const TIME_ZONE_EXPECTED =

@@ -34,6 +34,8 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       schedule: n.schedule,
       timeZone: n.timeZone,
       catchUp: n.catchUp,
+      catchUpWindow: formatDuration(n.catchUpWindowMs),
+      catchUpMax: n.catchUpMax,
       overlap: n.overlap,
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,

@@ -4,7 +4,7 @@
  */
 import type { ForgeConfig } from '../forge/forge-config.js'
 import type { LeasePacing } from '../leases.js'
-import type { NetDefinition, OverlapPolicy } from '../nets/net.js'
+import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import type { LogLevel } from './log-level.js'
 
@@ -17,8 +17,16 @@ export interface NetConfig {
   timeZone: string
   intervalMs: number
   pacing: LeasePacing
-  /** A term's first pass: `latest` serves the schedule's most recent slot unless the ledger has it; `none` waits. */
-  catchUp: 'latest' | 'none'
+  /**
+   * What a term's election does with the slots that fell due unrecorded (worker/catch-up.ts): `latest` runs
+   * the newest, `all` those within `catchUpWindowMs` (at most `catchUpMax`, oldest first), `none` none; every
+   * other one is recorded `missed`.
+   */
+  catchUp: CatchUpPolicy
+  /** How old a slot may be and still run under `all` (CATCH_UP_WINDOW, 24h by default). */
+  catchUpWindowMs: number
+  /** The most slots one election runs under `all` (CATCH_UP_MAX, 10 by default). */
+  catchUpMax: number
   /** A tick that finds the previous pass running: `buffer-one` runs its slot next, `skip` records it skipped. */
   overlap: OverlapPolicy
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */

@@ -82,6 +82,17 @@ export type OverlapPolicy = 'buffer-one' | 'skip'
 /** Every overlap policy, for the configuration's parser. */
 export const OVERLAP_POLICIES = ['buffer-one', 'skip'] as const satisfies readonly OverlapPolicy[]
 
+/**
+ * What a term's election does with the net's slots that fell due while no replica ran it (the README's
+ * "Catch-up"): `latest` runs the newest due slot and records the older ones `missed`; `all` runs those within
+ * the catch-up window (the newest CATCH_UP_MAX of them, oldest first) and records the rest `missed`; `none`
+ * records them all `missed` and waits for the next tick.
+ */
+export type CatchUpPolicy = 'latest' | 'all' | 'none'
+
+/** Every catch-up policy, for the configuration's parser. */
+export const CATCH_UP_POLICIES = ['latest', 'all', 'none'] as const satisfies readonly CatchUpPolicy[]
+
 /** A declared net. */
 export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   /** Kebab-case; the lane its requests are charged to, and `LEASECRON_NET_<NAME>_…` in upper snake case. */
@@ -101,6 +112,18 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * absent. Overridden by `LEASECRON_NET_<NAME>_OVERLAP`.
    */
   overlap?: OverlapPolicy
+  /**
+   * What an election does with the slots that fell due while no replica ran the net (`CatchUpPolicy`);
+   * `latest` when absent. Overridden by `LEASECRON_NET_<NAME>_CATCH_UP`.
+   */
+  catchUp?: CatchUpPolicy
+  /**
+   * How old a slot may be and still run under `catchUp: 'all'`, as a duration with its unit (`6h`); `24h`
+   * when absent. Overridden by `LEASECRON_NET_<NAME>_CATCH_UP_WINDOW`.
+   */
+  catchUpWindow?: string
+  /** The most slots one election runs under `catchUp: 'all'`; 10 when absent. Overridden by `…_CATCH_UP_MAX`. */
+  catchUpMax?: number
   /**
    * A Healthchecks.io-style URL each pass reports to: `/start` when it starts, the URL on success, `/fail`
    * on failure (README, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.

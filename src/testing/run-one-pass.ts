@@ -28,7 +28,11 @@ import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import type { SandboxForge } from '../sandbox/sandbox-forge.js'
 import type { AttemptPolicy, NetConfig } from '../config/worker-config.js'
-import { DEFAULT_RETRY_BACKOFF_MS } from '../config/net-section.js'
+import {
+  DEFAULT_CATCH_UP_MAX,
+  DEFAULT_CATCH_UP_WINDOW_MS,
+  DEFAULT_RETRY_BACKOFF_MS,
+} from '../config/net-section.js'
 import { createLogger } from '../worker/logger.js'
 import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { netPinger } from '../worker/ping.js'
@@ -198,7 +202,9 @@ function netConfig(
     timeZone,
     intervalMs,
     pacing: leasePacing(intervalMs),
-    catchUp: 'latest',
+    catchUp: net.catchUp ?? 'latest',
+    catchUpWindowMs: DEFAULT_CATCH_UP_WINDOW_MS,
+    catchUpMax: DEFAULT_CATCH_UP_MAX,
     overlap: net.overlap ?? 'buffer-one',
     pingUrl: net.pingUrl,
     attempts: {

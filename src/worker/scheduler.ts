@@ -3,9 +3,10 @@
  * in its time zone (slot-ticker.ts: the DST rule of schedule.ts decides when and which slot) and fire the
  * net's passes, each for one schedule slot claimed in the run ledger, in the net's forge lane.
  *
- * A term's first pass starts at once, for the schedule's most recent slot (unless the net's CATCH_UP is
- * `none`); the ledger refuses it when that slot already ran, so a takeover runs the slot a crashed holder
- * missed, once. A tick that finds the term past its step-down instant starts nothing (checked
+ * A term's first work is its catch-up (catch-up.ts): the slots due at its election that the ledger has no
+ * record of are run (by the net's CATCH_UP: the newest, or those within the window oldest first) or
+ * recorded `missed`, so a takeover runs the slot a crashed holder missed, once, and accounts the others.
+ * A tick that finds the term past its step-down instant starts nothing (checked
  * synchronously, so a blocked event loop cannot start a pass late). A tick that finds the previous pass
  * still running follows the net's OVERLAP policy: `buffer-one` runs its slot as soon as the pass ends
  * (the newest such slot only, the ones it replaced recorded `skipped`), `skip` records it `skipped`; either
@@ -21,7 +22,7 @@ import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { nextFireTime, slotAtOrBefore } from '../schedule.js'
+import { nextFireTime } from '../schedule.js'
 import { formatLocal } from '../zoned-time.js'
 import {
   type PassSetting,
@@ -32,6 +33,7 @@ import {
   slotPassSpec,
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
+import { type CatchUpSpec, catchUp } from './catch-up.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -129,9 +131,11 @@ async function serveTerm(
   // Pass lines get their fence (with pass and slot) from runSlotPass; binding it here too would repeat it.
   const serve = slotServer(options, log, term, info)
   const { schedule, timeZone } = net
+  // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
+  const elected = options.clock.now()
   const ticker = startSlotTicker({ schedule, timeZone, clock: options.clock, onSlot: serve })
-  logNextPass(log.child({ fence: info.fence }), net, options.clock.now())
-  if (net.catchUp === 'latest') serve.now(slotAtOrBefore(schedule, options.clock.now(), timeZone))
+  logNextPass(log.child({ fence: info.fence }), net, elected)
+  serve.catchUp(elected)
   try {
     await new Promise<void>((resolve) => {
       if (term.aborted) return resolve()
@@ -154,8 +158,8 @@ function logNextPass(log: Logger, net: NetConfig, now: Date): void {
 
 interface SlotServer {
   (slot: Date): void
-  /** The same, for the term's first pass (no tick behind it). */
-  now(slot: Date): void
+  /** The term's catch-up of the slots due at `elected` (catch-up.ts), served as one pass would be. */
+  catchUp(elected: Date): void
   /** Resolves once the pass in flight (if any) has settled and been recorded. */
   settled(): Promise<void>
 }
@@ -169,19 +173,28 @@ interface SlotServer {
 function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
   const { net, metrics } = options
   const name = net.net.name
-  const pass = net.net.term(options.resources, {
-    options: net.options,
-    log,
-    signal: term,
-    stepDownAt: info.stepDownAt,
-  })
-  const setting: PassSetting = { ...options, log }
-  const passTerm = { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt }
-  let passNumber = 0
-  const spec = (slot: Date) => slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber)
+  const spec = termPassSpecs(options, log, term, info)
   const skips = skipRecorder(spec, metrics, name, log)
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
+  const runSlot = (slot: Date) =>
+    runSlotPass(spec(slot)).then((result) => {
+      countSkip(result, metrics, name, slot, log)
+      return result
+    })
+  /** Runs `work` as the pass in flight; when it ends, the buffered slot (if any) is served. */
+  const occupy = (work: () => Promise<unknown>) => {
+    inFlight = work()
+      .then(() => undefined)
+      .finally(() => {
+        inFlight = undefined
+        const next = buffered
+        buffered = undefined
+        if (next && term.aborted)
+          log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
+        else if (next) serve(next)
+      })
+  }
   const serve = (slot: Date) => {
     if (term.aborted) return
     if (!info.live()) {
@@ -195,22 +208,59 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       log.debug({ slot: slot.toISOString() }, 'tick buffered: its slot runs when the previous pass ends')
       return
     }
-    inFlight = runSlotPass(spec(slot))
-      .then((result) => countSkip(result, metrics, name, slot, log))
-      .finally(() => {
-        inFlight = undefined
-        const next = buffered
-        buffered = undefined
-        if (next && term.aborted)
-          log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
-        else if (next) serve(next)
-      })
+    occupy(() => runSlot(slot))
+  }
+  const catchUpAt = (elected: Date) => {
+    if (!term.aborted && info.live())
+      occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, runSlot)))
   }
   const settled = async () => {
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
     while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
   }
-  return Object.assign(serve, { now: serve, settled })
+  return Object.assign(serve, { catchUp: catchUpAt, settled })
+}
+
+/** Builds the term's pass (the net's term factory) and the spec of each of its slots' passes. */
+function termPassSpecs(
+  options: NetCampaignOptions,
+  log: Logger,
+  term: AbortSignal,
+  info: TermInfo,
+): (slot: Date) => SlotPassSpec {
+  const { net } = options
+  const pass = net.net.term(options.resources, {
+    options: net.options,
+    log,
+    signal: term,
+    stepDownAt: info.stepDownAt,
+  })
+  const setting: PassSetting = { ...options, log }
+  const passTerm = { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt }
+  let passNumber = 0
+  return (slot) => slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber)
+}
+
+/** The term's catch-up at `elected`: its slots run through `runSlot`, as a tick's would. */
+function catchUpSpec(
+  options: NetCampaignOptions,
+  log: Logger,
+  term: AbortSignal,
+  info: TermInfo,
+  elected: Date,
+  runSlot: (slot: Date) => Promise<SlotPassResult>,
+): CatchUpSpec {
+  const { net, ledger, owner, clock, runHistory } = options
+  return {
+    ...{ net, ledger, owner, fence: info.fence, clock, now: elected, runHistory },
+    ...{
+      term,
+      live: info.live,
+      boundMs: net.pacing.ttlMs / 3,
+      runSlot,
+      log: log.child({ fence: info.fence }),
+    },
+  }
 }
 
 /** Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes. */

@@ -46,7 +46,7 @@ export interface SlotPassSpec {
   pass: Pass
   /** Called once the claim is won: the pass's number within its term. */
   nextNumber(): number
-  /** The term's signal: aborts the claim in flight and the pass. */
+  /** The term's signal: aborts the pass (the claim in flight is left to answer, within claimBoundMs). */
   term: AbortSignal
   /** Whether the term is still live right now (checked after the claim, before the pass starts). */
   live(): boolean
@@ -100,7 +100,7 @@ export interface PassSetting {
 /** What a term gives its passes. */
 export interface PassTerm {
   fence: number
-  /** The term's signal: aborts the claim in flight and the pass. */
+  /** The term's signal: aborts the pass (the claim in flight is left to answer, within claimBoundMs). */
   term: AbortSignal
   live(): boolean
   /** The term's step-down deadline (monotonic). */
@@ -201,7 +201,9 @@ async function claimSlot(
   spec: SlotPassSpec,
   startedAt: Date,
 ): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
-  const signal = AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.claimBoundMs))])
+  // Bounded, but not ended with the term: a claim aborted on our side may still land on the server, leaving
+  // a claim nobody finishes. Let it answer; a claim won by an ended term is recorded `aborted` (runSlotPass).
+  const signal = AbortSignal.timeout(Math.max(1, spec.claimBoundMs))
   try {
     const { net, slot, owner, fence } = spec
     const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt }, { signal })

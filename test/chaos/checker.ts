@@ -359,3 +359,75 @@ export function doubleRunsOf(traces: WorkerTrace[]): {
     .map(([slot, who]) => ({ slot, runs: [...who].sort() }))
   return { slots: runs.size, double }
 }
+
+/** One ledger record as the accounting reads it. */
+export interface LedgerEntry {
+  slot: Date
+  outcome?: string | null | undefined
+}
+
+/** Slots accounted ÷ slots scheduled over a scenario's span (docs/reliability.md). */
+export interface SlotAccounting {
+  /** The span: the ledger's first slot to its last (the scenario's first election to its last pass). */
+  from: string | null
+  to: string | null
+  /** Scheduled slots in the span (the chaos net ticks every second). */
+  scheduled: number
+  /** Of them, those with a ledger record carrying an outcome (the ledger's key makes it exactly one). */
+  accounted: number
+  /** accounted ÷ scheduled, in percent (100 when nothing was scheduled). */
+  percent: number
+  /** Slots with no record at all (the first ten), and with a claim never finished (a process killed mid-pass). */
+  missing: string[]
+  missingCount: number
+  unfinished: string[]
+  unfinishedCount: number
+  /** Records by outcome (`ok`, `missed`, `skipped`, `aborted`, …; `unfinished` for a claim without one). */
+  outcomes: Record<string, number>
+}
+
+/**
+ * Checks that every scheduled slot between the ledger's first and last record has exactly one record with
+ * an outcome. `slotsBetween` lists the schedule's slots in [from, to] (every second for the chaos net).
+ * Pure: the caller reads the ledger.
+ */
+export function accountSlots(
+  entries: readonly LedgerEntry[],
+  slotsBetween: (from: Date, to: Date) => Date[] = everySecond,
+): SlotAccounting {
+  const bySlot = new Map(entries.map((e) => [e.slot.getTime(), e]))
+  const times = [...bySlot.keys()].sort((a, b) => a - b)
+  const outcomes: Record<string, number> = {}
+  for (const e of entries)
+    outcomes[e.outcome ?? 'unfinished'] = (outcomes[e.outcome ?? 'unfinished'] ?? 0) + 1
+  if (times.length === 0)
+    return {
+      ...{ from: null, to: null, scheduled: 0, accounted: 0, percent: 100 },
+      ...{ missing: [], missingCount: 0, unfinished: [], unfinishedCount: 0, outcomes },
+    }
+  const scheduled = slotsBetween(new Date(times[0]!), new Date(times.at(-1)!))
+  const missing = scheduled.filter((s) => !bySlot.has(s.getTime())).map((s) => s.toISOString())
+  const unfinished = scheduled
+    .filter((s) => bySlot.has(s.getTime()) && !bySlot.get(s.getTime())?.outcome)
+    .map((s) => s.toISOString())
+  const accounted = scheduled.length - missing.length - unfinished.length
+  return {
+    from: new Date(times[0]!).toISOString(),
+    to: new Date(times.at(-1)!).toISOString(),
+    scheduled: scheduled.length,
+    accounted,
+    percent: Math.round((accounted / scheduled.length) * 10_000) / 100,
+    missing: missing.slice(0, 10),
+    missingCount: missing.length,
+    unfinished: unfinished.slice(0, 10),
+    unfinishedCount: unfinished.length,
+    outcomes,
+  }
+}
+
+/** The whole seconds in [from, to]: the chaos net's slots (`* * * * * *`). */
+function everySecond(from: Date, to: Date): Date[] {
+  const out: Date[] = []
+  for (let t = Math.ceil(from.getTime() / 1000) * 1000; t <= to.getTime(); t += 1000) out.push(new Date(t))
+  return out
+}

@@ -36,7 +36,10 @@ export interface ChaosWorker {
 export interface Cluster {
   workers: ChaosWorker[]
   faults: Fault[]
-  start(options?: { skewMs?: number }): Promise<ChaosWorker>
+  /** The scenario's own database on the suite's Mongo (its ledger is read after the scenario). */
+  db: string
+  /** Starts a worker; `env` adds variables (e.g. the chaos net's LEASECRON_NET_CHAOS_TICK_CATCH_UP). */
+  start(options?: { skewMs?: number; env?: Record<string, string> }): Promise<ChaosWorker>
   /** The worker whose latest term is open (term-start without term-end), if any. */
   holder(): ChaosWorker | undefined
   /** Waits for a worker (not in `exclude`) to start a term after `after` and run a pass in it. */
@@ -75,7 +78,8 @@ export function createCluster(options: {
   const cluster: Cluster = {
     workers,
     faults,
-    async start({ skewMs = 0 } = {}) {
+    db,
+    async start({ skewMs = 0, env: extra = {} } = {}) {
       const proxy = await startTcpProxy(options.mongo)
       const env: Record<string, string> = {
         PORT: '0',
@@ -88,6 +92,7 @@ export function createCluster(options: {
         GITHUB_INSTALLATION_ID: String(options.sandbox.installationId),
         GITHUB_APP_PRIVATE_KEY: options.sandbox.privateKey,
         GITHUB_API_URL: options.sandbox.url,
+        ...extra,
       }
       if (skewMs !== 0) {
         // Only the wall clock moves: the checker's common timeline is CLOCK_MONOTONIC.

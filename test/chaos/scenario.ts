@@ -6,10 +6,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
-import { check, type CheckOptions, type Verdict } from './checker.js'
+import {
+  accountSlots,
+  check,
+  type CheckOptions,
+  type LedgerEntry,
+  type SlotAccounting,
+  type Verdict,
+} from './checker.js'
 import { type Cluster, createCluster, RETRY, TTL } from './cluster.js'
 import { type ChaosMongo, startChaosMongo } from './ferret-server.js'
 
@@ -71,6 +79,8 @@ export interface ScenarioReport {
   unhandledRejections: number
   unexpectedExits: number
   measuredSkewMs?: Record<string, number>
+  /** Slots accounted ÷ slots scheduled: every slot of the span with one ledger record carrying an outcome. */
+  slotsAccounted: SlotAccounting
   durationMs: number
   notes?: string
 }
@@ -109,6 +119,7 @@ export async function runScenario(
     mkdirSync(dirname(dump), { recursive: true })
     writeFileSync(dump, JSON.stringify({ faults: cluster.faults, traces }))
     verdict = check(traces, cluster.faults, { ttlMs: TTL, takeovers: run.takeovers })
+    const slotsAccounted = accountSlots(await readLedger(env.mongo.url, cluster.db))
     const report: ScenarioReport = {
       trials: run.trials,
       faults: cluster.faults.map((f) => f.kind),
@@ -138,10 +149,13 @@ export async function runScenario(
       unhandledRejections: verdict.unhandledRejections.length,
       unexpectedExits: verdict.unexpectedExits.length,
       ...(cluster.workers.some((w) => w.skewMs !== 0) ? { measuredSkewMs: verdict.measuredSkewMs } : {}),
+      slotsAccounted,
       durationMs: Date.now() - startedAt,
       ...(run.notes ? { notes: run.notes } : {}),
     }
     results.set(name, report)
+    const { accounted, scheduled, percent } = slotsAccounted
+    console.log(`chaos ${name}: slots accounted ${accounted} of ${scheduled} scheduled (${percent} %)`)
     console.log(
       `chaos ${name}: ${JSON.stringify({ ...report, overlaps: { ...report.overlaps, list: undefined } })}`,
     )
@@ -205,15 +219,47 @@ export function expectOncePerSlot(
   ).toBeLessThanOrEqual(verdict.slotsRun)
 }
 
+/** The chaos net's records in the scenario's ledger (read after every worker stopped). */
+async function readLedger(url: string, db: string): Promise<LedgerEntry[]> {
+  const client = await new MongoClient(url, { serverSelectionTimeoutMS: 10_000 }).connect()
+  try {
+    const runs = client.db(db).collection<{ slot: Date; outcome?: string | null }>('net_runs')
+    const records = await runs.find({ net: 'chaos-tick' }, { projection: { slot: 1, outcome: 1 } }).toArray()
+    return records.map((r) => ({ slot: r.slot, outcome: r.outcome }))
+  } finally {
+    await client.close()
+  }
+}
+
+/** Slots accounted ÷ slots scheduled over every scenario in the report (the figure in docs/reliability.md). */
+function accountedOverall(scenarios: Record<string, Partial<ScenarioReport>>) {
+  let scheduled = 0
+  let accounted = 0
+  const below: string[] = []
+  for (const [name, report] of Object.entries(scenarios)) {
+    if (!report.slotsAccounted) continue
+    scheduled += report.slotsAccounted.scheduled
+    accounted += report.slotsAccounted.accounted
+    if (report.slotsAccounted.percent < 100) below.push(`${name} ${report.slotsAccounted.percent} %`)
+  }
+  const percent = scheduled === 0 ? 100 : Math.round((accounted / scheduled) * 10_000) / 100
+  return { scheduled, accounted, percent, scenariosBelow100: below }
+}
+
 /** Merges this file's scenarios into bench/results/chaos.json (other files' scenarios are kept). */
 function writeReport(results: Map<string, ScenarioReport>): void {
   const previous = existsSync(REPORT)
-    ? (JSON.parse(readFileSync(REPORT, 'utf8')) as { scenarios?: object })
+    ? (JSON.parse(readFileSync(REPORT, 'utf8')) as { scenarios?: Record<string, Partial<ScenarioReport>> })
     : {}
   const cpus = os.cpus()
   const mongo = inject('mongo')
+  const scenarios: Record<string, Partial<ScenarioReport>> = {
+    ...(previous.scenarios ?? {}),
+    ...Object.fromEntries(results),
+  }
   const report = {
     command: 'npm run test:chaos',
+    slotsAccounted: accountedOverall(scenarios),
     generatedAt: new Date().toISOString(),
     machine: {
       cpus: cpus.length,
@@ -230,7 +276,7 @@ function writeReport(results: Map<string, ScenarioReport>): void {
       holdMs: TTL - TTL / 6,
       schedule: 'every second',
     },
-    scenarios: { ...(previous.scenarios ?? {}), ...Object.fromEntries(results) },
+    scenarios,
   }
   mkdirSync(dirname(REPORT), { recursive: true })
   writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`)

@@ -188,14 +188,15 @@ describe('the scheduler', () => {
   it('skips a slot the ledger already has, as slot-taken, and runs the next one', async () => {
     const { net, passes } = recordingNet()
     const ledger = new MemoryRunLedger()
-    const slot = new Date('2026-09-30T15:00:00.000Z')
-    await ledger.claim({ net: 'tick-net', slot, owner: 'crashed-holder', fence: 1, startedAt: slot })
+    // Claimed ahead of its tick (a replica whose clock runs ahead): the tick finds it taken.
+    const slot = new Date('2026-09-30T15:00:01.000Z')
+    await ledger.claim({ net: 'tick-net', slot, owner: 'skewed-holder', fence: 1, startedAt: slot })
     const c = campaign(net, { ledger })
-    await vi.advanceTimersByTimeAsync(1_100)
+    await vi.advanceTimersByTimeAsync(2_100)
     expect(
       passes.map((p) => p.slot),
       'a slot another term claimed ran again',
-    ).toEqual(['2026-09-30T15:00:01.000Z'])
+    ).toEqual(['2026-09-30T15:00:00.000Z', '2026-09-30T15:00:02.000Z'])
     expect(
       await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'slot-taken' }),
     ).toBe(1)

@@ -1,0 +1,136 @@
+/**
+ * The catch-up plan: which of a net's due slots a new term runs at its election and which it records
+ * `missed`, from the schedule, the present instant, the net's CATCH_UP policy and what the run ledger holds.
+ * Pure (the schedule's slots come from schedule.ts, by its DST rule); catch-up.ts reads the ledger and
+ * applies the plan.
+ *
+ * The slots looked at are the schedule's slots at or before `now` that are newer than the net's oldest
+ * record the ledger returned (the floor; records after `now` are not counted), the newest `lookback` of
+ * them at most. Only those without a record
+ * are planned: a slot with any record (a run, `skipped`, `missed`, `paused`, a claim in flight) is left as
+ * it is, so planning again right after plans nothing. A net the ledger holds nothing of has no floor: it is
+ * new (or its ledger was emptied), and recording its whole past `missed` would say nothing true, so its plan
+ * records nothing and runs at most the newest due slot.
+ *
+ * What it is not: the one who runs or records anything, or a judge of whether a slot's record is right.
+ */
+import { formatDuration } from '../durations.js'
+import type { CatchUpPolicy } from '../nets/net.js'
+import { slotAtOrBefore, slotsAtOrBefore } from '../schedule.js'
+
+export interface CatchUpInput {
+  schedule: string
+  timeZone: string
+  /** The election's instant: slots at or before it are due. */
+  now: Date
+  policy: CatchUpPolicy
+  /** How old a slot may be (now − slot) and still run under `all`. */
+  windowMs: number
+  /** The most slots run under `all`. */
+  max: number
+  /**
+   * The slots of the net's newest runs as the ledger returned them (any order, at most `lookback` of them);
+   * `undefined` when the ledger did not answer: nothing is recorded then, and the newest due slot's claim
+   * decides as at any tick.
+   */
+  recorded: readonly Date[] | undefined
+  /** The most scheduled slots looked at, newest first (a bound on the walk and on the ledger writes). */
+  lookback: number
+}
+
+/** A slot the plan records `missed`, and why (the record's reason, for the operator). */
+export interface MissedSlot {
+  slot: Date
+  reason: string
+}
+
+export interface CatchUpPlan {
+  /** The slots to run, oldest first. */
+  run: Date[]
+  /** The slots to record `missed`, newest first. */
+  missed: MissedSlot[]
+  /** The oldest record the ledger returned: no slot at or before it was looked at. Absent for a new net. */
+  floor?: Date
+  /** Slots between the floor and the oldest slot looked at were left unaccounted: the lookback ran out. */
+  lookbackExhausted: boolean
+}
+
+/** Plans the election's catch-up; see the module's doc. Throws only what schedule.ts throws (a bad schedule). */
+export function planCatchUp(input: CatchUpInput): CatchUpPlan {
+  const newest = slotAtOrBefore(input.schedule, input.now, input.timeZone)
+  // A record of a slot after the election (a replica whose clock runs ahead claimed it) says nothing of the past.
+  const recorded = input.recorded?.filter((slot) => slot.getTime() <= input.now.getTime())
+  if (recorded === undefined || recorded.length === 0) return firstPlan(input, newest)
+  const floor = new Date(Math.min(...recorded.map((slot) => slot.getTime())))
+  const { unrecorded, exhausted } = unrecordedSlots(input, newest, floor, recorded)
+  return { ...decide(input, newest, unrecorded), floor, lookbackExhausted: exhausted }
+}
+
+/** Without a floor: nothing recorded; `latest` runs the newest due slot, `all` too within its window. */
+function firstPlan(input: CatchUpInput, newest: Date): CatchUpPlan {
+  const runs =
+    input.policy === 'latest' || (input.policy === 'all' && inWindow(input, newest)) ? [newest] : []
+  return { run: runs, missed: [], lookbackExhausted: false }
+}
+
+/**
+ * The schedule's slots from `newest` back to (not including) `floor` that have no record, newest first:
+ * at most `lookback` slots are looked at, recorded or not.
+ */
+function unrecordedSlots(
+  input: CatchUpInput,
+  newest: Date,
+  floor: Date,
+  recorded: readonly Date[],
+): { unrecorded: Date[]; exhausted: boolean } {
+  const held = new Set(recorded.map((slot) => slot.getTime()))
+  const unrecorded: Date[] = []
+  let looked = 0
+  for (const slot of slotsAtOrBefore(input.schedule, newest, input.timeZone)) {
+    if (slot.getTime() <= floor.getTime()) return { unrecorded, exhausted: false }
+    if (looked++ >= input.lookback) return { unrecorded, exhausted: true }
+    if (!held.has(slot.getTime())) unrecorded.push(slot)
+  }
+  // slotsAtOrBefore never ends; the loop returns from within.
+  return { unrecorded, exhausted: true }
+}
+
+/** Splits the unrecorded slots (newest first) into runs and misses by the policy. */
+function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<CatchUpPlan, 'run' | 'missed'> {
+  const missed = (slots: Date[], reason: string) => slots.map((slot) => ({ slot, reason }))
+  if (input.policy === 'none')
+    return {
+      run: [],
+      missed: missed(
+        unrecorded,
+        'CATCH_UP=none: a slot that fell due while no replica ran the net never runs',
+      ),
+    }
+  if (input.policy === 'latest') {
+    const runsNewest = unrecorded[0]?.getTime() === newest.getTime()
+    return {
+      run: runsNewest ? [newest] : [],
+      missed: missed(
+        runsNewest ? unrecorded.slice(1) : unrecorded,
+        'CATCH_UP=latest: only the newest due slot runs at an election',
+      ),
+    }
+  }
+  const within = unrecorded.filter((slot) => inWindow(input, slot))
+  const window = formatDuration(input.windowMs)
+  return {
+    run: within.slice(0, input.max).reverse(),
+    missed: [
+      ...missed(within.slice(input.max), `over the catch-up cap of ${input.max} slots (CATCH_UP_MAX)`),
+      ...missed(
+        unrecorded.slice(within.length),
+        `outside the catch-up window of ${window} (CATCH_UP_WINDOW)`,
+      ),
+    ],
+  }
+}
+
+/** Whether `slot` is at most the window old at the election (a slot exactly that old still runs). */
+function inWindow(input: CatchUpInput, slot: Date): boolean {
+  return input.now.getTime() - slot.getTime() <= input.windowMs
+}

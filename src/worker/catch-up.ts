@@ -1,0 +1,140 @@
+/**
+ * The catch-up a term makes at its election: it reads the net's newest runs from the ledger, plans
+ * (catch-up-plan.ts: by CATCH_UP, CATCH_UP_WINDOW and CATCH_UP_MAX), records each slot the plan lets go
+ * `missed`, then runs the planned slots oldest first, one at a time, each through the slot pass (claimed,
+ * attempted, recorded). It logs one line: how many it ran and recorded missed.
+ *
+ * It stops when the term ends or passes its step-down instant, before the next write or pass: what it
+ * leaves is still unrecorded, so the successor's election plans it again, and every slot is still run or
+ * recorded once (the ledger's claim and account each insert only where no record is).
+ *
+ * What it is not: the tick loop (scheduler.ts runs it as the term's first piece of work, ticks arriving
+ * meanwhile follow the net's OVERLAP), nor the coordinator's (node-cron decides its own fires there).
+ */
+import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
+import type { NetConfig } from '../config/worker-config.js'
+import type { Clock } from '../lease/clock.js'
+import type { RunLedger } from '../runs/run-ledger.js'
+import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
+import type { Logger } from './logger.js'
+import type { SlotPassResult } from './slot-pass.js'
+
+export interface CatchUpSpec {
+  net: NetConfig
+  ledger: RunLedger
+  owner: string
+  fence: number
+  clock: Clock
+  /** The election's instant: the ticks serve the slots after it, the catch-up those at or before it. */
+  now: Date
+  /** Runs kept per net (LEASECRON_RUN_HISTORY): the catch-up looks back over no more slots than that. */
+  runHistory: number
+  /** The term's signal: ends the catch-up, and bounds each ledger call with `boundMs`. */
+  term: AbortSignal
+  live(): boolean
+  boundMs: number
+  /** Runs one slot through the slot pass and resolves when its end is recorded. */
+  runSlot(slot: Date): Promise<SlotPassResult>
+  log: Logger
+}
+
+/** What the catch-up came to, as its line logs it. */
+export interface CatchUpSummary {
+  ran: number
+  /** Slots it recorded `missed` (a slot that had a record by then is not counted). */
+  missed: number
+  /** Planned slots another term had claimed by the time this one came to them. */
+  taken: number
+  /** Planned slots left unrun and unrecorded because the term ended: the successor's catch-up has them. */
+  left: number
+}
+
+/** Reads, plans, records and runs; see the module's doc. Never rejects. */
+export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
+  const lookback = Math.min(MAX_CATCH_UP_SLOTS, spec.runHistory)
+  const recorded = await readRecorded(spec, lookback)
+  const { net } = spec
+  const plan = planCatchUp({
+    schedule: net.schedule,
+    timeZone: net.timeZone,
+    now: spec.now,
+    policy: net.catchUp,
+    windowMs: net.catchUpWindowMs,
+    max: net.catchUpMax,
+    recorded,
+    lookback,
+  })
+  const accounted = await recordMissed(spec, plan.missed)
+  const runs = await runPlanned(spec, plan.run)
+  const summary = { ...runs, missed: accounted.inserted, left: runs.left + accounted.left }
+  logSummary(spec, plan, summary)
+  return summary
+}
+
+/** The slots of the net's newest `lookback` runs; undefined when the ledger did not answer. */
+async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[] | undefined> {
+  try {
+    const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec) })
+    return runs.map((run) => run.slot)
+  } catch (error) {
+    spec.log.warn(
+      { err: error },
+      'catch-up: the run ledger did not answer: no slot is recorded missed, the newest due slot’s claim decides',
+    )
+    return undefined
+  }
+}
+
+/** Records each slot `missed` until the term ends: how many this term inserted, how many it left. */
+async function recordMissed(spec: CatchUpSpec, slots: readonly MissedSlot[]) {
+  let inserted = 0
+  for (const [index, { slot, reason }] of slots.entries()) {
+    if (!going(spec)) return { inserted, left: slots.length - index }
+    const at = spec.clock.now()
+    const entry = { net: spec.net.net.name, slot, owner: spec.owner, fence: spec.fence, at, reason }
+    try {
+      if (await spec.ledger.account({ ...entry, outcome: 'missed' }, { signal: bound(spec) })) inserted++
+    } catch (error) {
+      // The ledger stopped answering: the rest stays unrecorded for the next election to account.
+      spec.log.warn({ err: error, slot: slot.toISOString() }, 'catch-up: could not record a missed slot')
+      return { inserted, left: slots.length - index }
+    }
+  }
+  return { inserted, left: 0 }
+}
+
+/** Runs the planned slots oldest first, one at a time, until the term ends or passes its step-down. */
+async function runPlanned(spec: CatchUpSpec, slots: readonly Date[]) {
+  const counts = { ran: 0, taken: 0, left: 0 }
+  for (const [index, slot] of slots.entries()) {
+    if (!going(spec)) {
+      counts.left = slots.length - index
+      break
+    }
+    const result = await spec.runSlot(slot)
+    if (result.kind === 'ran') counts.ran++
+    else if (result.kind === 'slot-taken') counts.taken++
+  }
+  return counts
+}
+
+function logSummary(spec: CatchUpSpec, plan: CatchUpPlan, summary: CatchUpSummary): void {
+  const fields = {
+    catchUp: spec.net.catchUp,
+    electedAt: spec.now.toISOString(),
+    ...summary,
+    ...(plan.floor ? { floor: plan.floor.toISOString() } : { newNet: true }),
+    ...(plan.lookbackExhausted ? { lookbackExhausted: true } : {}),
+  }
+  const left = summary.left > 0 ? `, ${summary.left} left for the next holder` : ''
+  spec.log.info(fields, `catch-up: ran ${summary.ran}, missed ${summary.missed}${left}`)
+}
+
+/** Whether the term may still write and run: not ended, not past its step-down instant. */
+function going(spec: CatchUpSpec): boolean {
+  return !spec.term.aborted && spec.live()
+}
+
+function bound(spec: CatchUpSpec): AbortSignal {
+  return AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.boundMs))])
+}
