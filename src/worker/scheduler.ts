@@ -32,6 +32,9 @@ import {
   slotPassSpec,
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
+import { controlJobs, type JobInFlight } from './control-jobs.js'
+import type { ControlJob } from './holder-controls.js'
+import type { NetControlStore } from '../control/net-control-store.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -45,6 +48,10 @@ export interface NetCampaignOptions extends PassSetting {
   held?: Map<string, LeaseTerm>
   /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
   heartbeats?: CampaignHeartbeats
+  /** The nets' pauses and run requests; without it (bench) every slot runs as scheduled. */
+  controls?: NetControlStore
+  /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
+  controlPollMs?: number
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -165,6 +172,8 @@ interface SlotServer {
  * finds a pass running follows the net's OVERLAP: `skip` records its slot `skipped`; `buffer-one` keeps it
  * (the newest only: the slot it replaces is recorded `skipped`) and runs it when the pass ends, in this term
  * only — a term that ends, or is past its step-down instant, drops it for the successor's catch-up.
+ * With the net's controls (holder-controls.ts), a slot due while the net is paused is recorded `paused`,
+ * and operators' requests (run now, catch-up) run as jobs between passes, after any buffered slot.
  */
 function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
   const { net, metrics } = options
@@ -176,12 +185,43 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     stepDownAt: info.stepDownAt,
   })
   const setting: PassSetting = { ...options, log }
-  const passTerm = { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt }
   let passNumber = 0
-  const spec = (slot: Date) => slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber)
+  // The job in flight, with its own abort (a pause with --abort): its passes end with it.
+  let current: JobInFlight | undefined
+  const spec = (slot: Date, manual = false) => {
+    const own = current?.abort.signal
+    const passTerm = { ...info, term: own ? AbortSignal.any([term, own]) : term }
+    return {
+      ...slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber),
+      ...(manual ? { manual } : {}),
+    }
+  }
   const skips = skipRecorder(spec, metrics, name, log)
+  const jobs = controlJobs({
+    options,
+    log,
+    term,
+    info,
+    spec,
+    onRequest: (job) => serve.job(job),
+    current: () => current,
+    countSkip: (result, slot) => countSkip(result, metrics, name, slot, log),
+  })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
+  const start = (work: () => Promise<void>) => {
+    current = { at: options.clock.now(), abort: new AbortController() }
+    inFlight = work().finally(() => {
+      inFlight = undefined
+      current = undefined
+      const next = buffered
+      buffered = undefined
+      if (next && term.aborted)
+        log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
+      else if (next) serve(next)
+      else if (!term.aborted && info.live()) jobs.next(start)
+    })
+  }
   const serve = (slot: Date) => {
     if (term.aborted) return
     if (!info.live()) {
@@ -195,20 +235,20 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       log.debug({ slot: slot.toISOString() }, 'tick buffered: its slot runs when the previous pass ends')
       return
     }
-    inFlight = runSlotPass(spec(slot))
-      .then((result) => countSkip(result, metrics, name, slot, log))
-      .finally(() => {
-        inFlight = undefined
-        const next = buffered
-        buffered = undefined
-        if (next && term.aborted)
-          log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
-        else if (next) serve(next)
-      })
+    start(() =>
+      jobs.scheduled(slot, () =>
+        runSlotPass(spec(slot)).then((result) => countSkip(result, metrics, name, slot, log)),
+      ),
+    )
+  }
+  serve.job = (job: ControlJob) => {
+    jobs.queue(job)
+    if (!inFlight && !term.aborted && info.live()) jobs.next(start)
   }
   const settled = async () => {
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
     while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
+    await jobs.stopped
   }
   return Object.assign(serve, { now: serve, settled })
 }

@@ -230,6 +230,8 @@ function startCampaigns(
       store: w.runtime!.store,
       // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
       ledger: w.options.unelected ? new MemoryRunLedger() : w.runtime!.ledger,
+      // Pauses and run requests are read by the holder; unelected (bench) replicas have no holder.
+      ...(w.options.unelected ? {} : { controls: w.runtime!.controls }),
       runHistory: w.config.runHistory,
       owner: w.owner,
       net: n,
