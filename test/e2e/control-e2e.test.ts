@@ -170,7 +170,7 @@ describe('a pause across two real worker processes', () => {
     expect(paused.code, paused.text).toBe(0)
     const pausedAt = Date.now()
     for (const port of ports) {
-      const status = await (await fetch(`http://127.0.0.1:${port}/status`)).json()
+      const status = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { nets: unknown[] }
       expect(status.nets[0], `the replica on port ${port} did not show the pause`).toMatchObject({
         state: 'paused',
         paused: { by: 'ann', reason: 'two replicas' },
