@@ -36,6 +36,14 @@ module.exports = {
       to: { path: '^src/', pathNot: [room('runs'), room('lease'), room('store-call')] },
     },
     {
+      name: 'control-stands-on-store-call-only',
+      comment: 'control/ keeps what operators asked of a net; it knows no lease, ledger, net or worker.',
+      severity: 'error',
+      from: { path: room('control') },
+      // Itself, and store-call/ for its Mongo calls.
+      to: { path: '^src/', pathNot: [room('control'), room('store-call')] },
+    },
+    {
       name: 'forge-knows-no-election',
       comment: 'forge/ talks to GitHub and counts it; it knows nothing of leases, nets or the worker.',
       severity: 'error',

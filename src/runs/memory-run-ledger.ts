@@ -22,6 +22,7 @@ import {
   type RunLedger,
   type RunLedgerCallOptions,
   type RunRecord,
+  type RunSlotOptions,
   runId,
   UNRUN_OUTCOMES,
   unrunRecord,
@@ -39,7 +40,7 @@ export class MemoryRunLedger implements RunLedger {
       { component: COMPONENT, operation: 'claim', net: clean.net, slot: clean.slot },
       options?.signal,
     )
-    const id = runId(clean.net, clean.slot)
+    const id = runId(clean.net, clean.slot, clean.manual)
     if (this.#runs.has(id) && !isUnrun(this.#runs.get(id))) return false
     this.#runs.set(id, { id, ...clean })
     return true
@@ -63,7 +64,7 @@ export class MemoryRunLedger implements RunLedger {
     owner: string,
     fence: number,
     finish: RunFinish,
-    options?: RunLedgerCallOptions,
+    options?: RunSlotOptions,
   ): Promise<boolean> {
     const name = checkNet(COMPONENT, 'finish', net)
     const context = { component: COMPONENT, operation: 'finish', net: name }
@@ -71,17 +72,17 @@ export class MemoryRunLedger implements RunLedger {
     const term = checkTerm({ ...context, slot: at }, owner, fence)
     const clean = checkFinish({ ...context, slot: at }, finish)
     checkNotAborted({ ...context, slot: at }, options?.signal)
-    const record = this.#runs.get(runId(name, at))
+    const record = this.#runs.get(runId(name, at, options?.manual))
     if (!record || record.owner !== term.owner || record.fence !== term.fence) return false
     this.#runs.set(record.id, { ...record, ...clean })
     return true
   }
 
-  async get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined> {
+  async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)
     checkNotAborted({ component: COMPONENT, operation: 'get', net: name, slot: at }, options?.signal)
-    const record = this.#runs.get(runId(name, at))
+    const record = this.#runs.get(runId(name, at, options?.manual))
     return record && copy(record)
   }
 

@@ -3,7 +3,8 @@
  *
  * Documented schema (absent optionals stored as null):
  *
- *   _id         string   "<net>@<slot ISO>" — the unique key that decides a claim
+ *   _id         string   "<net>@<slot ISO>" — the unique key that decides a claim; "<net>@manual@<slot ISO>"
+ *                        for a manual run (run now), so it never collides with a scheduled slot
  *   net         string
  *   slot        date     the schedule instant the pass serves
  *   owner       string   the worker that claimed it
@@ -14,6 +15,7 @@
  *   error       string?  the last attempt's error message (first line); why, for missed and paused
  *   requests    object?  forge requests spent, by lane
  *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)
+ *   manual      bool?    true for a manual run; absent for a scheduled slot
  *
  * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
  * duplicate-key refusal is the answer `false`. A slot accounted as not run (missed, paused) is stored
@@ -49,6 +51,7 @@ import {
   type RunLedger,
   type RunLedgerCallOptions,
   type RunRecord,
+  type RunSlotOptions,
   runId,
   UNRUN_OUTCOMES,
 } from './run-ledger.js'
@@ -136,7 +139,7 @@ export class MongoRunLedger implements RunLedger {
   async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
     const c = checkClaim(COMPONENT, claim)
     const doc: RunDocument = {
-      _id: runId(c.net, c.slot),
+      _id: runId(c.net, c.slot, c.manual),
       ...c,
       finishedAt: null,
       outcome: null,
@@ -187,7 +190,7 @@ export class MongoRunLedger implements RunLedger {
     owner: string,
     fence: number,
     finish: RunFinish,
-    options?: RunLedgerCallOptions,
+    options?: RunSlotOptions,
   ): Promise<boolean> {
     const name = checkNet(COMPONENT, 'finish', net)
     const at = checkInstant({ component: COMPONENT, operation: 'finish', net: name }, 'slot', slot)
@@ -203,7 +206,7 @@ export class MongoRunLedger implements RunLedger {
     }
     return this.#call(context, options, async (runs, bounds) => {
       const result = await runs.updateOne(
-        { _id: runId(name, at), owner: term.owner, fence: term.fence },
+        { _id: runId(name, at, options?.manual), owner: term.owner, fence: term.fence },
         { $set: set },
         bounds.write,
       )
@@ -211,14 +214,14 @@ export class MongoRunLedger implements RunLedger {
     })
   }
 
-  async get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined> {
+  async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)
     const docs = await this.#call(
       { component: COMPONENT, operation: 'get', net: name, slot: at },
       options,
       (runs, bounds) => {
-        const id = runId(name, at)
+        const id = runId(name, at, options?.manual)
         return runs.find({ _id: { $in: [id, unrunId(id)] } }, bounds.read).toArray()
       },
     )

@@ -22,6 +22,8 @@ export interface RunDocument {
   requests: Record<string, number> | null
   /** Absent from documents written before attempts were kept: a finished one reads as 1. */
   attempts?: number | null
+  /** Written (true) for a manual run only. */
+  manual?: boolean | null
 }
 
 const count = z.number().int().nonnegative()
@@ -38,6 +40,7 @@ const runDocumentSchema = z.object({
   error: z.string().nullish(),
   requests: z.record(z.string(), count).nullish(),
   attempts: count.nullish(),
+  manual: z.boolean().nullish(),
 })
 
 /** The run a stored document holds, or what is wrong with it. */
@@ -64,5 +67,6 @@ export function parseRunDocument(doc: object): ParsedRun {
   }
   if (d.error) record.error = d.error
   if (d.requests) record.requests = d.requests
+  if (d.manual) record.manual = true
   return { ok: true, record }
 }

@@ -72,13 +72,17 @@ export function checkClaim(component: string, claim: RunClaim): RunClaim {
   const context = { component, operation: 'claim', net }
   const slot = checkInstant(context, 'slot', claim.slot)
   const { owner, fence } = checkTerm({ ...context, slot }, claim.owner, claim.fence)
-  return {
+  const clean: RunClaim = {
     net,
     slot,
     owner,
     fence,
     startedAt: checkInstant({ ...context, slot }, 'startedAt', claim.startedAt),
   }
+  if (claim.manual !== undefined && typeof claim.manual !== 'boolean')
+    invalid({ ...context, slot }, `expected manual to be a boolean; got ${JSON.stringify(claim.manual)}`)
+  if (claim.manual) clean.manual = true
+  return clean
 }
 
 /** A whole account of a slot that will not run. */

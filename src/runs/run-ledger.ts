@@ -53,12 +53,17 @@ export const RUN_OUTCOMES = [
 /** What a pass claims before it starts. */
 export interface RunClaim {
   net: string
-  /** The schedule instant the pass serves (whole milliseconds, UTC). */
+  /** The schedule instant the pass serves (whole milliseconds, UTC); a manual run's: when it was asked for. */
   slot: Date
   owner: string
   /** The fence of the term that runs the pass. */
   fence: number
   startedAt: Date
+  /**
+   * A manual run (run now: `once --now`, a run request): keyed `<net>@manual@<slot ISO>`, so it never
+   * collides with a scheduled slot of the same instant. Absent: a scheduled slot.
+   */
+  manual?: boolean
 }
 
 /** What a pass's end records on its claim. */
@@ -73,9 +78,9 @@ export interface RunFinish {
   attempts?: number
 }
 
-/** One run as the ledger holds it. */
+/** One run as the ledger holds it (`manual` is `true` for a manual run, absent for a scheduled slot). */
 export interface RunRecord extends RunClaim {
-  /** `<net>@<slot ISO>`. */
+  /** `<net>@<slot ISO>`, or `<net>@manual@<slot ISO>` for a manual run. */
   id: string
   finishedAt?: Date
   outcome?: RunOutcome
@@ -104,6 +109,12 @@ export interface RunLedgerCallOptions {
   signal?: AbortSignal
 }
 
+/** Options of the calls that name one run (`finish`, `get`): which of the slot's two keys it is. */
+export interface RunSlotOptions extends RunLedgerCallOptions {
+  /** The manual run of that instant (`<net>@manual@<slot ISO>`), not the scheduled slot. */
+  manual?: boolean
+}
+
 export interface RunLedger {
   /**
    * Claims `claim.slot` of `claim.net`: resolves `true` when this call inserted the record, `false` when
@@ -128,22 +139,25 @@ export interface RunLedger {
     owner: string,
     fence: number,
     finish: RunFinish,
-    options?: RunLedgerCallOptions,
+    options?: RunSlotOptions,
   ): Promise<boolean>
   /**
-   * The record of one slot, if claimed. A stored record the ledger cannot read (malformed, written by
+   * The record of one slot (with `manual`, of the manual run of that instant), if claimed. A stored record the ledger cannot read (malformed, written by
    * another program) is reported by the twin and answered as undefined, never thrown.
    */
-  get(net: string, slot: Date, options?: RunLedgerCallOptions): Promise<RunRecord | undefined>
-  /** The newest `limit` runs of `net` (newest slot first); malformed records are left out, not thrown. */
+  get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined>
+  /**
+   * The newest `limit` runs of `net` (newest slot first, manual runs among them by their instant);
+   * malformed records are left out, not thrown.
+   */
   history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]>
   /** Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. */
   prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number>
 }
 
-/** The ledger's key for one slot of one net. */
-export function runId(net: string, slot: Date): string {
-  return `${net}@${slot.toISOString()}`
+/** The ledger's key for one slot of one net (`manual`: the manual run of that instant). */
+export function runId(net: string, slot: Date, manual = false): string {
+  return manual ? `${net}@manual@${slot.toISOString()}` : `${net}@${slot.toISOString()}`
 }
 
 /** The record `account` stores for a slot that will not run: decided and finished at `at`, 0 attempts. */

@@ -33,8 +33,11 @@ export interface CatchUpSpec {
   term: AbortSignal
   live(): boolean
   boundMs: number
-  /** Runs one slot through the slot pass and resolves when its end is recorded. */
-  runSlot(slot: Date): Promise<SlotPassResult>
+  /**
+   * Runs one slot through the slot pass and resolves when its end is recorded; undefined when the net's
+   * controls let it go instead (a paused net: recorded `paused`).
+   */
+  runSlot(slot: Date): Promise<SlotPassResult | undefined>
   log: Logger
 }
 
@@ -112,8 +115,8 @@ async function runPlanned(spec: CatchUpSpec, slots: readonly Date[]) {
       break
     }
     const result = await spec.runSlot(slot)
-    if (result.kind === 'ran') counts.ran++
-    else if (result.kind === 'slot-taken') counts.taken++
+    if (result?.kind === 'ran') counts.ran++
+    else if (result?.kind === 'slot-taken') counts.taken++
   }
   return counts
 }

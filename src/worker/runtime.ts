@@ -1,6 +1,6 @@
 /**
  * openRuntime: the one place a command turns its configuration into the parts it works with — the Mongo
- * connection (or none: single-process mode), the lease store, the run ledger, the forge (the GitHub App's,
+ * connection (or none: single-process mode), the lease store, the run ledger, the net controls, the forge (the GitHub App's,
  * or the local sandbox started in this process) and the nets' set-up. `run` (worker.ts), `once`
  * (cli/once.ts), `status` and `history` (cli/with-database.ts, status/cli-status.ts) all open through it.
  *
@@ -14,6 +14,9 @@
  * short-lived connection). Not the worker: HTTP, campaigns and status stay in worker.ts.
  */
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
+import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
+import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
+import type { NetControlStore } from '../control/net-control-store.js'
 import type { ForgeConfig } from '../forge/forge-config.js'
 import { createForge, type Forge } from '../forge/github-app.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
@@ -57,6 +60,8 @@ export interface StoreRuntime {
   readonly store: LeaseStore
   /** One pass per slot: net_runs with Mongo, in memory otherwise. */
   readonly ledger: RunLedger
+  /** The nets' pauses and run requests: net_controls with Mongo, in memory otherwise. */
+  readonly controls: NetControlStore
   /** Closes what was opened, in reverse; never rejects; idempotent. */
   close(): Promise<void>
 }
@@ -132,7 +137,12 @@ async function openStores(
         {},
         'single-process mode: no MONGO_URI, leases live in this process (in-memory store): it elects itself, and a second replica would elect itself too',
       )
-    return { mongo: undefined, store: new MemoryStore(), ledger: new MemoryRunLedger() }
+    return {
+      mongo: undefined,
+      store: new MemoryStore(),
+      ledger: new MemoryRunLedger(),
+      controls: new MemoryNetControlStore(),
+    }
   }
   const { connectForCommand, connectMongo } = await import('./mongo-connection.js')
   let mongo: MongoConnection
@@ -155,7 +165,8 @@ async function openStores(
     void mongo.connected
       .then(() => ledger.ensureIndexes({ signal: AbortSignal.timeout(30_000) }))
       .catch((error: unknown) => log.warn({ err: error }, 'could not create the run ledger’s history index'))
-  return { mongo, store, ledger }
+  const controls = new MongoNetControlStore(mongo.db, { onBadDocument })
+  return { mongo, store, ledger, controls }
 }
 
 /** The GitHub App's forge, or the sandbox forge started in this process (and said so) when none is configured. */

@@ -34,6 +34,9 @@ import {
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
 import { type CatchUpSpec, catchUp } from './catch-up.js'
+import { controlJobs, type JobInFlight } from './control-jobs.js'
+import type { ControlJob } from './holder-controls.js'
+import type { NetControlStore } from '../control/net-control-store.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -47,6 +50,10 @@ export interface NetCampaignOptions extends PassSetting {
   held?: Map<string, LeaseTerm>
   /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
   heartbeats?: CampaignHeartbeats
+  /** The nets' pauses and run requests; without it (bench) every slot runs as scheduled. */
+  controls?: NetControlStore
+  /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
+  controlPollMs?: number
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -169,12 +176,26 @@ interface SlotServer {
  * finds a pass running follows the net's OVERLAP: `skip` records its slot `skipped`; `buffer-one` keeps it
  * (the newest only: the slot it replaces is recorded `skipped`) and runs it when the pass ends, in this term
  * only — a term that ends, or is past its step-down instant, drops it for the successor's catch-up.
+ * With the net's controls (holder-controls.ts), a slot due while the net is paused is recorded `paused`,
+ * and operators' requests (run now, catch-up) run as jobs between passes, after any buffered slot.
  */
 function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
   const { net, metrics } = options
   const name = net.net.name
-  const spec = termPassSpecs(options, log, term, info)
+  // The job in flight, with its own abort (a pause with --abort): its passes end with it.
+  let current: JobInFlight | undefined
+  const spec = termPassSpecs(options, log, term, info, () => current?.abort.signal)
   const skips = skipRecorder(spec, metrics, name, log)
+  const jobs = controlJobs({
+    options,
+    log,
+    term,
+    info,
+    spec,
+    onRequest: (job) => serve.job(job),
+    current: () => current,
+    countSkip: (result, slot) => countSkip(result, metrics, name, slot, log),
+  })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
   const runSlot = (slot: Date) =>
@@ -182,17 +203,26 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       countSkip(result, metrics, name, slot, log)
       return result
     })
-  /** Runs `work` as the pass in flight; when it ends, the buffered slot (if any) is served. */
+  /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
+  const gatedSlot = async (slot: Date): Promise<SlotPassResult | undefined> => {
+    let result: SlotPassResult | undefined
+    await jobs.scheduled(slot, async () => void (result = await runSlot(slot)))
+    return result
+  }
+  /** Runs `work` as the job in flight; when it ends, the buffered slot is served, else the next control job. */
   const occupy = (work: () => Promise<unknown>) => {
+    current = { at: options.clock.now(), abort: new AbortController() }
     inFlight = work()
       .then(() => undefined)
       .finally(() => {
         inFlight = undefined
+        current = undefined
         const next = buffered
         buffered = undefined
         if (next && term.aborted)
           log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
         else if (next) serve(next)
+        else if (!term.aborted && info.live()) jobs.next(occupy)
       })
   }
   const serve = (slot: Date) => {
@@ -208,26 +238,35 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       log.debug({ slot: slot.toISOString() }, 'tick buffered: its slot runs when the previous pass ends')
       return
     }
-    occupy(() => runSlot(slot))
+    occupy(() => gatedSlot(slot))
   }
   const catchUpAt = (elected: Date) => {
     if (!term.aborted && info.live())
-      occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, runSlot)))
+      occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, gatedSlot)))
+  }
+  serve.job = (job: ControlJob) => {
+    jobs.queue(job)
+    if (!inFlight && !term.aborted && info.live()) jobs.next(occupy)
   }
   const settled = async () => {
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
     while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
+    await jobs.stopped
   }
   return Object.assign(serve, { catchUp: catchUpAt, settled })
 }
 
-/** Builds the term's pass (the net's term factory) and the spec of each of its slots' passes. */
+/**
+ * Builds the term's pass (the net's term factory) and the spec of each of its slots' passes; a pass also
+ * ends with the abort of the job it runs in (`jobAbort`: a pause with --abort).
+ */
 function termPassSpecs(
   options: NetCampaignOptions,
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
-): (slot: Date) => SlotPassSpec {
+  jobAbort: () => AbortSignal | undefined,
+): (slot: Date, manual?: boolean) => SlotPassSpec {
   const { net } = options
   const pass = net.net.term(options.resources, {
     options: net.options,
@@ -236,9 +275,18 @@ function termPassSpecs(
     stepDownAt: info.stepDownAt,
   })
   const setting: PassSetting = { ...options, log }
-  const passTerm = { fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt }
   let passNumber = 0
-  return (slot) => slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber)
+  return (slot, manual = false) => {
+    const own = jobAbort()
+    const passTerm = {
+      ...{ fence: info.fence, live: info.live, stepDownAt: info.stepDownAt },
+      term: own ? AbortSignal.any([term, own]) : term,
+    }
+    return {
+      ...slotPassSpec(setting, passTerm, pass, slot, () => ++passNumber),
+      ...(manual ? { manual } : {}),
+    }
+  }
 }
 
 /** The term's catch-up at `elected`: its slots run through `runSlot`, as a tick's would. */
@@ -248,7 +296,7 @@ function catchUpSpec(
   term: AbortSignal,
   info: TermInfo,
   elected: Date,
-  runSlot: (slot: Date) => Promise<SlotPassResult>,
+  runSlot: (slot: Date) => Promise<SlotPassResult | undefined>,
 ): CatchUpSpec {
   const { net, ledger, owner, clock, runHistory } = options
   return {

@@ -41,6 +41,8 @@ const RECORD_BOUND_MS = 5_000
 export interface SlotPassSpec {
   net: string
   slot: Date
+  /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
+  manual?: boolean
   owner: string
   fence: number
   pass: Pass
@@ -206,7 +208,8 @@ async function claimSlot(
   const signal = AbortSignal.timeout(Math.max(1, spec.claimBoundMs))
   try {
     const { net, slot, owner, fence } = spec
-    const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt }, { signal })
+    const manual = spec.manual ? { manual: true } : {}
+    const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt, ...manual }, { signal })
     return won ? true : { kind: 'slot-taken' }
   } catch (error) {
     return { kind: 'claim-failed', error }
@@ -279,7 +282,8 @@ async function recordEnd(
   }
   try {
     const signal = AbortSignal.timeout(RECORD_BOUND_MS)
-    const recorded = await spec.ledger.finish(spec.net, spec.slot, spec.owner, spec.fence, finish, { signal })
+    const options = { signal, ...(spec.manual ? { manual: true } : {}) }
+    const recorded = await spec.ledger.finish(spec.net, spec.slot, spec.owner, spec.fence, finish, options)
     if (!recorded)
       log.warn({}, 'the ledger no longer holds this pass’s claim (pruned?): its outcome is not recorded')
   } catch (error) {

@@ -100,6 +100,7 @@ export function createWorker(options: WorkerOptions): Worker {
     mongo: () => w.runtime?.mongo,
     meter: () => w.runtime?.forge.meter,
     ledger: () => w.runtime?.ledger,
+    controls: () => w.runtime?.controls,
     onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   const status = w.status
@@ -232,6 +233,8 @@ function startCampaigns(
       store: w.runtime!.store,
       // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
       ledger: w.options.unelected ? new MemoryRunLedger() : w.runtime!.ledger,
+      // Pauses and run requests are read by the holder; unelected (bench) replicas have no holder.
+      ...(w.options.unelected ? {} : { controls: w.runtime!.controls }),
       runHistory: w.config.runHistory,
       owner: w.owner,
       net: n,

@@ -41,6 +41,41 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect(await ledger.get('board-issue-sync', at(1))).toBeUndefined()
       })
 
+      it('keeps a manual run apart from the scheduled slot of the same instant, keyed <net>@manual@<ISO>', async () => {
+        const ledger = await makeLedger()
+        expect(await ledger.claim(claimOf(0))).toBe(true)
+        expect(await ledger.claim(claimOf(0, { manual: true })), 'a manual run collided with a slot').toBe(
+          true,
+        )
+        expect(await ledger.claim(claimOf(0, { manual: true })), 'one manual run ran twice').toBe(false)
+        const { manual: _manual, ...scheduled } = claimOf(0)
+        expect(await ledger.get('merge-gate-sweeper', at(0), { manual: true })).toEqual({
+          id: 'merge-gate-sweeper@manual@2026-09-30T15:00:00.000Z',
+          ...scheduled,
+          manual: true,
+        })
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          ...scheduled,
+        })
+        const finish = { finishedAt: at(1), outcome: 'ok' as const }
+        expect(
+          await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, finish, { manual: true }),
+        ).toBe(true)
+        expect(await ledger.get('merge-gate-sweeper', at(0)), 'the manual finish reached the slot').toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          ...scheduled,
+        })
+        const history = await ledger.history('merge-gate-sweeper', 10)
+        expect(history.map((r) => [r.id, r.manual, r.outcome])).toEqual(
+          expect.arrayContaining([
+            ['merge-gate-sweeper@manual@2026-09-30T15:00:00.000Z', true, 'ok'],
+            ['merge-gate-sweeper@2026-09-30T15:00:00.000Z', undefined, undefined],
+          ]),
+        )
+        expect(history).toHaveLength(2)
+      })
+
       it('gives exactly one of twenty concurrent claims of one slot the slot', async () => {
         const ledger = await makeLedger()
         const answers = await Promise.all(

@@ -1,0 +1,204 @@
+/**
+ * MongoNetControlStore: the net control store in the MongoDB collection `net_controls`, one document per
+ * net, so every replica (and the CLI) reads and writes the same controls.
+ *
+ * Documented schema (absent optionals stored as null):
+ *
+ *   _id      string   the net's name
+ *   paused   object?  { at: date, until: date?, reason: string?, by: string?, abort: bool } — while set
+ *                     and `until` is absent or after now, the net is paused
+ *   run      object?  { id: string, at: date, reason: string?, by: string? } — a pending run-now request
+ *   catchUp  object?  the same shape — a pending catch-up request (left by `resume --catch-up`)
+ *
+ * `pause` is one upsert (the newest word wins). `resume` is one findOneAndUpdate filtered on a pause in
+ * force at `now`, so it answers the pause it lifted. `request` is one upsert filtered on no pending
+ * request of its kind: a duplicate-key refusal means one is pending, and that one is read and answered.
+ * `take` is one update filtered on the request's id. On FerretDB (read-then-write updates) two takers may
+ * both see `true`: the run ledger's claim of the request's slot, not `take`, decides that a request runs
+ * once.
+ *
+ * Every document read is parsed (net-control-document.ts): a malformed one reads as no controls and is
+ * reported once through `onBadDocument`, never thrown. Every call goes through store-call.ts (bounded);
+ * writes use write concern `majority`.
+ */
+import type { Collection, Db } from 'mongodb'
+import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
+import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
+import { type CallBounds, StoreCollection, type StoreCallOptions } from '../store-call/store-call.js'
+import { checkId, checkInstant, checkKind, checkNet, checkPause, newRequest } from './net-control-checks.js'
+import {
+  type NetControlDocument,
+  parseNetControlDocument,
+  pauseDocument,
+  requestDocument,
+} from './net-control-document.js'
+import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
+import {
+  type ControlRequestInput,
+  type ControlRequestKind,
+  type NetControl,
+  type NetControlStore,
+  type NetPause,
+  type PauseRequest,
+  pauseInForce,
+  type RequestResult,
+  type ResumeInput,
+} from './net-control-store.js'
+
+const COMPONENT = 'MongoNetControlStore'
+export const NET_CONTROLS_COLLECTION = 'net_controls'
+/** The most nets `list` reads: far more than any worker runs, so a runaway collection cannot flood a view. */
+const LIST_LIMIT = 1_000
+
+const FIELD: Record<ControlRequestKind, 'run' | 'catchUp'> = { run: 'run', 'catch-up': 'catchUp' }
+
+export interface MongoNetControlStoreOptions {
+  /** Collection name; `net_controls` by default. */
+  collection?: string
+  /** Called once per distinct malformed control document read (which then reads as no controls). */
+  onBadDocument?: OnBadDocument
+  /** The longest a call may take on the server, in ms; 5000 by default. */
+  callTimeoutMs?: number
+}
+
+/** A NetControlStore backed by MongoDB (or a wire-compatible server); see the NetControlStore contract. */
+export class MongoNetControlStore implements NetControlStore {
+  readonly #controls: StoreCollection<NetControlDocument>
+  readonly #bad: BadDocumentReporter
+
+  constructor(db: Db, options: MongoNetControlStoreOptions = {}) {
+    const collection = options.collection ?? NET_CONTROLS_COLLECTION
+    this.#controls = new StoreCollection<NetControlDocument>(db, collection, {
+      component: COMPONENT,
+      majority: true,
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    })
+    this.#bad = new BadDocumentReporter(collection, options.onBadDocument)
+  }
+
+  async get(net: string, now: Date, options?: StoreCallOptions): Promise<NetControl> {
+    const context = checkNet(COMPONENT, 'get', net)
+    const at = checkInstant(context, 'now', now)
+    const doc = await this.#call(context, options, (controls, bounds) =>
+      controls.findOne({ _id: net }, bounds.read),
+    )
+    return doc === null ? { net } : this.#control(doc, net, at)
+  }
+
+  async list(now: Date, options?: StoreCallOptions): Promise<NetControl[]> {
+    const context = { component: COMPONENT, operation: 'list' }
+    const at = checkInstant(context, 'now', now)
+    const docs = await this.#call(context, options, (controls, bounds) =>
+      controls.find({}, bounds.read).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
+    )
+    return docs.map((doc) => this.#control(doc, documentId(doc), at))
+  }
+
+  async pause(net: string, request: PauseRequest, now: Date, options?: StoreCallOptions): Promise<NetPause> {
+    const context = checkNet(COMPONENT, 'pause', net)
+    const pause = checkPause(context, request, now)
+    await this.#call(context, options, (controls, bounds) =>
+      controls.updateOne(
+        { _id: net },
+        { $set: { paused: pauseDocument(pause) } },
+        { upsert: true, ...bounds.write },
+      ),
+    )
+    return pause
+  }
+
+  async resume(
+    net: string,
+    input: ResumeInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<NetPause | undefined> {
+    const context = checkNet(COMPONENT, 'resume', net)
+    const catchUp = input?.catchUp ? newRequest(context, 'catch-up', input, now) : undefined
+    const at = checkInstant(context, 'now', now)
+    const inForce = {
+      _id: net,
+      'paused.at': { $type: 'date' },
+      $or: [{ 'paused.until': null }, { 'paused.until': { $gt: at } }],
+    }
+    const set = catchUp ? { paused: null, catchUp: requestDocument(catchUp) } : { paused: null }
+    const before = await this.#call(context, options, (controls, bounds) =>
+      controls.findOneAndUpdate(inForce, { $set: set }, { returnDocument: 'before', ...bounds.write }),
+    )
+    if (before === null) return undefined
+    const parsed = parseNetControlDocument(before)
+    // A pause the filter matched but the parser refuses (a hand-written text field) was still lifted.
+    return parsed.ok && pauseInForce(parsed.paused, at) ? parsed.paused : { at, abort: false }
+  }
+
+  async request(
+    net: string,
+    kind: ControlRequestKind,
+    input: ControlRequestInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<RequestResult> {
+    const context = checkNet(COMPONENT, 'request', net)
+    const request = newRequest(context, kind, input, now)
+    const field = FIELD[kind]
+    const created = await this.#call(context, options, async (controls, bounds) => {
+      try {
+        await controls.updateOne(
+          { _id: net, [field]: null },
+          { $set: { [field]: requestDocument(request) } },
+          { upsert: true, ...bounds.write },
+        )
+        return true
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false
+        throw error
+      }
+    })
+    if (created) return { created, request }
+    const pending = (await this.get(net, now, options))[field]
+    // Taken between the refusal and the read: the holder has it; answer ours, not created.
+    return { created: false, request: pending ?? request }
+  }
+
+  async take(
+    net: string,
+    kind: ControlRequestKind,
+    id: string,
+    options?: StoreCallOptions,
+  ): Promise<boolean> {
+    const context = checkNet(COMPONENT, 'take', net)
+    const field = FIELD[checkKind(context, kind)]
+    const wanted = checkId(context, id)
+    const result = await this.#call(context, options, (controls, bounds) =>
+      controls.updateOne({ _id: net, [`${field}.id`]: wanted }, { $set: { [field]: null } }, bounds.write),
+    )
+    return result.modifiedCount === 1
+  }
+
+  /** A stored document as the control state at `now`; a malformed one (reported once) reads as none. */
+  #control(doc: NetControlDocument, net: string, now: Date): NetControl {
+    const parsed = parseNetControlDocument(doc)
+    if (!parsed.ok) {
+      this.#bad.report(documentId(doc), parsed.problem)
+      return { net }
+    }
+    this.#bad.clear(parsed.net)
+    const control: NetControl = { net: parsed.net }
+    if (pauseInForce(parsed.paused, now)) control.paused = parsed.paused
+    if (parsed.run) control.run = parsed.run
+    if (parsed.catchUp) control.catchUp = parsed.catchUp
+    return control
+  }
+
+  #call<T>(
+    context: NetControlErrorContext,
+    options: StoreCallOptions | undefined,
+    op: (controls: Collection<NetControlDocument>, bounds: CallBounds) => Promise<T>,
+  ): Promise<T> {
+    const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
+      new NetControlError(kind === 'failed' ? 'NET_CONTROL_FAILED' : 'NET_CONTROL_ABORTED', context, detail, {
+        cause,
+      })
+    return this.#controls.call({ signal: options?.signal, error }, op)
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Argument checks both control twins share, so a bad call fails the same way on either: a NetControlError
+ * `NET_CONTROL_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
+ * to whole milliseconds, texts to one line of at most MAX_TEXT_CHARS).
+ */
+import { randomUUID } from 'node:crypto'
+import type {
+  ControlRequest,
+  ControlRequestInput,
+  ControlRequestKind,
+  NetPause,
+  PauseRequest,
+} from './net-control-store.js'
+import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
+
+/** The most characters of a reason or an author kept: status views serve them on every refresh. */
+export const MAX_TEXT_CHARS = 500
+
+const KINDS: readonly string[] = ['run', 'catch-up'] satisfies ControlRequestKind[]
+
+function invalid(context: NetControlErrorContext, detail: string): never {
+  throw new NetControlError('NET_CONTROL_INVALID', context, detail)
+}
+
+/** A non-empty net name; the context of the call's other checks. */
+export function checkNet(component: string, operation: string, net: unknown): NetControlErrorContext {
+  if (typeof net !== 'string' || net.trim() === '')
+    invalid({ component, operation }, `expected a net name (a non-empty string); got ${JSON.stringify(net)}`)
+  return { component, operation, net }
+}
+
+/** A valid Date, truncated to whole milliseconds. */
+export function checkInstant(context: NetControlErrorContext, field: string, value: unknown): Date {
+  if (!(value instanceof Date) || !Number.isFinite(value.getTime()))
+    invalid(context, `expected ${field} to be a valid Date; got ${String(value)}`)
+  return new Date(Math.trunc(value.getTime()))
+}
+
+/** One line of text, at most MAX_TEXT_CHARS; undefined stays undefined. */
+function checkText(context: NetControlErrorContext, field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') invalid(context, `expected ${field} to be a string; got ${typeof value}`)
+  const [line = ''] = value.trim().split('\n')
+  return line === '' ? undefined : line.slice(0, MAX_TEXT_CHARS)
+}
+
+/** The pause to store for `request` made at `now`. */
+export function checkPause(context: NetControlErrorContext, request: PauseRequest, now: Date): NetPause {
+  const at = checkInstant(context, 'now', now)
+  const pause: NetPause = { at, abort: request?.abort === true }
+  if (request.until !== undefined) {
+    const until = checkInstant(context, 'until', request.until)
+    if (until.getTime() <= at.getTime())
+      invalid(context, `expected until to lie after now (${at.toISOString()}); got ${until.toISOString()}`)
+    pause.until = until
+  }
+  return withTexts(context, pause, request)
+}
+
+/** A new request of `kind` made at `now`, with a fresh id. */
+export function newRequest(
+  context: NetControlErrorContext,
+  kind: unknown,
+  input: ControlRequestInput,
+  now: Date,
+): ControlRequest {
+  checkKind(context, kind)
+  const at = checkInstant(context, 'now', now)
+  return withTexts<ControlRequest>(
+    context,
+    { id: `${at.toISOString()}#${randomUUID().slice(0, 8)}`, at },
+    input ?? {},
+  )
+}
+
+/** A request kind: `run` or `catch-up`. */
+export function checkKind(context: NetControlErrorContext, kind: unknown): ControlRequestKind {
+  if (typeof kind !== 'string' || !KINDS.includes(kind))
+    invalid(context, `expected a request kind (${KINDS.join(' or ')}); got ${JSON.stringify(kind)}`)
+  return kind === 'run' ? 'run' : 'catch-up'
+}
+
+/** A request id (a non-empty string). */
+export function checkId(context: NetControlErrorContext, id: unknown): string {
+  if (typeof id !== 'string' || id === '')
+    invalid(context, `expected a request id (a non-empty string); got ${JSON.stringify(id)}`)
+  return id
+}
+
+function withTexts<T extends { reason?: string; by?: string }>(
+  context: NetControlErrorContext,
+  target: T,
+  input: ControlRequestInput,
+): T {
+  const reason = checkText(context, 'reason', input.reason)
+  const by = checkText(context, 'by', input.by)
+  if (reason !== undefined) target.reason = reason
+  if (by !== undefined) target.by = by
+  return target
+}
+
+/** Rejects before the call when the signal is already aborted. */
+export function checkNotAborted(context: NetControlErrorContext, signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new NetControlError('NET_CONTROL_ABORTED', context, 'the call was aborted before it was sent', {
+      cause: signal.reason,
+    })
+}

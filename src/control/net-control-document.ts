@@ -1,0 +1,96 @@
+/**
+ * The stored shape of one net's controls in `net_controls` (schema in mongo-net-control-store.ts) and its
+ * parser: every control document MongoNetControlStore reads goes through `parseNetControlDocument`, so a
+ * malformed one (a pause whose `at` is text, written by hand) is reported and read as "no controls"
+ * instead of breaking the holder's tick, `status` and the page.
+ */
+import { z } from 'zod'
+import { describeIssues } from '../store-call/bad-document.js'
+import type { ControlRequest, NetPause } from './net-control-store.js'
+
+/** A pause as stored (absent optionals stored as null). */
+export interface PauseDocument {
+  at: Date
+  until: Date | null
+  reason: string | null
+  by: string | null
+  abort: boolean
+}
+
+/** A request as stored. */
+export interface RequestDocument {
+  id: string
+  at: Date
+  reason: string | null
+  by: string | null
+}
+
+/** The stored shape of one net's controls. */
+export interface NetControlDocument {
+  _id: string
+  paused?: PauseDocument | null
+  run?: RequestDocument | null
+  catchUp?: RequestDocument | null
+}
+
+const text = z.string().nullish()
+const pauseSchema = z.object({
+  at: z.date(),
+  until: z.date().nullish(),
+  reason: text,
+  by: text,
+  abort: z.boolean().nullish(),
+})
+const requestSchema = z.object({ id: z.string().min(1), at: z.date(), reason: text, by: text })
+const controlSchema = z.object({
+  _id: z.string(),
+  paused: pauseSchema.nullish(),
+  run: requestSchema.nullish(),
+  catchUp: requestSchema.nullish(),
+})
+
+/** What a stored document holds (the pause whether or not in force), or what is wrong with it. */
+export type ParsedNetControl =
+  | { ok: true; net: string; paused?: NetPause; run?: ControlRequest; catchUp?: ControlRequest }
+  | { ok: false; problem: string }
+
+/** Parses one stored control document; never throws. */
+export function parseNetControlDocument(doc: object): ParsedNetControl {
+  const parsed = controlSchema.safeParse(doc)
+  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error.issues) }
+  const d = parsed.data
+  const out: ParsedNetControl = { ok: true, net: d._id }
+  if (d.paused) {
+    const pause: NetPause = { at: d.paused.at, abort: d.paused.abort === true }
+    if (d.paused.until) pause.until = d.paused.until
+    out.paused = withTexts(pause, d.paused)
+  }
+  if (d.run) out.run = withTexts<ControlRequest>({ id: d.run.id, at: d.run.at }, d.run)
+  if (d.catchUp) out.catchUp = withTexts<ControlRequest>({ id: d.catchUp.id, at: d.catchUp.at }, d.catchUp)
+  return out
+}
+
+function withTexts<T extends { reason?: string; by?: string }>(
+  target: T,
+  stored: { reason?: string | null | undefined; by?: string | null | undefined },
+): T {
+  if (stored.reason) target.reason = stored.reason
+  if (stored.by) target.by = stored.by
+  return target
+}
+
+/** A pause as stored. */
+export function pauseDocument(pause: NetPause): PauseDocument {
+  return {
+    at: pause.at,
+    until: pause.until ?? null,
+    reason: pause.reason ?? null,
+    by: pause.by ?? null,
+    abort: pause.abort,
+  }
+}
+
+/** A request as stored. */
+export function requestDocument(request: ControlRequest): RequestDocument {
+  return { id: request.id, at: request.at, reason: request.reason ?? null, by: request.by ?? null }
+}

@@ -1,0 +1,133 @@
+/**
+ * The net control store contract: each net's operator controls — paused or not (until when, why, by
+ * whom, since when), and the requests an operator left for whichever replica holds the net's lease (run
+ * now; run the paused slots on resume) — kept in the store beside the lease, so every replica reads the
+ * same answer and the CLI, the HTTP API and the library all write the same place.
+ *
+ * What it is: one small record per net, written by operators and read by the holder (once per tick, and
+ * at a short interval while a pass runs or a request may be pending) and by every status view. A pause
+ * may expire by itself: a pause whose `until` is at or before `now` reads as not paused, with no write.
+ * A request is taken by the holder with a compare-and-clear on its id, after the holder has claimed the
+ * request's slot in the run ledger — the ledger, not this store, decides that a request runs once.
+ *
+ * What it is not: a lock or a schedule. It never stops a pass by itself (the holder reads it and acts),
+ * and it keeps no history: what a pause did is in the run ledger (slots recorded `paused`).
+ *
+ * Both twins (MemoryNetControlStore, MongoNetControlStore) give identical answers to identical calls; one
+ * conformance suite runs them both. Every call takes `now` (the caller's clock). A rejection means the
+ * answer did not arrive (a NetControlError); expected outcomes are return values.
+ */
+import type { StoreCallOptions } from '../store-call/store-call.js'
+
+/** A pause as stored: in force from `at` until `until` (or until resumed). */
+export interface NetPause {
+  /** When it was paused. */
+  at: Date
+  /** When the pause ends by itself; absent: until resumed. */
+  until?: Date
+  /** Why, for the operator (shown in status, recorded with each slot it let go). */
+  reason?: string
+  /** Who paused it (a name the operator gives; not authenticated). */
+  by?: string
+  /** Whether a pass in flight when the pause was made is to be aborted (`pause --abort`). */
+  abort: boolean
+}
+
+/** What a caller asks for when pausing. */
+export interface PauseRequest {
+  until?: Date
+  reason?: string
+  by?: string
+  abort?: boolean
+}
+
+/**
+ * A request left for the holder. `run`: run the net once now, as a manual slot (the request's `at` is the
+ * manual slot's instant); `catch-up`: run the slots recorded `paused` (oldest first, bounded).
+ */
+export interface ControlRequest {
+  /** Unique per request: what `take` compares. */
+  id: string
+  /** When it was asked for. */
+  at: Date
+  reason?: string
+  by?: string
+}
+
+export type ControlRequestKind = 'run' | 'catch-up'
+
+/** What a caller asks for when requesting a run or a catch-up. */
+export interface ControlRequestInput {
+  reason?: string
+  by?: string
+}
+
+/** A net's control state as read at `now`. */
+export interface NetControl {
+  net: string
+  /** Present while the net is paused at `now` (an expired pause is absent). */
+  paused?: NetPause
+  /** A pending run-now request. */
+  run?: ControlRequest
+  /** A pending catch-up request (left by `resume --catch-up`). */
+  catchUp?: ControlRequest
+}
+
+/** What `request` came to: the pending request, and whether this call made it (one pending per kind). */
+export interface RequestResult {
+  created: boolean
+  request: ControlRequest
+}
+
+export interface NetControlStore {
+  /**
+   * The net's control state at `now` (nothing stored reads as `{ net }`). A stored record the store
+   * cannot read is reported by the twin and answered as `{ net }` (not paused, nothing pending).
+   */
+  get(net: string, now: Date, options?: StoreCallOptions): Promise<NetControl>
+  /** Every net with a stored record, as `get` would answer it, ordered by net name. */
+  list(now: Date, options?: StoreCallOptions): Promise<NetControl[]>
+  /**
+   * Pauses the net from `now` (replacing a pause in force: the newest word wins); resolves the pause
+   * stored. Rejects with NET_CONTROL_INVALID when `until` is not after `now`.
+   */
+  pause(net: string, request: PauseRequest, now: Date, options?: StoreCallOptions): Promise<NetPause>
+  /**
+   * Lifts the net's pause; with `catchUp`, also leaves a catch-up request (only when a pause was lifted).
+   * Resolves the pause lifted, or undefined when the net was not paused at `now` (then nothing changes).
+   */
+  resume(
+    net: string,
+    input: ResumeInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<NetPause | undefined>
+  /** Leaves a request of `kind` for the holder; while one is pending, that one is answered (`created: false`). */
+  request(
+    net: string,
+    kind: ControlRequestKind,
+    input: ControlRequestInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<RequestResult>
+  /** Clears the pending request of `kind` when its id is `id`; resolves whether this call cleared it. */
+  take(net: string, kind: ControlRequestKind, id: string, options?: StoreCallOptions): Promise<boolean>
+}
+
+export interface ResumeInput extends ControlRequestInput {
+  /** Leave a catch-up request: the holder runs the slots recorded `paused`. */
+  catchUp?: boolean
+}
+
+/** Whether `pause` is in force at `now`. */
+export function pauseInForce(pause: NetPause | undefined, now: Date): pause is NetPause {
+  return pause !== undefined && (pause.until === undefined || pause.until.getTime() > now.getTime())
+}
+
+/** How a pause reads in a log line or a ledger record: `paused by ann until … : why`. */
+export function describePause(pause: NetPause): string {
+  const by = pause.by ? ` by ${pause.by}` : ''
+  const until = pause.until ? ` until ${pause.until.toISOString()}` : ''
+  const why = pause.reason ? `: ${pause.reason}` : ''
+  return `paused${by}${until}${why}`
+}
