@@ -206,7 +206,9 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
   const gatedSlot = async (slot: Date): Promise<SlotPassResult | undefined> => {
     let result: SlotPassResult | undefined
-    await jobs.scheduled(slot, async () => void (result = await runSlot(slot)))
+    await jobs.scheduled(slot, async () => {
+      result = await runSlot(slot)
+    })
     return result
   }
   /** Runs `work` as the job in flight; when it ends, the buffered slot is served, else the next control job. */
