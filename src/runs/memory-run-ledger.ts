@@ -78,6 +78,25 @@ export class MemoryRunLedger implements RunLedger {
     return true
   }
 
+  async close(
+    net: string,
+    slot: Date,
+    fence: number,
+    finish: RunFinish,
+    options?: RunSlotOptions,
+  ): Promise<boolean> {
+    const name = checkNet(COMPONENT, 'close', net)
+    const context = { component: COMPONENT, operation: 'close', net: name }
+    const at = checkInstant(context, 'slot', slot)
+    const closer = checkCount({ ...context, slot: at }, 'fence', fence, 0)
+    const clean = checkFinish({ ...context, slot: at }, finish)
+    checkNotAborted({ ...context, slot: at }, options?.signal)
+    const record = this.#runs.get(runId(name, at, options?.manual))
+    if (!record || record.outcome !== undefined || record.fence >= closer) return false
+    this.#runs.set(record.id, { ...record, ...clean })
+    return true
+  }
+
   async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)

@@ -214,6 +214,37 @@ export class MongoRunLedger implements RunLedger {
     })
   }
 
+  /** One filtered update (no outcome, an older fence): on FerretDB it is read-then-write, and a race with
+   * the old term's own late finish leaves either end, both of a pass that ran once. */
+  async close(
+    net: string,
+    slot: Date,
+    fence: number,
+    finish: RunFinish,
+    options?: RunSlotOptions,
+  ): Promise<boolean> {
+    const name = checkNet(COMPONENT, 'close', net)
+    const at = checkInstant({ component: COMPONENT, operation: 'close', net: name }, 'slot', slot)
+    const context = { component: COMPONENT, operation: 'close', net: name, slot: at }
+    const closer = checkCount(context, 'fence', fence, 0)
+    const f = checkFinish(context, finish)
+    const set = {
+      finishedAt: f.finishedAt,
+      outcome: f.outcome,
+      error: f.error ?? null,
+      requests: f.requests ?? null,
+      attempts: f.attempts ?? 1,
+    }
+    return this.#call(context, options, async (runs, bounds) => {
+      const result = await runs.updateOne(
+        { _id: runId(name, at, options?.manual), outcome: null, fence: { $lt: closer } },
+        { $set: set },
+        bounds.write,
+      )
+      return result.matchedCount === 1
+    })
+  }
+
   async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)

@@ -130,6 +130,13 @@ export interface RunLedger {
    */
   account(entry: RunAccount, options?: RunLedgerCallOptions): Promise<boolean>
   /**
+   * Records the end of a run an older term claimed and never finished (its holder died or stalled past
+   * its term): writes `finish` only where the record has no outcome and was claimed with a fence below
+   * `fence` (the closing term's), resolving whether this call wrote it. A newer term's claim, or a run
+   * that has its end, is left as it is; a late finish of the old term still overwrites this end.
+   */
+  close(net: string, slot: Date, fence: number, finish: RunFinish, options?: RunSlotOptions): Promise<boolean>
+  /**
    * Records the end of the run claimed by `owner` with `fence`; a record claimed by another owner or
    * fence is left as it is (resolves `false`), so a late finish never overwrites another term's record.
    */

@@ -252,6 +252,51 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
       })
     })
 
+    describe('closing an older term’s unfinished run', () => {
+      const aborted = {
+        finishedAt: at(30),
+        outcome: 'aborted' as const,
+        error: 'its term ended before the pass did',
+        attempts: 1,
+      }
+
+      it('records the end of a claim an older term never finished, once', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0)) // fence 3, never finished: its holder died
+        expect(
+          await ledger.close('merge-gate-sweeper', at(0), 4, aborted),
+          'the dead term’s claim stays open',
+        ).toBe(true)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: expect.any(String),
+          ...claimOf(0),
+          ...aborted,
+        })
+        expect(
+          await ledger.close('merge-gate-sweeper', at(0), 5, aborted),
+          'a closed run was closed again',
+        ).toBe(false)
+      })
+
+      it('leaves a finished run, a claim of the closing term or a newer one, and an empty slot alone', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, { finishedAt: at(1), outcome: 'ok' })
+        await ledger.claim(claimOf(1, { fence: 4 }))
+        expect(
+          await ledger.close('merge-gate-sweeper', at(0), 4, aborted),
+          'a finished run was overwritten',
+        ).toBe(false)
+        expect(
+          await ledger.close('merge-gate-sweeper', at(1), 4, aborted),
+          'a live term’s pass was closed',
+        ).toBe(false)
+        expect(await ledger.close('merge-gate-sweeper', at(2), 4, aborted)).toBe(false)
+        expect((await ledger.get('merge-gate-sweeper', at(0)))?.outcome).toBe('ok')
+        expect((await ledger.get('merge-gate-sweeper', at(1)))?.outcome).toBeUndefined()
+      })
+    })
+
     describe('history and prune', () => {
       it('lists the newest runs of a net first, up to the limit', async () => {
         const ledger = await makeLedger()
