@@ -17,6 +17,10 @@ export const OPTION_SPECS = {
   slot: { type: 'string' },
   limit: { type: 'string' },
   json: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean' },
 } as const
 
 export type OptionName = keyof typeof OPTION_SPECS

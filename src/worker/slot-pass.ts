@@ -185,7 +185,9 @@ async function claimSlot(
   spec: SlotPassSpec,
   startedAt: Date,
 ): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
-  const signal = AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.claimBoundMs))])
+  // Whole milliseconds: AbortSignal.timeout throws for a fraction, and ttl/3 has one for most TTLs.
+  const bound = AbortSignal.timeout(Math.max(1, Math.ceil(spec.claimBoundMs)))
+  const signal = AbortSignal.any([spec.term, bound])
   try {
     const { net, slot, owner, fence } = spec
     const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt }, { signal })
