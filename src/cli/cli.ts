@@ -1,10 +1,11 @@
 /**
- * The command line: `leasecron [run] | once <net> | status | history <net> | config | sandbox | help`,
+ * The command line: `leasecron [run] | once <net> | backfill <net> | status | history <net> | config |
+ * sandbox | help`,
  * each with `--help`, and `--version`. The commands are the entries of one table (commands.ts).
  *
  * Exit codes: 0 done (also `once` when its slot already ran or another owner holds the lease), 1 failure,
- * 78 invalid configuration (nothing was started), 64 bad usage, 130 a second signal during shutdown (or
- * a `once` pass aborted by a signal).
+ * 78 invalid configuration (nothing was started), 64 bad usage, 75 `backfill` found the lease held (nothing
+ * ran), 130 a second signal during shutdown (or a `once` or `backfill` pass aborted by a signal).
  */
 import { ConfigError } from '../config/config-error.js'
 import { loadConfig } from '../config/load-config.js'

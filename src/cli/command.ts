@@ -24,6 +24,10 @@ export const OPTION_SPECS = {
   abort: { type: 'boolean' },
   'catch-up': { type: 'boolean' },
   now: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean' },
 } as const
 
 export type OptionName = keyof typeof OPTION_SPECS

@@ -7,6 +7,7 @@
  * never loads the status page, `config` and `--help` never load the Mongo driver
  * (test/library/bundle-graph.test.ts reads the bundle to keep it so).
  */
+import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from '../worker/backfill-plan.js'
 import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
 import type { Command } from './command.js'
 import { netList, printHelp } from './help.js'
@@ -46,6 +47,36 @@ or lies more than 60 s after now;
 130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
     moreHelp: netList,
     handler: async (context) => (await import('./once.js')).onceCommand(context),
+  },
+  {
+    name: 'backfill',
+    operands: ['<net>'],
+    summary: "run (or list, --dry-run) the net's slots in a range, oldest first, each once",
+    options: ['from', 'to', 'dry-run', 'json', 'yes'],
+    needs: 'config',
+    help: `Usage: leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes] [--config FILE]
+
+Runs every slot of the net's schedule from --from to --to (both included; read in the net's time zone by
+the scheduler's own rule, daylight-saving changes included), oldest first, under one term of its lease:
+each slot is claimed in the run ledger and run like a worker's pass (TIMEOUT, RETRIES), then recorded.
+A slot already recorded is skipped (slot-taken), so running the same command again resumes; a slot
+recorded missed or paused runs. A failed slot is recorded and the next one runs.
+  --from, --to  ISO 8601 instants with a zone (e.g. 2026-03-29T00:00:00Z); --to at or before now
+  --dry-run     list the slots (local time with offset, and UTC) without running anything; --to may
+                lie in the future, so this also shows how a schedule meets a daylight-saving change
+  --json        with --dry-run: {"net","schedule","timeZone","from","to","slots":[UTC instants]};
+                otherwise the summary {"net","owner","fence","end","counts","slots":[{slot,outcome,…}]}
+                alone on stdout (progress and the log stay on stderr)
+  --yes         run a range of more than ${BACKFILL_CONFIRM_ABOVE} slots (at most ${BACKFILL_MAX_SLOTS}, and no more than
+                LEASECRON_RUN_HISTORY)
+Progress goes to stderr, one line a slot: [3/12] 2026-03-29T01:00:00Z ok 1.2s.
+If another owner holds the lease (a worker running the net), nothing runs: stop that holder and run it again.
+SIGTERM/SIGINT abort the slot in flight (recorded aborted), run no more and release the lease.
+Exit 0 every slot ran or was already recorded, or the range has none; 1 a slot failed or timed out, or
+the term ended early; 64 bad usage (unknown net, a bad or reversed range, --to in the future, too many
+slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes); 75 the lease is held (nothing ran); 130 stopped by a signal.`,
+    moreHelp: netList,
+    handler: async (context) => (await import('./backfill.js')).backfillCommand(context),
   },
   {
     name: 'status',

@@ -127,7 +127,18 @@ async function withConnectCause(
   result: OnceResult,
   connection: MongoConnection | undefined,
 ): Promise<OnceResult> {
-  if (result.outcome !== 'failed' || !connection) return result
+  if (result.outcome !== 'failed') return result
+  const cause = await connectCause(connection)
+  return cause === undefined ? result : { ...result, error: cause }
+}
+
+/**
+ * Why Mongo (MONGO_URI) never connected, when it did not: the connect attempt's own cause, awaited up to
+ * CONNECT_VERDICT_MS; undefined when it connected, or without Mongo. `once` and `backfill` say it in place
+ * of the failed call's "Topology is closed".
+ */
+export async function connectCause(connection: MongoConnection | undefined): Promise<string | undefined> {
+  if (!connection) return undefined
   const done = new AbortController()
   const failure =
     connection.connectFailure() ??
@@ -135,6 +146,6 @@ async function withConnectCause(
       connection.firstAttempt,
       waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
     ]).finally(() => done.abort()))
-  if (failure === undefined) return result
-  return { ...result, error: `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}` }
+  if (failure === undefined) return undefined
+  return `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}`
 }

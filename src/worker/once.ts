@@ -2,22 +2,28 @@
  * `leasecron once <net>`: one term, one pass, one slot — for serverless triggers and cron jobs, which
  * deliver at least once.
  *
- * It goes through lease.run like the worker does (the attempt bounded by ttl/3, the release after an
- * unanswered attempt, renewals and the step-down deadline while the pass runs, the release at the end),
- * with two differences: the campaign gives up after its first attempt (a held lease is an answer, `held`,
- * not a reason to wait), and the work is exactly one pass for one slot, claimed in the run ledger like
- * every pass of the worker — so five triggers of one slot run it once. The caller's signal (SIGTERM,
- * SIGINT) aborts the pass, which is recorded `aborted`, and the lease is released before it resolves.
+ * The term is single-term.ts's (one campaign attempt: a held lease is an answer, `held`; renewals and the
+ * step-down deadline while the pass runs; the release at the end), and the work is exactly one pass for
+ * one slot, claimed in the run ledger like every pass of the worker — so five triggers of one slot run it
+ * once. The caller's signal (SIGTERM, SIGINT) aborts the pass, which is recorded `aborted`, and the lease
+ * is released before it resolves. `backfill` (backfill.ts) runs many slots the same way under one term.
  * It resolves once the pass's pings (PING_URL) are answered or timed out: the process exits right after.
  *
  * Not a scheduler: which slot to run is the caller's (`--slot`), normalized to the schedule.
  */
-import { run } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { Pass } from '../nets/net.js'
 import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
-import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from './slot-pass.js'
+import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
+import { serveOneTerm } from './single-term.js'
+import {
+  type PassSetting,
+  type PassTerm,
+  runSlotPass,
+  type SlotPassResult,
+  slotPassSpec,
+} from './slot-pass.js'
 
 /**
  * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
@@ -61,9 +67,7 @@ export interface OnceSpec extends PassSetting {
  */
 export const SLOT_SKEW_ALLOWANCE_MS = 60_000
 
-const SLOT_FORM = 'an ISO 8601 instant with a time zone (e.g. 2026-09-30T15:05:00Z) or "auto"'
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/i
+const SLOT_FORM = `${INSTANT_FORM} or "auto"`
 
 /**
  * `--slot` as given: `auto` (or absent) is now; anything else must be a real calendar instant (no
@@ -83,12 +87,9 @@ export function parseSlotOption(
     ok: false as const,
     expected: `--slot: expected ${SLOT_FORM}; got ${JSON.stringify(text)}${why}`,
   })
-  const match = ISO_INSTANT.exec(text)
-  if (!match) return refuse('')
-  const impossible = impossibleField(match)
-  if (impossible) return refuse(`, which is not a real instant: ${impossible}`)
-  const instant = new Date(text)
-  if (!Number.isFinite(instant.getTime())) return refuse(', which is not a real instant')
+  const parsed = parseIsoInstant(text)
+  if (!parsed.ok) return refuse('form' in parsed ? '' : `, which is not a real instant: ${parsed.impossible}`)
+  const instant = parsed.instant
   const ahead = instant.getTime() - now.getTime()
   if (ahead > SLOT_SKEW_ALLOWANCE_MS)
     return refuse(
@@ -97,73 +98,37 @@ export function parseSlotOption(
   return { ok: true, slot: slotAtOrBefore(schedule, instant, timeZone) }
 }
 
-/** The first field of a matched instant outside its calendar range (day 30 of February, hour 24…). */
-function impossibleField(match: RegExpExecArray): string | undefined {
-  const [year, month, day, hour, minute, second = 0, , offsetHours = 0, offsetMinutes = 0] = match
-    .slice(1)
-    .map((part) => (part === undefined || /^z$/i.test(part) || /^[+-]/.test(part) ? undefined : Number(part)))
-  // Round trip: the fields must name a day that exists, not one Date would roll over.
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
-  if (month! < 1 || month! > 12) return `month ${month} (expected 01–12)`
-  if (day! < 1 || day! > daysInMonth)
-    return `day ${day} (${year}-${String(month).padStart(2, '0')} has ${daysInMonth} days)`
-  if (hour! > 23) return `hour ${hour} (expected 00–23)`
-  if (minute! > 59) return `minute ${minute} (expected 00–59)`
-  if (second > 59) return `second ${second} (expected 00–59)`
-  if (offsetHours > 23 || offsetMinutes > 59) return 'its zone offset (expected ±HH:MM up to 23:59)'
-  return undefined
-}
-
 /** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
 export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
-  const campaign = new AbortController()
-  const stop = () => campaign.abort(spec.signal.reason)
-  spec.signal.addEventListener('abort', stop, { once: true })
-  if (spec.signal.aborted) stop()
-  const attempt = firstAttemptOnly(spec.store, campaign)
-  let fence: number | null = null
-  let result: SlotPassResult | undefined
-  try {
-    await run(
-      attempt.store,
-      {
-        name: spec.net.net.lease,
-        owner: spec.owner,
-        ttlMs: spec.net.pacing.ttlMs,
-        retryMs: spec.net.pacing.retryMs,
-        signal: campaign.signal,
-        clock: spec.clock,
-        log: spec.log,
-      },
-      async (term, info) => {
-        fence = info.fence
-        result = await runSlotPass(oncePass(spec, term, info.live, info.stepDownAt, info.fence))
-        campaign.abort()
-      },
-    )
-  } finally {
-    spec.signal.removeEventListener('abort', stop)
-  }
+  const served = await serveOneTerm(spec, (term) => {
+    const built = slotPassSpec(spec, term, termPass(spec.pass, term), spec.slot, () => 1)
+    return runSlotPass(spec.manual ? { ...built, manual: true } : built)
+  })
   // A short-lived process exits after this: the pass's pings (each bounded) get their answers first.
   await spec.pinger?.settle()
-  const withFence = { ...base, fence }
-  if (attempt.refused()) return { ...base, outcome: 'held', ...(await holderOf(spec)) }
-  if (attempt.error() !== undefined) return { ...base, outcome: 'failed', error: message(attempt.error()) }
-  return { ...withFence, ...describeResult(result, spec.signal) }
+  if (served.kind === 'held')
+    return { ...base, outcome: 'held', ...(served.holder ? { holder: served.holder } : {}) }
+  if (served.kind === 'failed') return { ...base, outcome: 'failed', error: firstLine(served.error) }
+  return { ...base, fence: served.fence, ...describeResult(served.value, spec.signal) }
 }
 
-function oncePass(
-  spec: OnceSpec,
-  term: AbortSignal,
-  live: () => boolean,
-  stepDownAt: () => number,
-  fence: number,
-) {
-  // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
-  const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
-  const built = slotPassSpec(spec, { fence, term, live, stepDownAt }, pass, spec.slot, () => 1)
-  return spec.manual ? { ...built, manual: true } : built
+/**
+ * The net's pass for `term`, built by `build` on its first call — only once a slot is claimed, so a
+ * trigger that finds its slot taken opens nothing — and reused for the term's later slots (a backfill's),
+ * as the scheduler reuses a term's pass. A build that fails fails the attempt that asked for it, and the
+ * next attempt (a retry, the next slot) builds again: a set-up's transient failure is retried like a pass's.
+ */
+export function termPass(build: OnceSpec['pass'], term: PassTerm): Pass {
+  let built: Promise<Pass> | undefined
+  return async (context) => {
+    built ??= build(term.term, term.stepDownAt)
+    const building = built
+    building.catch(() => {
+      if (built === building) built = undefined
+    })
+    return (await building)(context)
+  }
 }
 
 function describeResult(
@@ -178,55 +143,15 @@ function describeResult(
     }
   }
   if (result.kind === 'slot-taken') return { outcome: 'slot-taken' }
-  if (result.kind === 'claim-failed') return { outcome: 'failed', error: message(result.error) }
+  if (result.kind === 'claim-failed') return { outcome: 'failed', error: firstLine(result.error) }
   const attempts = { attempts: result.attempts }
   if (result.outcome === 'ok') return { outcome: 'ran', ...attempts }
   if (result.outcome === 'aborted') return { outcome: 'aborted', ...attempts }
-  return { outcome: result.outcome, error: message(result.error), ...attempts }
+  return { outcome: result.outcome, error: firstLine(result.error), ...attempts }
 }
 
-/**
- * The store as run() sees it for `once`: the first acquire's refusal or failure ends the campaign (run()
- * still releases after an unanswered attempt, so a grant that landed without its answer is given up).
- */
-function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
-  let refused = false
-  let error: unknown
-  const wrapped: LeaseStore = {
-    acquire: async (...args: Parameters<LeaseStore['acquire']>) => {
-      try {
-        const grant = await store.acquire(...args)
-        if (grant === false) {
-          refused = true
-          campaign.abort()
-        }
-        return grant
-      } catch (failure) {
-        error = failure
-        campaign.abort()
-        throw failure
-      }
-    },
-    renew: (...args: Parameters<LeaseStore['renew']>) => store.renew(...args),
-    release: (...args: Parameters<LeaseStore['release']>) => store.release(...args),
-    get: (...args: Parameters<LeaseStore['get']>) => store.get(...args),
-    list: (...args: Parameters<LeaseStore['list']>) => store.list(...args),
-  }
-  return { store: wrapped, refused: () => refused, error: () => error }
-}
-
-async function holderOf(spec: OnceSpec): Promise<{ holder?: string }> {
-  try {
-    const signal = AbortSignal.timeout(Math.max(1_000, spec.net.pacing.ttlMs / 3))
-    const record = await spec.store.get(spec.net.net.lease, { signal })
-    return record?.owner ? { holder: record.owner } : {}
-  } catch {
-    return {}
-  }
-}
-
-/** The first line of an error, scrubbed: `once` prints it and `--json` carries it. */
-function message(error: unknown): string {
+/** The first line of an error, scrubbed: `once` and `backfill` print it and `--json` carries it. */
+export function firstLine(error: unknown): string {
   return scrubSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error))
 }
 

@@ -205,7 +205,8 @@ async function claimSlot(
 ): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
   // Bounded, but not ended with the term: a claim aborted on our side may still land on the server, leaving
   // a claim nobody finishes. Let it answer; a claim won by an ended term is recorded `aborted` (runSlotPass).
-  const signal = AbortSignal.timeout(Math.max(1, spec.claimBoundMs))
+  // Whole milliseconds: AbortSignal.timeout throws for a fraction, and ttl/3 has one for most TTLs.
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(spec.claimBoundMs)))
   try {
     const { net, slot, owner, fence } = spec
     const manual = spec.manual ? { manual: true } : {}

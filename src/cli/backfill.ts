@@ -1,0 +1,139 @@
+/**
+ * `leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes]`: the net's slots in the
+ * range (worker/backfill-plan.ts), listed (`--dry-run`) or run oldest first under one term
+ * (worker/backfill.ts) in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as
+ * for `once`. Progress goes to stderr, one line per slot; the summary to stdout (`--json`: the summary
+ * object, and nothing else on stdout). SIGTERM/SIGINT stop it after aborting the pass in flight.
+ *
+ * Exit codes: 0 every slot ran or was already recorded (or the range has none); 1 a slot failed or timed
+ * out, the term ended early, or the store did not answer; 64 bad usage (unknown net, an unreadable or
+ * reversed range, a --to in the future, too many slots, more than 100 without --yes); 75 the lease is held
+ * by another owner (nothing ran); 78 invalid configuration; 130 stopped by a signal.
+ */
+import { ConfigError } from '../config/config-error.js'
+import type { NetConfig } from '../config/worker-config.js'
+import { systemClock } from '../lease/clock.js'
+import { ownerId } from '../lease/owner-id.js'
+import { type BackfillResult, runBackfill } from '../worker/backfill.js'
+import { type BackfillPlan, planBackfill } from '../worker/backfill-plan.js'
+import { createLogger } from '../worker/logger.js'
+import { openRuntime } from '../worker/runtime.js'
+import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill-report.js'
+import type { CommandContext } from './command.js'
+import { EXIT } from './exit-codes.js'
+import { findNet } from './find-net.js'
+import { connectCause } from './once.js'
+
+type Plan = Extract<BackfillPlan, { ok: true }>
+
+/** Lists or runs the range; resolves the exit code (see the module doc). */
+export async function backfillCommand(context: CommandContext): Promise<number> {
+  const { args, values, config, io } = context
+  const net = findNet('backfill', args[0], config, io)
+  if (!net) return EXIT.usage
+  const now = new Date()
+  const dryRun = Boolean(values['dry-run'])
+  const plan = planBackfill({
+    net,
+    from: values.from,
+    to: values.to,
+    now,
+    dryRun,
+    yes: Boolean(values.yes),
+    runHistory: config.runHistory,
+  })
+  if (!plan.ok) {
+    io.err(`leasecron backfill: ${plan.problem}`)
+    return EXIT.usage
+  }
+  if (dryRun) return printDryRun(context, net, plan, now)
+  if (plan.slots.length === 0) {
+    if (values.json) io.out(JSON.stringify(emptyResult(net)))
+    else io.out(noSlotsLine(net, plan.from, plan.to))
+    return EXIT.ok
+  }
+  if (config.forge.kind === 'unchecked') {
+    io.err(new ConfigError(config.forge.issues).message)
+    return EXIT.config
+  }
+  return runRange(context, net, plan)
+}
+
+/** `--dry-run`: the slots as local and UTC time, or with `--json` `{net, schedule, timeZone, from, to, slots}`. */
+function printDryRun({ values, io }: CommandContext, net: NetConfig, plan: Plan, now: Date): number {
+  if (values.json)
+    io.out(
+      JSON.stringify({
+        net: net.net.name,
+        schedule: net.schedule,
+        timeZone: net.timeZone,
+        from: plan.from.toISOString(),
+        to: plan.to.toISOString(),
+        slots: plan.slots.map((s) => s.toISOString()),
+      }),
+    )
+  else for (const line of dryRunLines(net, plan.from, plan.to, plan.slots, now)) io.out(line)
+  return EXIT.ok
+}
+
+/** A range with no slot, as `--json` reports it: nothing ran, no term was taken. */
+function emptyResult(net: NetConfig): BackfillResult {
+  const counts = { ok: 0, 'slot-taken': 0, failed: 0, 'timed-out': 0, aborted: 0, 'not-run': 0 }
+  return { net: net.net.name, owner: '', fence: null, end: 'done', counts, slots: [] }
+}
+
+const END_EXIT: Record<BackfillResult['end'], number> = {
+  done: EXIT.ok,
+  held: EXIT.tempfail,
+  failed: EXIT.failure,
+  interrupted: EXIT.interrupted,
+  'term-ended': EXIT.failure,
+}
+
+/** Runs the plan's slots under one term; prints progress and the summary. */
+async function runRange({ values, config, io }: CommandContext, net: NetConfig, plan: Plan): Promise<number> {
+  const owner = ownerId(config.workerId)
+  // stdout carries the summary alone (with --json a script pipes it to jq): the log goes to stderr.
+  const log = createLogger({ level: config.logLevel, toStderr: true }).child({
+    owner,
+    net: net.net.name,
+    lease: net.net.lease,
+  })
+  const interrupt = new AbortController()
+  const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: backfill stopping`))
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  const runtime = await openRuntime({ config, log })
+  try {
+    const ran = await runBackfill({
+      net,
+      slots: plan.slots,
+      owner,
+      store: runtime.store,
+      ledger: runtime.ledger,
+      runHistory: config.runHistory,
+      pass: async (term, stepDownAt) =>
+        net.net.term(await runtime.setUpNet(net, log, term), {
+          options: net.options,
+          log,
+          signal: term,
+          stepDownAt,
+        }),
+      forge: runtime.forge,
+      log,
+      clock: systemClock,
+      signal: interrupt.signal,
+      onSlot: (index, slot) => io.err(progressLine(net, index, plan.slots.length, slot)),
+    })
+    const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
+    const result = cause === undefined ? ran : { ...ran, error: cause }
+    if (values.json) io.out(JSON.stringify(result))
+    else for (const line of summaryLines(net, result)) io.out(line)
+    const failed = result.counts.failed + result.counts['timed-out'] > 0
+    return result.end === 'done' && failed ? EXIT.failure : END_EXIT[result.end]
+  } finally {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+    await runtime.close()
+  }
+}
