@@ -17,6 +17,13 @@ export const OPTION_SPECS = {
   slot: { type: 'string' },
   limit: { type: 'string' },
   json: { type: 'boolean' },
+  for: { type: 'string' },
+  until: { type: 'string' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
+  abort: { type: 'boolean' },
+  'catch-up': { type: 'boolean' },
+  now: { type: 'boolean' },
 } as const
 
 export type OptionName = keyof typeof OPTION_SPECS

@@ -28,14 +28,17 @@ SIGTERM/SIGINT stop it cleanly (leases released, forge meter flushed); a second 
     name: 'once',
     operands: ['<net>'],
     summary: 'one term, one pass for one schedule slot, release, exit (serverless, cron jobs)',
-    options: ['slot', 'json'],
+    options: ['slot', 'now', 'by', 'reason', 'json'],
     needs: 'forge',
-    help: `Usage: leasecron once <net> [--slot <ISO instant>|auto] [--json] [--config FILE]
+    help: `Usage: leasecron once <net> [--slot <ISO instant>|auto | --now] [--json] [--config FILE]
 
 Campaigns once for the net's lease; elected, it claims one schedule slot in the run ledger, runs one pass
 for it, records the outcome and releases the lease. Many triggers of one slot run it once.
   --slot   an ISO 8601 instant with a zone (e.g. 2026-09-30T15:05:00Z), normalized to the schedule's most
            recent fire time at or before it, so a trigger's own timestamp works; auto (default): now
+  --now    a manual run now: its own ledger key (<net>@manual@<ISO>), never a scheduled slot's, shown as
+           manual in history; when a worker holds the lease, it is asked to run it (outcome requested;
+           --by NAME and --reason TEXT go with the request)
   --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
 failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
@@ -70,6 +73,38 @@ from the store: replica, skipped ticks and rate limits are null because no worke
 Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
 fence, started, duration, outcome, forge requests spent. --json prints one JSON array.`,
     handler: async (context) => (await import('./history.js')).historyCommand(context),
+  },
+  {
+    name: 'pause',
+    operands: ['<net>'],
+    summary: 'pause a net on every replica (MONGO_URI): its due slots are recorded paused, not run',
+    options: ['for', 'until', 'reason', 'by', 'abort', 'json'],
+    needs: 'config',
+    help: `Usage: leasecron pause <net> [--for D | --until ISO] [--reason TEXT] [--by NAME] [--abort] [--json]
+
+Pauses the net in the shared store (MONGO_URI). The replica holding its lease reads it at its next tick
+and records each slot due "paused" in the run ledger (with who and why) instead of running it.
+  --for     how long (90s, 30m, 2h, 1d); --until: an ISO 8601 instant with a zone. Without either: until resumed
+  --reason  why (shown in status and recorded with each paused slot); --by: who (default: the OS user)
+  --abort   also abort the pass in flight (the holder notices within its 5 s poll)
+A newer pause replaces the one in force. Exit 0; 64 for an unknown net or a bad option; 1 when the store
+does not answer or there is no MONGO_URI.`,
+    moreHelp: netList,
+    handler: async (context) => (await import('./pause.js')).pauseCommand(context),
+  },
+  {
+    name: 'resume',
+    operands: ['<net>'],
+    summary: 'lift a net’s pause; --catch-up runs the slots recorded paused',
+    options: ['catch-up', 'reason', 'by', 'json'],
+    needs: 'config',
+    help: `Usage: leasecron resume <net> [--catch-up] [--by NAME] [--reason TEXT] [--json]
+
+Lifts the net's pause in the shared store (MONGO_URI); its next slot runs as scheduled. The slots recorded
+"paused" stay so, unless --catch-up asks the replica holding the lease to run them (oldest first, at most
+20, within its 5 s poll). A net that is not paused is left as it is (exit 0).`,
+    moreHelp: netList,
+    handler: async (context) => (await import('./resume.js')).resumeCommand(context),
   },
   {
     name: 'config',

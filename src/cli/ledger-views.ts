@@ -67,8 +67,8 @@ function slotText(slot: Date, timeZone: string | undefined): string {
 }
 
 /**
- * A table of runs, newest first: slot, owner, fence, started, duration, outcome, attempts,
- * requests; for a net read
+ * A table of runs, newest first: slot, owner, fence, started, duration, outcome (`ok (manual)` for a
+ * manual run: its slot is when it was asked for), attempts, requests; for a net read
  * in a zone other than UTC, a second column with the slot in local time (the header names the zone).
  */
 export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): string[] {
@@ -93,7 +93,7 @@ export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): stri
       String(r.fence).padEnd(6),
       r.startedAt.toISOString().padEnd(24),
       (r.finishedAt ? duration(r) : '-').padEnd(10),
-      (r.outcome ?? 'running').padEnd(9),
+      `${r.outcome ?? 'running'}${r.manual ? ' (manual)' : ''}`.padEnd(9),
       String(r.outcome === undefined ? '-' : (r.attempts ?? 1)).padEnd(8),
       requestCount(r),
     ].join(' '),
@@ -120,6 +120,7 @@ export function historyJson(run: RunRecord, timeZone = 'UTC'): Record<string, un
     attempts: run.outcome === undefined ? null : (run.attempts ?? 1),
     error: run.error ?? null,
     requests: run.requests ?? null,
+    manual: run.manual === true,
   }
 }
 

@@ -10,12 +10,15 @@ import { describeMongoError, type MongoConnection } from '../worker/mongo-connec
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime } from '../worker/runtime.js'
-import type { CommandContext } from './command.js'
+import type { CommandContext, OptionValues } from './command.js'
+import type { NetControlStore } from '../control/net-control-store.js'
+import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 
 const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   ran: EXIT.ok,
+  requested: EXIT.ok,
   'slot-taken': EXIT.ok,
   held: EXIT.ok,
   failed: EXIT.failure,
@@ -27,7 +30,13 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
 export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('once', args[0], config, io)
   if (!net) return EXIT.usage
-  const slot = parseSlotOption(values.slot, net.schedule, new Date(), net.timeZone)
+  if (values.now && values.slot !== undefined) {
+    io.err('leasecron once: --now and --slot: expected one of them (--now runs a manual slot), not both')
+    return EXIT.usage
+  }
+  const slot = values.now
+    ? { ok: true as const, slot: new Date() }
+    : parseSlotOption(values.slot, net.schedule, new Date(), net.timeZone)
   if (!slot.ok) {
     io.err(`leasecron once: ${slot.expected}`)
     return EXIT.usage
@@ -65,13 +74,42 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
       log,
       clock: systemClock,
       signal: interrupt.signal,
-    }).then((r) => withConnectCause(r, runtime.mongo))
+      ...(values.now ? { manual: true } : {}),
+    })
+      .then((r) => withConnectCause(r, runtime.mongo))
+      .then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
     io.out(values.json ? JSON.stringify(result) : describeOnce(result))
     return ONCE_EXIT[result.outcome]
   } finally {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
     await runtime.close()
+  }
+}
+
+/**
+ * `once --now` that found the lease held: the holder runs the manual slot instead, asked through a run
+ * request in the shared store (its poll picks it up); the answer says so (`requested`).
+ */
+async function askHolder(
+  result: OnceResult,
+  controls: NetControlStore,
+  values: OptionValues,
+): Promise<OnceResult> {
+  const manual = { ...result, manual: true }
+  if (result.outcome !== 'held') return manual
+  try {
+    const input = { ...author(values), reason: values.reason ?? 'leasecron once --now' }
+    const { request } = await controls.request(result.net, 'run', input, new Date(), {
+      signal: AbortSignal.timeout(10_000),
+    })
+    return { ...manual, outcome: 'requested', slot: request.at.toISOString() }
+  } catch (error) {
+    return {
+      ...manual,
+      outcome: 'failed',
+      error: `could not ask the holder to run: ${describeMongoError(error)}`,
+    }
   }
 }
 

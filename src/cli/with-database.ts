@@ -14,7 +14,12 @@ import type { Io } from './io.js'
 const QUERY_BOUND_MS = 10_000
 
 /** What each read-only command reads, for the message when Mongo does not answer. */
-const STORE_OF: Record<string, string> = { status: 'lease store', history: 'run ledger' }
+const STORE_OF: Record<string, string> = {
+  status: 'lease store',
+  history: 'run ledger',
+  pause: 'net control store',
+  resume: 'net control store',
+}
 
 /**
  * Runs `read` on the connected store and ledger (its signal bounds the reads; a malformed document goes

@@ -22,7 +22,7 @@ import { type PassSetting, runSlotPass, type SlotPassResult, slotPassSpec } from
  * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
  * `timed-out` when its last attempt ran past the net's TIMEOUT.
  */
-export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'failed' | 'timed-out' | 'aborted'
+export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'requested' | 'failed' | 'timed-out' | 'aborted'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -38,11 +38,15 @@ export interface OnceResult {
   error?: string
   /** Attempts the pass made for the slot (1 + retries), when it ran. */
   attempts?: number
+  /** `once --now` only: true for a manual run. */
+  manual?: boolean
 }
 
 /** One `once` pass: what every pass of the net shares (PassSetting, built by slotPassSpec) and more. */
 export interface OnceSpec extends PassSetting {
   slot: Date
+  /** A manual run (`once --now`): `slot` is now, keyed `<net>@manual@<ISO>` apart from the schedule's slots. */
+  manual?: boolean
   store: LeaseStore
   /** Builds the net's pass for the term; called only once the slot is claimed (it may open stores). */
   pass(term: AbortSignal, stepDownAt: () => number): Promise<Pass>
@@ -155,7 +159,8 @@ function oncePass(
 ) {
   // The net's setup runs only for a claimed slot: a trigger that finds its slot taken opens nothing.
   const pass: Pass = async (context) => (await spec.pass(term, stepDownAt))(context)
-  return slotPassSpec(spec, { fence, term, live, stepDownAt }, pass, spec.slot, () => 1)
+  const built = slotPassSpec(spec, { fence, term, live, stepDownAt }, pass, spec.slot, () => 1)
+  return spec.manual ? { ...built, manual: true } : built
 }
 
 function describeResult(
@@ -232,6 +237,8 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} already ran (or runs) elsewhere; nothing to do`
     case 'held':
       return `${result.net}: lease held by ${result.holder ?? 'another owner'}; slot ${result.slot} not run here`
+    case 'requested':
+      return `${result.net}: lease held by ${result.holder ?? 'another owner'}; asked it to run now (its poll picks the request up within seconds; see leasecron history)`
     case 'timed-out':
       return `${result.net}: slot ${result.slot} timed out${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
     case 'aborted':

@@ -99,6 +99,7 @@ export function createWorker(options: WorkerOptions): Worker {
     mongo: () => w.runtime?.mongo,
     meter: () => w.runtime?.forge.meter,
     ledger: () => w.runtime?.ledger,
+    controls: () => w.runtime?.controls,
     onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   const status = w.status

@@ -64,6 +64,7 @@ async function snapshotOf(
       leases: () => runtime.store.list(bound()),
       forgeHours: (since) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(since, bound()),
       history: (net, limit) => runtime.ledger.history(net, limit, bound()),
+      controls: (at) => runtime.controls.list(at, bound()),
     }),
     now,
   )
@@ -73,7 +74,7 @@ async function snapshotOf(
 
 function cliSources(
   config: WorkerConfig,
-  store: Pick<StatusSources, 'ping' | 'serverVersion' | 'leases' | 'forgeHours' | 'history'>,
+  store: Pick<StatusSources, 'ping' | 'serverVersion' | 'leases' | 'forgeHours' | 'history' | 'controls'>,
 ): StatusSources {
   return {
     replica: null,

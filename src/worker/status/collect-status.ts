@@ -7,12 +7,14 @@ import { nextFireTime } from '../../schedule.js'
 import { formatLocal } from '../../zoned-time.js'
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
+import type { NetControl, NetPause } from '../../control/net-control-store.js'
 import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from '../../forge/forge-hour-store.js'
 import {
   type ForgeStatus,
   type HolderStatus,
   type LaneStatus,
   type NetStatus,
+  type PauseStatus,
   type RunStatus,
   STATUS_SCHEMA,
   type StatusSnapshot,
@@ -33,7 +35,7 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     return undefined
   }
   // Every source at once: each bounds its own read, so an outage costs one bound, not their sum.
-  const [store, leases, skipped, histories, forge] = await Promise.all([
+  const [store, leases, skipped, histories, forge, controls] = await Promise.all([
     storeStatus(sources),
     sources.leases().catch(failed('the lease store did not list its leases')),
     sources.skippedTicks?.().catch(failed('skipped ticks unavailable')),
@@ -45,13 +47,19 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
       ),
     ),
     forgeStatus(sources, now, failed),
+    sources.controls?.(now).catch(failed('the net controls did not answer')),
   ])
   if (!sources.history)
     notes.push(
       'no run ledger to read (without MONGO_URI it lives in a worker’s memory): runs, last finished slot and lag are null',
     )
   const nets = sources.nets.map((plan, i) =>
-    netStatus(sources, plan, { leases, skipped, history: histories[i] }, now),
+    netStatus(
+      sources,
+      plan,
+      { leases, skipped, history: histories[i], control: controls?.find((c) => c.net === plan.name) },
+      now,
+    ),
   )
   return {
     schema: STATUS_SCHEMA,
@@ -76,12 +84,13 @@ interface NetReads {
   leases: LeaseRecord[] | undefined
   skipped: ReadonlyMap<string, Record<string, number>> | undefined
   history: RunRecord[] | undefined
+  control: NetControl | undefined
 }
 
 function netStatus(
   sources: StatusSources,
   plan: StatusNetPlan,
-  { leases, skipped, history }: NetReads,
+  { leases, skipped, history, control }: NetReads,
   now: Date,
 ): NetStatus {
   const record = leases?.find((l) => l.name === plan.leaseName)
@@ -102,7 +111,19 @@ function netStatus(
     lastFinishedSlot: lastFinished ? lastFinished.slot.toISOString() : null,
     runLagMs: lastFinished ? now.getTime() - lastFinished.slot.getTime() : null,
     skippedTicks: sources.skippedTicks ? (skipped?.get(plan.name) ?? {}) : null,
-    state: plan.enabled && history ? stateOf(history, plan, now) : null,
+    state: plan.enabled && history ? stateOf(history, plan, now, control?.paused !== undefined) : null,
+    paused: control?.paused ? pauseStatus(control.paused) : null,
+    runRequestedAt: control?.run ? control.run.at.toISOString() : null,
+  }
+}
+
+/** A pause as the snapshot shows it (texts as shown: one line, bounded). */
+function pauseStatus(pause: NetPause): PauseStatus {
+  return {
+    at: pause.at.toISOString(),
+    until: pause.until ? pause.until.toISOString() : null,
+    reason: pause.reason === undefined ? null : shownText(pause.reason),
+    by: pause.by === undefined ? null : shownText(pause.by),
   }
 }
 
@@ -141,13 +162,19 @@ export function runStatus(record: RunRecord, timeZone = 'UTC'): RunStatus {
     attempts: record.outcome === undefined ? null : (record.attempts ?? 1),
     error: record.error === undefined || record.error === null ? null : shownText(record.error),
     requests,
+    manual: record.manual === true,
   }
 }
 
 /** The net's verdict; `null` (never a guess) when its schedule cannot be read. */
-function stateOf(history: readonly RunRecord[], plan: StatusNetPlan, now: Date): NetState | null {
+function stateOf(
+  history: readonly RunRecord[],
+  plan: StatusNetPlan,
+  now: Date,
+  paused: boolean,
+): NetState | null {
   try {
-    return netState(history, plan, now)
+    return netState(history, plan, now, paused)
   } catch {
     return null
   }

@@ -12,16 +12,20 @@
  *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
  *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).
  * - `ok`: otherwise.
+ * - `paused`: before all of these, while the net is paused (control/): its slots are recorded `paused` on
+ *   purpose, so it is neither late nor missed. Manual runs (run now) are passed over: they are no slot.
  */
 import { slotAtOrBefore } from '../../schedule.js'
 
-export const NET_STATES = ['ok', 'late', 'failing', 'missed'] as const
+export const NET_STATES = ['ok', 'late', 'failing', 'missed', 'paused'] as const
 export type NetState = (typeof NET_STATES)[number]
 
 /** What netState reads of a run: its slot and outcome (absent while it runs). */
 export interface StateRun {
   slot: Date
   outcome?: string | undefined
+  /** A manual run (run now): passed over. */
+  manual?: boolean | undefined
 }
 
 /** A net's schedule as netState reads it. */
@@ -39,8 +43,14 @@ const VERDICTS = new Set(['ok', 'failed', 'timed-out', 'missed'])
  * The state of a net at `now` from `runs` (its newest ledger runs, any order; the newest few suffice) and
  * its schedule. Throws only when the schedule is not valid (configurations are checked before this runs).
  */
-export function netState(runs: readonly StateRun[], plan: StateSchedule, now: Date): NetState {
-  const newestFirst = [...runs].sort((a, b) => b.slot.getTime() - a.slot.getTime())
+export function netState(
+  runs: readonly StateRun[],
+  plan: StateSchedule,
+  now: Date,
+  paused = false,
+): NetState {
+  if (paused) return 'paused'
+  const newestFirst = [...runs].filter((r) => !r.manual).sort((a, b) => b.slot.getTime() - a.slot.getTime())
   const verdict = newestFirst.find((r) => r.outcome !== undefined && VERDICTS.has(r.outcome))
   if (verdict?.outcome === 'failed' || verdict?.outcome === 'timed-out') return 'failing'
   if (verdict?.outcome === 'missed') return 'missed'

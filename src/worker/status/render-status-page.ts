@@ -149,6 +149,8 @@ export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null
     : '—'
   const rows = [
     ['State', renderState(net.state)],
+    ...(net.paused ? [['Paused', esc(pausedText(net.paused))]] : []),
+    ...(net.runRequestedAt ? [['Run requested', esc(net.runRequestedAt)]] : []),
     ['Holder', renderHolder(net)],
     ['Fence', h ? num(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],
@@ -165,6 +167,13 @@ ${renderActions(net, admin)}
 ${renderRuns(net.runs, now, net.timeZone)}</section>`
 }
 
+/** `by ann since … until …: why` (escaped by the caller). */
+function pausedText(p: NonNullable<NetStatus['paused']>): string {
+  const by = p.by ? ` by ${p.by}` : ''
+  const until = p.until ? ` until ${p.until}` : ' until resumed'
+  return `since ${p.at}${by}${until}${p.reason ? `: ${p.reason}` : ''}`
+}
+
 /**
  * The net's state (net-state.ts) in words and colour: the class comes from this fixed map, never from the
  * value itself, and the word is escaped.
@@ -179,6 +188,7 @@ const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
   late: { css: 'warn', word: 'late: no success within two schedule intervals' },
   failing: { css: 'bad', word: 'failing: the newest finished slot failed' },
   missed: { css: 'warn', word: 'missed: the newest accounted slot never ran' },
+  paused: { css: 'warn', word: 'paused: its slots are recorded paused, not run' },
 }
 
 /** A run's outcome in words (and colour), with its attempts when it took more than one. */
@@ -197,9 +207,12 @@ function outcomeCell(r: RunStatus): string {
               : r.outcome === 'paused'
                 ? '<span class="muted" title="due while the net was paused; never ran">paused</span>'
                 : esc(r.outcome)
-  return r.attempts !== null && r.attempts > 1
-    ? `${word} <span class="muted">after ${num(r.attempts)} attempts</span>`
+  const shown = r.manual
+    ? `${word} <span class="muted" title="run now: not a schedule slot">(manual)</span>`
     : word
+  return r.attempts !== null && r.attempts > 1
+    ? `${shown} <span class="muted">after ${num(r.attempts)} attempts</span>`
+    : shown
 }
 
 /** `2026-03-29 01:00:00 UTC`, or in a net's own zone its local time with the offset and the UTC instant. */

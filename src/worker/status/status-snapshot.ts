@@ -72,10 +72,22 @@ export interface NetStatus {
   /** Ticks this replica's scheduler skipped, by reason (`overlap`, `deadline`); `null` from the CLI. */
   skippedTicks: Record<string, number> | null
   /**
-   * The net's verdict from its runs and schedule (net-state.ts): `ok`, `late`, `failing` or `missed`;
-   * `null` for a disabled net or when the ledger did not answer.
+   * The net's verdict from its runs and schedule (net-state.ts): `ok`, `late`, `failing`, `missed`, or
+   * `paused` while paused; `null` for a disabled net or when the ledger did not answer.
    */
   state: NetState | null
+  /** The pause in force (who, why, since and until when, ISO); `null` when not paused or not known. */
+  paused: PauseStatus | null
+  /** When a pending run-now request was made (ISO); `null` when none is pending or not known. */
+  runRequestedAt: string | null
+}
+
+/** A pause as the snapshot shows it. */
+export interface PauseStatus {
+  at: string
+  until: string | null
+  reason: string | null
+  by: string | null
 }
 
 export interface HolderStatus {
@@ -108,6 +120,8 @@ export interface RunStatus {
   error: string | null
   /** Forge requests the run spent, all lanes together; `null` when not recorded. */
   requests: number | null
+  /** A manual run (run now): its slot is when it was asked for, not a schedule slot. */
+  manual: boolean
 }
 
 export interface ForgeStatus {

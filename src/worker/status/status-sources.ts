@@ -6,6 +6,7 @@
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
 import type { ForgeHourRow } from '../../forge/forge-hour-store.js'
+import type { NetControl } from '../../control/net-control-store.js'
 import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 
 /** One net as configured: what the page lists even before anything ran. */
@@ -34,6 +35,8 @@ export interface StatusSources {
   leases(): Promise<LeaseRecord[]>
   /** The newest `limit` runs of `net`, newest first; absent without a run ledger. */
   history?: (net: string, limit: number) => Promise<RunRecord[]>
+  /** Every net's controls at `now` (paused, pending requests); absent where none are read. */
+  controls?: (now: Date) => Promise<NetControl[]>
   /** Forge figures per hour and lane for hours ≥ `since`. */
   forgeHours(since: Date): Promise<ForgeHourRow[]>
   /** The last rate-limit figures seen; absent where no request is sent (CLI). */

@@ -27,6 +27,7 @@ import { mongoServerVersion } from './server-version.js'
 import { sharedSnapshot } from './shared-snapshot.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
+import type { NetControlStore } from '../../control/net-control-store.js'
 
 /** What the worker hands over; getters, because the store, Mongo and forge exist only once it started. */
 export interface WorkerStatusOptions {
@@ -39,6 +40,8 @@ export interface WorkerStatusOptions {
   mongo(): MongoConnection | undefined
   meter(): ForgeMeter | undefined
   ledger?: () => RunLedger | undefined
+  /** The nets' controls (paused, run requests), once the runtime is open. */
+  controls?: () => NetControlStore | undefined
   /** Where a malformed `forge_hours` document read for the page is reported (once), then skipped. */
   onBadDocument?: OnBadDocument
 }
@@ -137,6 +140,9 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
       ? {
           history: async (net: string, limit: number) => (await ledger()?.history(net, limit, bound())) ?? [],
         }
+      : {}),
+    ...(options.controls
+      ? { controls: async (now: Date) => (await options.controls?.()?.list(now, bound())) ?? [] }
       : {}),
     forgeHours: async (since) => {
       const mongo = options.mongo()

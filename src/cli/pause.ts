@@ -1,0 +1,60 @@
+/**
+ * `leasecron pause <net> [--for D | --until ISO] [--reason TEXT] [--by NAME] [--abort] [--json]`: pauses
+ * the net in the shared store (MONGO_URI). Whichever replica holds its lease reads it at its next tick
+ * and records the slots due `paused`; with `--abort` it also ends the pass in flight (within its poll
+ * interval). Without MONGO_URI each worker keeps its controls in its own process: nothing to write.
+ */
+import { describePause } from '../control/net-control-store.js'
+import type { CommandContext } from './command.js'
+import { author, pauseEnd } from './control-options.js'
+import { EXIT } from './exit-codes.js'
+import { findNet } from './find-net.js'
+import type { Io } from './io.js'
+import { withDatabase } from './with-database.js'
+
+/** Pauses the net; exit 0, 64 for an unknown net or a bad option, 1 when the store does not answer. */
+export async function pauseCommand({ args, values, config, io }: CommandContext): Promise<number> {
+  const net = findNet('pause', args[0], config, io)
+  if (!net) return EXIT.usage
+  const now = new Date()
+  const until = pauseEnd(values, now)
+  if (!until.ok) {
+    io.err(`leasecron pause: ${until.expected}`)
+    return EXIT.usage
+  }
+  const request = {
+    ...author(values),
+    abort: values.abort === true,
+    ...(until.value ? { until: until.value } : {}),
+  }
+  const name = net.net.name
+  return withDatabase(
+    'pause',
+    config,
+    io,
+    ignoreBad,
+    async ({ controls }, signal) => {
+      const pause = await controls.pause(name, request, now, { signal })
+      if (values.json) io.out(JSON.stringify({ net: name, paused: pause }))
+      else {
+        io.out(`${name}: ${describePause(pause)}`)
+        io.out(
+          `the replica holding its lease records the slots due "paused" from its next tick${pause.abort ? ', and aborts the pass in flight' : ''}`,
+        )
+      }
+      return undefined
+    },
+    () => noSharedStore('pause', io),
+  )
+}
+
+/** Without MONGO_URI nothing is shared: a CLI cannot reach a worker's own memory. */
+export function noSharedStore(command: string, io: Io): number {
+  io.err(
+    `leasecron ${command}: no MONGO_URI: each worker keeps its nets' controls in its own memory, which this process cannot reach; set MONGO_URI (shared by the workers), or use the worker's HTTP API`,
+  )
+  return EXIT.failure
+}
+
+/** A malformed control document is read as no controls; the write goes on. */
+function ignoreBad(): void {}
