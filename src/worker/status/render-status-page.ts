@@ -71,11 +71,19 @@ function renderActions(net: NetStatus, admin: AdminStatus | null): string {
       ? 'the admin API is off on this replica (LEASECRON_ADMIN_TOKEN is not set)'
       : undefined
   const buttons = ACTIONS.map(([action, label]) => {
-    const why = off ?? (action === 'run' && !net.enabled ? 'the net is disabled on this replica' : undefined)
+    const why = off ?? notApplicable(action, net)
     const state = why === undefined ? '' : ` disabled title="${esc(why)}"`
     return `<button type="button" data-action="${action}"${state}>${label}</button>`
   })
   return `<div class="actions" role="group" aria-label="actions on ${esc(net.name)}">${buttons.join('')}</div>`
+}
+
+/** Why `action` cannot apply to the net as this snapshot shows it; undefined when it can. */
+function notApplicable(action: (typeof ACTIONS)[number][0], net: NetStatus): string | undefined {
+  if (action === 'run' && !net.enabled) return 'the net is disabled on this replica'
+  if (action === 'pause' && net.paused) return 'already paused: resume it first'
+  if (action === 'resume' && !net.paused) return 'not paused'
+  return undefined
 }
 
 /** The part the script swaps on each refresh. */
