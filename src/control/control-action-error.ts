@@ -1,9 +1,9 @@
 /**
  * ControlActionError: an operator's pause, resume or run-now asked for something that cannot be done as
  * written (a `for` that is no duration, an `until` in the past, both at once). Thrown by the control
- * actions (control-actions.ts) before the store is called, so nothing is half-written; its message names
- * the field, what was expected and what was given, and is fit to show the operator as it is (the HTTP
- * admin API answers it as 422, the CLI prints it).
+ * actions (control-actions.ts) before the store is called, so nothing is half-written. It names the
+ * input fields and what was expected apart, so each way in says it in its own words: the HTTP admin API
+ * answers the message (422), the CLI prints `--for: <expected>` (exit 64).
  *
  * Not for expected outcomes (resuming a net that is not paused is a return value) nor for a store that
  * did not answer (a NetControlError from the store).
@@ -18,14 +18,15 @@ export class ControlActionError extends Error {
   /**
    * @param action `pause`, `resume` or `run`.
    * @param net the net the action was for.
-   * @param field the input field that was wrong (`for`, `until`, `reason`…).
+   * @param fields the input fields that were wrong (`for`, `until`; both when they clash).
+   * @param expected what was expected, and what was given: `expected a duration …; got "2 hours"`.
    */
   constructor(
     readonly action: string,
     readonly net: string,
-    readonly field: string,
-    detail: string,
+    readonly fields: readonly string[],
+    readonly expected: string,
   ) {
-    super(`${action} ${net}: ${detail}`)
+    super(`${action} ${net}: ${fields.join(' and ')}: ${expected}`)
   }
 }

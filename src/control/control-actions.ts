@@ -11,14 +11,15 @@
  * authentication, or a log (the caller logs what it accepted). They never read the clock: `now` is an
  * argument.
  */
-import { z } from 'zod'
 import { formatDuration, parseDuration } from '../durations.js'
 import { ControlActionError } from './control-action-error.js'
 import {
+  type ControlRequest,
   type ControlRequestInput,
   describePause,
   type NetControl,
   type NetControlStore,
+  type NetPause,
   type PauseRequest,
 } from './net-control-store.js'
 import type { StoreCallOptions } from '../store-call/store-call.js'
@@ -58,22 +59,33 @@ export interface ControlActionResult {
   message: string
   /** The net's controls after the action, read at `now`. */
   control: NetControl
+  /** pause: the pause stored; resume: the pause lifted (absent when none was in force). */
+  pause?: NetPause
+  /** run: the pending request (this call's, or the one already waiting). */
+  request?: ControlRequest
 }
 
-/** An ISO 8601 instant that says its offset: a bare local time would be read in the server's zone. */
-const ISO_INSTANT = z.iso.datetime({ offset: true })
+/**
+ * An ISO 8601 instant that says its zone (`Z` or an offset): a bare local time would be read in whatever
+ * zone the server runs in. Seconds and fractions optional. A regex rather than zod's `iso.datetime`,
+ * which refuses `18:00Z` and `+0200`; the Date parser then checks the figures.
+ */
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
 
-/** When the pause ends: from `for` or `until`, checked against `now`; undefined when neither is given. */
+/**
+ * When the pause ends: from `for` or `until`, checked against `now`; undefined when neither is given.
+ * Throws ControlActionError naming the field(s) and what was expected.
+ */
 export function pauseEnd(net: string, input: PauseNetInput, now: Date): Date | undefined {
-  const bad = (field: string, detail: string) => new ControlActionError('pause', net, field, detail)
+  const bad = (fields: string[], expected: string) => new ControlActionError('pause', net, fields, expected)
   if (input.for !== undefined && input.until !== undefined)
-    throw bad('for', 'give `for` (a duration) or `until` (an instant), not both')
+    throw bad(['for', 'until'], 'expected one of them, not both')
   if (input.for !== undefined) {
     const ms = typeof input.for === 'string' ? parseDuration(input.for) : undefined
     if (ms === undefined || ms <= 0)
       throw bad(
-        'for',
-        `expected \`for\` to be a duration such as 30m, 2h or 1d; got ${JSON.stringify(input.for)}`,
+        ['for'],
+        `expected a duration above zero such as 90s, 30m, 2h or 1d; got ${JSON.stringify(input.for)}`,
       )
     return new Date(now.getTime() + ms)
   }
@@ -81,20 +93,17 @@ export function pauseEnd(net: string, input: PauseNetInput, now: Date): Date | u
   const until = input.until instanceof Date ? input.until : instantOf(input.until)
   if (until === undefined)
     throw bad(
-      'until',
-      `expected \`until\` to be an ISO 8601 instant with Z or an offset (2026-03-29T18:00:00Z); got ${JSON.stringify(input.until)}`,
+      ['until'],
+      `expected an ISO 8601 instant with a time zone (e.g. 2026-10-01T18:00:00Z); got ${JSON.stringify(input.until)}`,
     )
   if (until.getTime() <= now.getTime())
-    throw bad(
-      'until',
-      `\`until\` (${until.toISOString()}) is not after now (${now.toISOString()}): nothing to pause`,
-    )
+    throw bad(['until'], `expected an instant after now (${now.toISOString()}); got ${until.toISOString()}`)
   return until
 }
 
 function instantOf(text: unknown): Date | undefined {
-  if (!ISO_INSTANT.safeParse(text).success) return undefined
-  const at = new Date(String(text))
+  if (typeof text !== 'string' || !ISO_WITH_ZONE.test(text)) return undefined
+  const at = new Date(text)
   return Number.isFinite(at.getTime()) ? at : undefined
 }
 
@@ -108,7 +117,7 @@ export async function pauseNet(
   input: PauseNetInput,
   now: Date,
   options?: StoreCallOptions,
-): Promise<ControlActionResult> {
+): Promise<ControlActionResult & { pause: NetPause }> {
   const until = pauseEnd(net, input, now)
   const request: PauseRequest = { abort: input.abort === true }
   if (until) request.until = until
@@ -123,6 +132,7 @@ export async function pauseNet(
     outcome: 'paused',
     message: `${net}: ${describePause(pause)}${length}${abort}`,
     control: await controls.get(net, now, options),
+    pause,
   }
 }
 
@@ -153,6 +163,7 @@ export async function resumeNet(
     action: 'resume',
     net,
     outcome: 'resumed',
+    pause: lifted,
     message: `${net} resumed (it was ${describePause(lifted)})${catchUp}`,
     control,
   }
@@ -169,11 +180,11 @@ export async function requestRun(
   input: ControlRequestInput,
   now: Date,
   options?: StoreCallOptions,
-): Promise<ControlActionResult> {
+): Promise<ControlActionResult & { request: ControlRequest }> {
   const { created, request } = await controls.request(net, 'run', input, now, options)
   const control = await controls.get(net, now, options)
   const message = created
     ? `${net}: run requested; the replica holding its lease runs it as a manual slot within seconds`
     : `${net}: a run requested at ${request.at.toISOString()} is still pending; not asked twice`
-  return { action: 'run', net, outcome: created ? 'run-requested' : 'run-pending', message, control }
+  return { action: 'run', net, outcome: created ? 'run-requested' : 'run-pending', message, control, request }
 }

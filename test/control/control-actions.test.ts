@@ -26,7 +26,7 @@ describe('the control actions', () => {
 
   it('pause until an instant with an offset, resume it once (with catch-up), then answer not-paused', async () => {
     const controls = new MemoryNetControlStore()
-    const paused = await pauseNet(controls, 'tick', { until: '2026-03-29T16:00:00+02:00', abort: true }, NOW)
+    const paused = await pauseNet(controls, 'tick', { until: '2026-03-29T16:00+0200', abort: true }, NOW)
     expect(paused.control.paused).toMatchObject({ until: later(2 * 3_600_000), abort: true })
     expect(paused.message).toContain('a pass in flight is aborted')
     const resumed = await resumeNet(controls, 'tick', { catchUp: true, by: 'bob' }, later(1_000))
@@ -37,18 +37,28 @@ describe('the control actions', () => {
 
   it('refuses a bad for or until with a ControlActionError naming the field, writing nothing', async () => {
     const controls = new MemoryNetControlStore()
-    const bad: [object, string][] = [
-      [{ for: '2 hours' }, 'for'],
-      [{ for: '0m' }, 'for'],
-      [{ until: '2026-03-29 18:00' }, 'until'],
-      [{ until: '2026-03-29T11:59:59Z' }, 'until'],
-      [{ until: NOW }, 'until'],
-      [{ for: '1h', until: '2026-03-30T00:00:00Z' }, 'for'],
+    const bad: [object, string[], RegExp][] = [
+      [
+        { for: '2 hours' },
+        ['for'],
+        /^expected a duration above zero such as 90s, 30m, 2h or 1d; got "2 hours"$/,
+      ],
+      [{ for: '0m' }, ['for'], /^expected a duration above zero/],
+      [{ until: '2026-03-29 18:00' }, ['until'], /^expected an ISO 8601 instant with a time zone/],
+      [{ until: '2026-03-29T18:00:00' }, ['until'], /^expected an ISO 8601 instant with a time zone/],
+      [
+        { until: '2026-03-29T11:59:59Z' },
+        ['until'],
+        /^expected an instant after now \(2026-03-29T12:00:00.000Z\)/,
+      ],
+      [{ until: NOW }, ['until'], /^expected an instant after now/],
+      [{ for: '1h', until: '2026-03-30T00:00:00Z' }, ['for', 'until'], /^expected one of them, not both$/],
     ]
-    for (const [input, field] of bad) {
+    for (const [input, fields, expected] of bad) {
       const error = await pauseNet(controls, 'tick', input, NOW).catch((e: unknown) => e)
       expect(error, `${JSON.stringify(input)} was accepted`).toBeInstanceOf(ControlActionError)
-      expect(error).toMatchObject({ code: 'CONTROL_ACTION_INVALID', field, action: 'pause', net: 'tick' })
+      expect(error).toMatchObject({ code: 'CONTROL_ACTION_INVALID', fields, action: 'pause', net: 'tick' })
+      expect((error as ControlActionError).expected).toMatch(expected)
     }
     expect(await controls.list(NOW), 'a refused pause wrote a record').toEqual([])
   })
