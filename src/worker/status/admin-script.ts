@@ -26,9 +26,9 @@ export const ADMIN_SCRIPT = `(() => {
   const result = document.getElementById('admin-result')
   const LABEL = { pause: 'Pausing', resume: 'Resuming', run: 'Asking for a run of' }
   let pending = null
-  const say = (text, bad) => {
+  const say = (text, tone) => {
     result.textContent = text
-    result.className = bad ? 'bad' : 'ok'
+    result.className = tone
   }
   const showToken = () => {
     forget.hidden = !sessionStorage.getItem('${TOKEN_KEY}')
@@ -37,12 +37,12 @@ export const ADMIN_SCRIPT = `(() => {
     pending = job
     form.hidden = false
     input.focus()
-    say(why + ' (kept in this tab only)', false)
+    say(why + ' (kept in this tab only)', 'muted')
   }
   async function act(job) {
     const token = sessionStorage.getItem('${TOKEN_KEY}')
     if (!token) return ask(job, 'Enter the admin token to ' + job.action + ' ' + job.net)
-    say(LABEL[job.action] + ' ' + job.net + '…', false)
+    say(LABEL[job.action] + ' ' + job.net + '…', 'muted')
     try {
       const url = new URL('nets/' + encodeURIComponent(job.net) + '/' + job.action, location.href)
       const by = sessionStorage.getItem('${BY_KEY}') || 'status page'
@@ -59,9 +59,9 @@ export const ADMIN_SCRIPT = `(() => {
         showToken()
         return ask(job, 'Refused: ' + message + '. Enter the admin token again')
       }
-      say(message, !response.ok)
+      say(message, response.ok ? 'ok' : 'bad')
     } catch (error) {
-      say('The request failed: ' + error.message, true)
+      say('The request failed: ' + error.message, 'bad')
     }
     document.dispatchEvent(new Event('leasecron:refresh'))
   }
@@ -86,7 +86,7 @@ export const ADMIN_SCRIPT = `(() => {
   forget.addEventListener('click', () => {
     sessionStorage.removeItem('${TOKEN_KEY}')
     showToken()
-    say('Token forgotten in this tab', false)
+    say('Token forgotten in this tab', 'muted')
   })
   showToken()
 })()`
