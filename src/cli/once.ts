@@ -12,6 +12,7 @@ import { ownerId } from '../lease/owner-id.js'
 import { netPinger } from '../worker/ping.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext, OptionValues } from './command.js'
+import { requestRun } from '../control/control-actions.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
@@ -102,7 +103,7 @@ async function askHolder(
   if (result.outcome !== 'held') return manual
   try {
     const input = { ...author(values), reason: values.reason ?? 'leasecron once --now' }
-    const { request } = await controls.request(result.net, 'run', input, new Date(), {
+    const { request } = await requestRun(controls, result.net, input, new Date(), {
       signal: AbortSignal.timeout(10_000),
     })
     return { ...manual, outcome: 'requested', slot: request.at.toISOString() }

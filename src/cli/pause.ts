@@ -4,9 +4,10 @@
  * and records the slots due `paused`; with `--abort` it also ends the pass in flight (within its poll
  * interval). Without MONGO_URI each worker keeps its controls in its own process: nothing to write.
  */
+import { pauseNet } from '../control/control-actions.js'
 import { describePause } from '../control/net-control-store.js'
 import type { CommandContext } from './command.js'
-import { author, pauseEnd } from './control-options.js'
+import { author, pauseEnd, pauseTimes } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 import type { Io } from './io.js'
@@ -17,24 +18,21 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
   const net = findNet('pause', args[0], config, io)
   if (!net) return EXIT.usage
   const now = new Date()
-  const until = pauseEnd(values, now)
+  const name = net.net.name
+  // Checked before connecting, so a bad value is a usage error at once; pauseNet checks the same again.
+  const until = pauseEnd(name, values, now)
   if (!until.ok) {
     io.err(`leasecron pause: ${until.expected}`)
     return EXIT.usage
   }
-  const request = {
-    ...author(values),
-    abort: values.abort === true,
-    ...(until.value ? { until: until.value } : {}),
-  }
-  const name = net.net.name
+  const input = { ...author(values), ...pauseTimes(values), abort: values.abort === true }
   return withDatabase(
     'pause',
     config,
     io,
     ignoreBad,
     async ({ controls }, signal) => {
-      const pause = await controls.pause(name, request, now, { signal })
+      const { pause } = await pauseNet(controls, name, input, now, { signal })
       if (values.json) io.out(JSON.stringify({ net: name, paused: pause }))
       else {
         io.out(`${name}: ${describePause(pause)}`)

@@ -3,6 +3,7 @@
  * the shared store. The slots recorded `paused` stay so, unless `--catch-up` asks the holder to run them
  * (oldest first, at most 20, within its poll interval). A net that is not paused is left as it is.
  */
+import { resumeNet } from '../control/control-actions.js'
 import { describePause } from '../control/net-control-store.js'
 import type { CommandContext } from './command.js'
 import { author } from './control-options.js'
@@ -23,7 +24,7 @@ export async function resumeCommand({ args, values, config, io }: CommandContext
     io,
     () => undefined,
     async ({ controls }, signal) => {
-      const lifted = await controls.resume(name, input, new Date(), { signal })
+      const { pause: lifted } = await resumeNet(controls, name, input, new Date(), { signal })
       if (values.json)
         io.out(JSON.stringify({ net: name, resumed: lifted !== undefined, lifted: lifted ?? null }))
       else if (!lifted) io.out(`${name}: not paused; nothing changed`)

@@ -13,7 +13,7 @@ import type { ConfigIssue } from './config-error.js'
 import { envReader } from './env-reader.js'
 import { readForge, readForgeCacheMb } from './forge-section.js'
 import { readNet } from './net-section.js'
-import { readProcess, readRunHistory, readStatusPage } from './process-section.js'
+import { readAdminToken, readProcess, readRunHistory, readStatusPage } from './process-section.js'
 import { checkRegistry } from './registry-check.js'
 import { rememberSecrets } from './scrub.js'
 import { readStore } from './store-section.js'
@@ -40,6 +40,7 @@ export function loadConfig(
   const forge = readForge(reader, options.needsForge ?? true)
   const runHistory = readRunHistory(reader)
   const statusPage = readStatusPage(reader)
+  const adminToken = readAdminToken(reader)
   const forgeCacheMb = readForgeCacheMb(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
@@ -48,7 +49,16 @@ export function loadConfig(
   if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
   return {
     ok: true,
-    config: { mongo, ...process_, forge, forgeCacheMb, runHistory, statusPage, nets: netConfigs },
+    config: {
+      mongo,
+      ...process_,
+      forge,
+      forgeCacheMb,
+      runHistory,
+      statusPage,
+      adminToken,
+      nets: netConfigs,
+    },
   }
 }
 

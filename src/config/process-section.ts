@@ -1,6 +1,6 @@
 /**
  * The process section: the worker's own settings (worker id, HTTP port, log level, shutdown timeout,
- * public URL, status page) and how many runs per net the ledger keeps.
+ * public URL, status page, admin token) and how many runs per net the ledger keeps.
  */
 import { z } from 'zod'
 import { MAX_TIMER_MS } from '../lease/clock.js'
@@ -104,4 +104,26 @@ export function readRunHistory(r: EnvReader): number {
     1000,
     'a whole number of runs from 1 to 999999999',
   )
+}
+
+/** The shortest admin token accepted: a guessable token would open pause and run-now to anyone on the port. */
+export const MIN_ADMIN_TOKEN_CHARS = 16
+
+/**
+ * LEASECRON_ADMIN_TOKEN: the bearer token of the HTTP admin API (`POST /nets/<net>/pause|resume|run`);
+ * unset, the API is off. A secret (its name ends in `_TOKEN`, scrub.ts): never echoed, even when refused.
+ * Refused when shorter than MIN_ADMIN_TOKEN_CHARS or when it holds whitespace or control characters
+ * (which no `Authorization` header can carry intact).
+ */
+export function readAdminToken(r: EnvReader): string | undefined {
+  const raw = r.value('LEASECRON_ADMIN_TOKEN')
+  if (raw === undefined) return undefined
+  if (raw.length < MIN_ADMIN_TOKEN_CHARS || !/^[\x21-\x7e]+$/.test(raw)) {
+    r.problem(
+      'LEASECRON_ADMIN_TOKEN',
+      `a token of at least ${MIN_ADMIN_TOKEN_CHARS} printable ASCII characters without spaces (e.g. \`openssl rand -hex 32\`); this one is ${raw.length < MIN_ADMIN_TOKEN_CHARS ? `${raw.length} characters long` : 'carrying a space or a non-ASCII character'} (value not shown)`,
+    )
+    return undefined
+  }
+  return raw
 }

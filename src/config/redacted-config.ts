@@ -25,6 +25,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     forge: redactedForge(config.forge),
     publicUrl: config.publicUrl ?? '(unset)',
     statusPage: config.statusPage,
+    adminApi: config.adminToken === undefined ? 'off' : 'on (LEASECRON_ADMIN_TOKEN set: [redacted])',
     runHistory: config.runHistory,
     forgeCacheMb: config.forgeCacheMb,
     nets: config.nets.map((n) => ({

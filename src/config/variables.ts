@@ -33,6 +33,11 @@ export const GLOBAL_VARIABLES = [
     'MiB of forge answers kept to revalidate GETs (free 304s); in Mongo too when MONGO_URI is set; 0 turns it off',
   ],
   ['LEASECRON_STATUS_PAGE', 'true', '`false` turns the status page at `/` off (`/status` JSON stays)'],
+  [
+    'LEASECRON_ADMIN_TOKEN',
+    '(unset: admin API off)',
+    'bearer token (16+ characters) of POST /nets/<net>/pause|resume|run and the page’s buttons; a secret',
+  ],
   ['NODE_ENV', '(unset)', '`production` makes a missing GitHub App configuration an error'],
   [
     'LEASECRON_RUN_HISTORY',

@@ -72,6 +72,8 @@ export interface WorkerConfig {
   publicUrl: string | undefined
   /** Whether `GET /` serves the status page (LEASECRON_STATUS_PAGE); `/status` answers either way. */
   statusPage: boolean
+  /** LEASECRON_ADMIN_TOKEN: the HTTP admin API's bearer token; undefined leaves the API off. A secret. */
+  adminToken: string | undefined
   /** Runs kept per net in the run ledger; the holder prunes older ones. */
   runHistory: number
   /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */

@@ -1,7 +1,7 @@
 /**
  * The worker's HTTP port under slow or hostile clients: the limits its server runs with and the headers
- * every response carries. The port is unauthenticated and faces whatever reaches the pod, so nothing here
- * is left to Node's defaults (a 60 s headers timeout, a 300 s request timeout, no connection cap).
+ * every response carries. The port faces whatever reaches the pod (only the admin API asks for a token),
+ * so nothing here is left to Node's defaults (a 60 s headers timeout, a 300 s request timeout, no connection cap).
  *
  * What it is not: the routes (http.ts) or the status page's own Content-Security-Policy (page-assets.ts).
  */
@@ -16,6 +16,8 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number
   /** Connections open at once; the server closes any beyond it as it accepts them. */
   maxConnections: number
+  /** The largest request body read (the admin API's JSON); a larger one is answered 413 unread. */
+  maxBodyBytes: number
 }
 
 /**
@@ -28,6 +30,8 @@ export const HTTP_LIMITS: HttpLimits = {
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 64,
+  // An admin action's body is a few fields (`for`, `until`, `reason`, `by`): 16 KiB is far above any.
+  maxBodyBytes: 16_384,
 }
 
 /** The `createServer` options for `limits`. */

@@ -2,8 +2,9 @@
  * The worker's HTTP surface: /healthz (the process is live: its event loop is not stalled and no campaign
  * is stuck, liveness.ts),
  * /readyz (configuration valid and the lease store answering), /metrics (Prometheus text), /status (the
- * status snapshot as JSON) and / (the status page). Nothing else; it serves no secrets and takes no input.
- * It answers GET and HEAD only, under the limits and with the headers of http-limits.ts.
+ * status snapshot as JSON), / (the status page) and, under /nets/, the admin API (admin/admin-routes.ts:
+ * POST with a bearer token, off unless LEASECRON_ADMIN_TOKEN is set). Nothing else; it serves no secrets.
+ * Every other route answers GET and HEAD only; all under the limits and with the headers of http-limits.ts.
  */
 import {
   createServer,
@@ -14,6 +15,7 @@ import {
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
+import { type AdminRoutesOptions, serveAdminRoute } from './admin/admin-routes.js'
 import type { StaleCampaign } from './campaign-heartbeats.js'
 import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'
 import { type EventLoopLiveness, livenessResponse, watchEventLoop } from './liveness.js'
@@ -35,6 +37,8 @@ export interface HealthServerOptions {
   staleCampaigns?: () => StaleCampaign[]
   /** The status snapshot behind /status and the page at /; both 404 without it. */
   status?: StatusRoutesOptions
+  /** The admin API under /nets/ (its token undefined: it answers 404 `admin-off`); absent: plain 404s. */
+  admin?: Omit<AdminRoutesOptions, 'maxBodyBytes'>
   /** The server's timeouts and connection cap; HTTP_LIMITS by default. */
   limits?: HttpLimits
 }
@@ -91,6 +95,12 @@ function route(
     })
     res.end(body)
   }
+  const limits = options.limits ?? HTTP_LIMITS
+  if (
+    options.admin &&
+    serveAdminRoute(req, path ?? '/', { ...options.admin, maxBodyBytes: limits.maxBodyBytes }, reply)
+  )
+    return
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
     return

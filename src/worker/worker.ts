@@ -20,7 +20,7 @@ import { ConfigError } from '../config/config-error.js'
 import { loadConfig } from '../config/load-config.js'
 import { redactedConfig } from '../config/redacted-config.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
-import { type HealthServer, startHealthServer } from './http.js'
+import { type HealthServer, type HealthServerOptions, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { registerLedgerMetrics } from './ledger-metrics.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
@@ -185,12 +185,26 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     ready,
     staleCampaigns: () => w.heartbeats.stale(),
     ...(w.status ? { status: { snapshot: w.status.snapshot, page } } : {}),
+    admin: adminRoutes(w),
   })
+  const admin = w.config.adminToken !== undefined
   w.log.info(
-    { port: http.port, statusPage: page },
-    `serving /healthz /readyz /metrics /status${page ? ' and the status page at /' : ''}`,
+    { port: http.port, statusPage: page, adminApi: admin },
+    `serving /healthz /readyz /metrics /status${page ? ', the status page at /' : ''}${admin ? ', the admin API at POST /nets/<net>/pause|resume|run' : ''}`,
   )
   return http
+}
+
+/** The admin API's view of the worker: its token, its nets, the control store once the runtime is open. */
+function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> {
+  return {
+    token: w.config.adminToken,
+    nets: w.config.nets.map((n) => ({ name: n.net.name, enabled: n.enabled })),
+    controls: () => w.runtime?.controls,
+    clock: w.clock,
+    log: w.log,
+    onAccepted: () => w.status?.invalidate(),
+  }
 }
 
 /**

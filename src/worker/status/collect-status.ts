@@ -68,6 +68,7 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     store,
     nets,
     forge,
+    admin: sources.admin ?? null,
     notes,
   }
 }

@@ -5,13 +5,17 @@
  * The script refreshes without a full reload: every 5 s it fetches `/` again and swaps the `<main>`
  * element, so the header (and its pause control) stays put and nothing flickers.
  *
- * The page is served with a Content-Security-Policy naming these two by their SHA-256 hashes: the
- * browser runs this script and applies this stylesheet and nothing else — no other inline script, no
+ * A second script, the admin buttons' (admin-script.ts), asks it to refresh at once after an action
+ * (a `leasecron:refresh` event on the document).
+ *
+ * The page is served with a Content-Security-Policy naming these by their SHA-256 hashes: the
+ * browser runs these scripts and applies this stylesheet and nothing else — no other inline script, no
  * event-handler attribute, no `style` attribute, no external load. So a value that ever slipped past the
  * escaping would still be inert.
  */
 import { createHash } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
+import { ADMIN_SCRIPT } from './admin-script.js'
 
 /** How often the page refreshes itself. */
 export const REFRESH_MS = 5_000
@@ -43,6 +47,13 @@ tr.run-failed td{background:var(--badbg)}tr.run-failed td:first-child{box-shadow
 tr.run-timed-out td{background:var(--badbg)}tr.run-timed-out td:first-child{box-shadow:inset 4px 0 var(--warn)}
 td.error{white-space:normal;color:var(--bad)}
 button{font:inherit;padding:.3rem .8rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer}
+button:disabled{opacity:.5;cursor:not-allowed}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0 .2rem}
+#admin{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;width:100%}
+#admin form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+#admin form[hidden],#admin button[hidden]{display:none}
+#admin input{font:inherit;padding:.25rem .4rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+#admin-result{margin:0}
 .lanes{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
 .chart{width:100%;height:auto;display:block}
 .chart .bar{fill:var(--accent)}.chart .bar-304{fill:var(--accent2)}
@@ -58,26 +69,29 @@ export function pageScript(everyMs: number): string {
   const state = document.getElementById('refresh-state')
   let paused = false
   let busy = false
-  button.addEventListener('click', () => {
-    paused = !paused
-    button.textContent = paused ? 'Resume' : 'Pause'
-    button.setAttribute('aria-pressed', String(paused))
-    state.textContent = paused ? 'paused' : 'refreshing every ${everyMs / 1000} s'
-  })
-  setInterval(async () => {
-    if (paused || busy || document.hidden) return
+  const refresh = async () => {
     busy = true
     try {
       const response = await fetch(location.pathname, { cache: 'no-store' })
       if (!response.ok) throw new Error('HTTP ' + response.status)
       const next = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('main')
       if (next) document.querySelector('main').replaceWith(next)
-      state.textContent = 'refreshing every ${everyMs / 1000} s'
+      if (!paused) state.textContent = 'refreshing every ${everyMs / 1000} s'
     } catch (error) {
       state.textContent = 'refresh failed (' + error.message + '); retrying'
     } finally {
       busy = false
     }
+  }
+  document.addEventListener('leasecron:refresh', () => refresh())
+  button.addEventListener('click', () => {
+    paused = !paused
+    button.textContent = paused ? 'Resume' : 'Pause'
+    button.setAttribute('aria-pressed', String(paused))
+    state.textContent = paused ? 'paused' : 'refreshing every ${everyMs / 1000} s'
+  })
+  setInterval(() => {
+    if (!paused && !busy && !document.hidden) refresh()
   }, ${everyMs})
 })()`
 }
@@ -85,17 +99,19 @@ export function pageScript(everyMs: number): string {
 /** The script the page carries, exactly as served (its hash is in the policy). */
 export const PAGE_SCRIPT = pageScript(REFRESH_MS)
 
+export { ADMIN_SCRIPT }
+
 function sha256(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
 }
 
 /**
- * The status page's policy: its own script and stylesheet by hash, `fetch` to its own origin (the
- * refresh), the empty `data:` favicon, and nothing else — no plugin, no base, no form, no framing.
+ * The status page's policy: its own two scripts and stylesheet by hash, `fetch` to its own origin (the
+ * refresh, the admin API), the empty `data:` favicon, and nothing else — no plugin, no base, no form, no framing.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
-  `script-src ${sha256(PAGE_SCRIPT)}`,
+  `script-src ${sha256(PAGE_SCRIPT)} ${sha256(ADMIN_SCRIPT)}`,
   `style-src ${sha256(PAGE_STYLE)}`,
   "connect-src 'self'",
   'img-src data:',

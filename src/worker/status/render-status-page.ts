@@ -4,13 +4,22 @@
  * One renderer per section; each takes the snapshot's part it shows and returns escaped HTML: every
  * interpolated value goes through `esc` or `num` (html-text.ts), whatever its declared type.
  *
- * It shows, never acts: there is no form and no button but the refresh pause.
+ * It shows; it acts only through the admin API: with LEASECRON_ADMIN_TOKEN set, each net carries Pause,
+ * Resume and Run now buttons (admin-script.ts posts them) and the header a form asking for the token;
+ * without it the buttons are greyed, with a title saying why.
  */
 import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
 import { shownText } from './shown-text.js'
-import { PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
-import type { ForgeStatus, NetStatus, RateLimitStatus, RunStatus, StatusSnapshot } from './status-snapshot.js'
+import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
+import type {
+  AdminStatus,
+  ForgeStatus,
+  NetStatus,
+  RateLimitStatus,
+  RunStatus,
+  StatusSnapshot,
+} from './status-snapshot.js'
 
 export { REFRESH_MS }
 
@@ -26,17 +35,62 @@ export function renderStatusPage(snapshot: StatusSnapshot): string {
 <style>${PAGE_STYLE}</style></head>
 <body><header><h1>leasecron status</h1>
 <span class="muted" id="refresh-state">refreshing every ${REFRESH_MS / 1000} s</span>
-<button type="button" id="pause" aria-pressed="false">Pause</button></header>
+<button type="button" id="pause" aria-pressed="false">Pause</button>${renderAdminBar(snapshot.admin)}</header>
 ${renderMain(snapshot)}
 <script>${PAGE_SCRIPT}</script>
+<script>${ADMIN_SCRIPT}</script>
 </body></html>`
+}
+
+/**
+ * With the admin API on: the token form (hidden until a button needs it; the token goes to
+ * sessionStorage, the form never submits) and the line where an action's answer is shown.
+ */
+function renderAdminBar(admin: AdminStatus | null): string {
+  if (!admin?.enabled) return ''
+  return `
+<div id="admin"><form id="admin-token" hidden autocomplete="off">
+<label>Admin token <input type="password" id="admin-token-input" autocomplete="off" spellcheck="false"></label>
+<label>Your name <input type="text" id="admin-by-input" placeholder="optional" maxlength="100"></label>
+<button type="submit">Use token</button></form>
+<button type="button" id="admin-forget" hidden>Forget token</button>
+<p id="admin-result" role="status" aria-live="polite"></p></div>`
+}
+
+const ACTIONS = [
+  ['pause', 'Pause'],
+  ['resume', 'Resume'],
+  ['run', 'Run now'],
+] as const
+
+/** A net's buttons: live with the admin API on (Run now only where this replica runs the net), else greyed. */
+function renderActions(net: NetStatus, admin: AdminStatus | null): string {
+  const off = !admin
+    ? 'read from the store: no replica’s admin API here'
+    : !admin.enabled
+      ? 'the admin API is off on this replica (LEASECRON_ADMIN_TOKEN is not set)'
+      : undefined
+  const buttons = ACTIONS.map(([action, label]) => {
+    const why = off ?? notApplicable(action, net)
+    const state = why === undefined ? '' : ` disabled title="${esc(why)}"`
+    return `<button type="button" data-action="${action}"${state}>${label}</button>`
+  })
+  return `<div class="actions" role="group" aria-label="actions on ${esc(net.name)}">${buttons.join('')}</div>`
+}
+
+/** Why `action` cannot apply to the net as this snapshot shows it; undefined when it can. */
+function notApplicable(action: (typeof ACTIONS)[number][0], net: NetStatus): string | undefined {
+  if (action === 'run' && !net.enabled) return 'the net is disabled on this replica'
+  if (action === 'pause' && net.paused) return 'already paused: resume it first'
+  if (action === 'resume' && !net.paused) return 'not paused'
+  return undefined
 }
 
 /** The part the script swaps on each refresh. */
 export function renderMain(snapshot: StatusSnapshot): string {
   return `<main>
 ${renderReplica(snapshot)}
-${snapshot.nets.map((net) => renderNet(net, snapshot.generatedAt)).join('\n')}
+${snapshot.nets.map((net) => renderNet(net, snapshot.generatedAt, snapshot.admin)).join('\n')}
 ${renderForge(snapshot.forge)}
 ${renderNotes(snapshot.notes)}
 </main>`
@@ -93,7 +147,7 @@ const RUN_CLASSES: ReadonlySet<string> = new Set([
 ])
 
 /** One net: its lease, schedule, lag, skipped ticks and runs. */
-export function renderNet(net: NetStatus, now: string): string {
+export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null = null): string {
   const id = `net-${net.name.replace(/[^A-Za-z0-9_-]/g, '-')}`
   const h = net.holder
   const skipped = net.skippedTicks
@@ -117,6 +171,7 @@ export function renderNet(net: NetStatus, now: string): string {
   return `<section class="net" aria-labelledby="${id}" data-net="${esc(net.name)}">
 <h2 id="${id}">${esc(net.name)}${disabled}</h2>
 <dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
+${renderActions(net, admin)}
 ${renderRuns(net.runs, now, net.timeZone)}</section>`
 }
 

@@ -16,6 +16,17 @@ import type { StatusSnapshot } from './status-snapshot.js'
 /** How long one snapshot is served after it was collected. */
 export const SNAPSHOT_MAX_AGE_MS = 1_000
 
+/** A reader of the shared snapshot, and a way to say the store changed under it. */
+export interface SharedSnapshot {
+  (): Promise<StatusSnapshot>
+  /**
+   * The next read collects again instead of serving the kept snapshot (an admin action just changed a
+   * net's controls: the page reloading after its button must show it). A collection already in flight
+   * is still shared.
+   */
+  invalidate(): void
+}
+
 /**
  * Returns a reader of the shared snapshot: a fresh one (at most `maxAgeMs` since its collection ended) or
  * the collection in flight. `collect` must not reject (collectStatus never does); if it does, the readers
@@ -25,7 +36,7 @@ export function sharedSnapshot(
   collect: () => Promise<StatusSnapshot>,
   clock: Clock,
   maxAgeMs = SNAPSHOT_MAX_AGE_MS,
-): () => Promise<StatusSnapshot> {
+): SharedSnapshot {
   const cache = new LRUCache<'snapshot', StatusSnapshot>({
     max: 1,
     ttl: maxAgeMs,
@@ -36,9 +47,17 @@ export function sharedSnapshot(
     ttlResolution: 0,
     fetchMethod: () => collect(),
   })
-  return async () => {
-    const snapshot = await cache.fetch('snapshot')
+  let invalidated = false
+  const read = async () => {
+    const forceRefresh = invalidated
+    invalidated = false
+    const snapshot = await cache.fetch('snapshot', { forceRefresh })
     if (!snapshot) throw new Error('status: the snapshot collection returned nothing')
     return snapshot
   }
+  return Object.assign(read, {
+    invalidate: () => {
+      invalidated = true
+    },
+  })
 }

@@ -19,8 +19,15 @@ export interface StatusSnapshot {
   store: StoreStatus
   nets: NetStatus[]
   forge: ForgeStatus
+  /** The answering replica's admin API (its buttons on the page); `null` from the CLI. */
+  admin: AdminStatus | null
   /** Plain sentences about figures this snapshot could not give (and why). */
   notes: string[]
+}
+
+export interface AdminStatus {
+  /** Whether `POST /nets/<net>/pause|resume|run` answers on this replica (LEASECRON_ADMIN_TOKEN is set). */
+  enabled: boolean
 }
 
 export interface ReplicaStatus {

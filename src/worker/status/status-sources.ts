@@ -7,7 +7,7 @@ import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
 import type { ForgeHourRow } from '../../forge/forge-hour-store.js'
 import type { NetControl } from '../../control/net-control-store.js'
-import type { RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
+import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 
 /** One net as configured: what the page lists even before anything ran. */
 export interface StatusNetPlan {
@@ -21,6 +21,8 @@ export interface StatusNetPlan {
 
 export interface StatusSources {
   replica: ReplicaStatus | null
+  /** The replica's admin API; absent outside a worker (the CLI). */
+  admin?: AdminStatus
   nets: readonly StatusNetPlan[]
   storeKind: 'memory' | 'mongo'
   /** `installation` when forge hours come from a store every replica writes to. */

@@ -52,6 +52,8 @@ export interface WorkerStatus {
    * become null and a note). Reads the store, never writes to it.
    */
   snapshot(): Promise<StatusSnapshot>
+  /** The next snapshot is collected afresh (a net's controls just changed). */
+  invalidate(): void
   /** Starts copying the meter's hours to Mongo every 15 s and at each hour's end. */
   start(): void
   /** Stops sampling and writes the last sample. */
@@ -82,8 +84,10 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
     )
   }
   const sources = workerSources(options, startedAt)
+  const snapshot = sharedSnapshot(() => collectStatus(sources, clock.now()), clock)
   return {
-    snapshot: sharedSnapshot(() => collectStatus(sources, clock.now()), clock),
+    snapshot,
+    invalidate: snapshot.invalidate,
     start: schedule,
     async stop() {
       stopped = true
@@ -121,6 +125,7 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
   })
   return {
     replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },
+    admin: { enabled: config.adminToken !== undefined },
     nets: netPlans(config),
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
