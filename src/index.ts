@@ -34,6 +34,7 @@ export {
 } from './leases.js'
 export {
   runId,
+  type RunAccount,
   type RunClaim,
   type RunFinish,
   type RunLedger,
@@ -41,10 +42,36 @@ export {
   type PassOutcome,
   type RunOutcome,
   type RunRecord,
+  type UnrunOutcome,
 } from './runs/run-ledger.js'
 export { RunLedgerError, type RunLedgerErrorCode } from './runs/run-ledger-error.js'
 export { MemoryRunLedger } from './runs/memory-run-ledger.js'
 export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-ledger.js'
+// Pause, resume and run now from code: the same actions the CLI and the admin API call.
+export {
+  pauseNet,
+  resumeNet,
+  requestRun,
+  type ControlAction,
+  type ControlActionResult,
+  type PauseNetInput,
+  type ResumeNetInput,
+} from './control/control-actions.js'
+export { ControlActionError, type ControlActionErrorCode } from './control/control-action-error.js'
+export type {
+  ControlRequest,
+  ControlRequestInput,
+  NetControl,
+  NetControlStore,
+  NetPause,
+} from './control/net-control-store.js'
+export { NetControlError, type NetControlErrorCode } from './control/net-control-error.js'
+export { MemoryNetControlStore } from './control/memory-net-control-store.js'
+export {
+  MongoNetControlStore,
+  type MongoNetControlStoreOptions,
+  NET_CONTROLS_COLLECTION,
+} from './control/mongo-net-control-store.js'
 export {
   defineNet,
   type NetDefinition,
