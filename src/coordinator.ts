@@ -17,6 +17,12 @@
  *   node-cron reported the fire finished: its `onComplete` does not say whether the task threw — listen
  *   to the task's `execution:failed` for that). The holder prunes old records every `pruneEvery` fires.
  *
+ * - The net control store, when given, pauses a task the way it pauses a net (`pauseNet`, `leasecron
+ *   pause <task name>`): the holder skips a fire due while its task is paused (node-cron reports it
+ *   `execution:skipped`) and, with a ledger, records its slot `paused`. A control store that does not
+ *   answer pauses nothing (the fire runs, as a worker's does): pausing is a convenience, never the reason
+ *   a fire is lost.
+ *
  * Without a ledger a fire runs exactly once as long as no process reaches a fire more than the lease's
  * ttl after another did. What it is not: a lock around the task's work (a task that must never run twice
  * keeps a claim on the item itself), nor a scheduler (node-cron keeps the schedule on every process).
@@ -26,6 +32,7 @@ import { type Clock, systemClock } from './lease/clock.js'
 import { ownerId } from './lease/owner-id.js'
 import { type LeaseGrant, LeaseLostError, type LeaseStore } from './lease/store.js'
 import type { RunLedger } from './runs/run-ledger.js'
+import { describePause, type NetControlStore, type NetPause } from './control/net-control-store.js'
 
 export interface LeaseCoordinatorOptions {
   /** Where the per-task leases live (MongoStore across processes; MemoryStore within one). */
@@ -34,6 +41,8 @@ export interface LeaseCoordinatorOptions {
   owner?: string
   /** Records each fire as a slot and refuses a slot claimed before (see the module doc). */
   ledger?: RunLedger
+  /** Pauses by task name (pauseNet, `leasecron pause`): a paused task's fires are skipped (module doc). */
+  controls?: NetControlStore
   /** Prefix of each task's lease name (`cron:` by default), so cron tasks never collide with nets. */
   leasePrefix?: string
   /** Keep this many ledger records per task when pruning (1000 by default). */
@@ -91,6 +100,7 @@ export function parseFireKey(key: string): { task: string; slot: Date } {
 interface Settings {
   store: LeaseStore
   ledger: RunLedger | undefined
+  controls: NetControlStore | undefined
   owner: string
   prefix: string
   keepRuns: number
@@ -116,6 +126,7 @@ function settle(options: LeaseCoordinatorOptions): Settings {
   return {
     store: options.store,
     ledger: options.ledger,
+    controls: options.controls,
     owner: options.owner ?? ownerId(),
     prefix: options.leasePrefix ?? 'cron:',
     keepRuns: positiveInteger('keepRuns', options.keepRuns, 1000),
@@ -153,6 +164,7 @@ export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordin
       const { task, slot } = parseFireKey(key)
       const grant = await hold(task, ttlMs)
       if (!grant) return false
+      if (await skippedForPause(settings, task, slot, grant)) return false
       if (!settings.ledger) return true
       const won = await settings.ledger.claim({
         net: task,
@@ -181,6 +193,29 @@ export function leaseCoordinator(options: LeaseCoordinatorOptions): LeaseCoordin
       await Promise.all(held.map(([task, grant]) => serial(task, () => stepDown(settings, grant))))
     },
   }
+}
+
+/**
+ * Whether the holder skips the fire because its task is paused; records the slot `paused` in the ledger
+ * (when given) first. A control store that does not answer pauses nothing.
+ */
+async function skippedForPause(
+  settings: Settings,
+  task: string,
+  slot: Date,
+  grant: LeaseGrant,
+): Promise<boolean> {
+  if (!settings.controls) return false
+  const now = settings.clock.now()
+  const pause: NetPause | undefined = await settings.controls.get(task, now).then(
+    (control) => control.paused,
+    () => undefined,
+  )
+  if (!pause) return false
+  const reason = describePause(pause)
+  const entry = { net: task, slot, owner: settings.owner, fence: grant.fence, at: now, reason }
+  await settings.ledger?.account({ ...entry, outcome: 'paused' })
+  return true
 }
 
 /**

@@ -5,7 +5,15 @@
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, test } from 'vitest'
-import { leaseCoordinator, MemoryStore, MongoRunLedger } from '../../src/index.js'
+import {
+  leaseCoordinator,
+  MemoryNetControlStore,
+  MemoryRunLedger,
+  MemoryStore,
+  MongoRunLedger,
+  pauseNet,
+  resumeNet,
+} from '../../src/index.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
 
@@ -132,6 +140,32 @@ describe.runIf(!(mongo instanceof Error))('leaseCoordinator across three node-cr
 
 describe.runIf(!(mongo instanceof Error))('leaseCoordinator and the run ledger', () => {
   if (mongo instanceof Error) return
+
+  test('skips a fire due while its task is paused, records its slot paused, and runs again once resumed', async () => {
+    const ledger = new MemoryRunLedger()
+    const controls = new MemoryNetControlStore()
+    const coordinator = leaseCoordinator({
+      store: new MemoryStore(),
+      ledger,
+      controls,
+      owner: 'this-process',
+    })
+    const slot = new Date(Math.floor(Date.now() / 1000) * 1000)
+    await pauseNet(controls, 'heartbeat', { reason: 'deploy freeze', by: 'ann' }, new Date())
+    expect(
+      await coordinator.shouldRun(`heartbeat:${slot.toISOString()}`, 3000),
+      'a paused task’s fire ran',
+    ).toBe(false)
+    expect(await ledger.get('heartbeat', slot)).toMatchObject({ outcome: 'paused', attempts: 0 })
+    expect((await ledger.get('heartbeat', slot))?.error).toMatch(/ann.*deploy freeze/)
+    await resumeNet(controls, 'heartbeat', {}, new Date())
+    const next = new Date(slot.getTime() + 1000)
+    expect(
+      await coordinator.shouldRun(`heartbeat:${next.toISOString()}`, 3000),
+      'a resumed task stayed paused',
+    ).toBe(true)
+    await coordinator.close()
+  })
 
   test('does not run a fire whose slot another process already claimed, though it holds the lease', async () => {
     const collection = `net_runs_claimed_${Date.now().toString(36)}`
