@@ -14,7 +14,8 @@
 import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
-import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
+import type { RunLedger } from '../runs/run-ledger.js'
+import { closeUnfinished } from './close-unfinished.js'
 import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
 import type { Logger } from './logger.js'
 import type { SlotPassResult } from './slot-pass.js'
@@ -81,7 +82,13 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
 async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[] | undefined> {
   try {
     const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec) })
-    await closeUnfinished(spec, runs)
+    await closeUnfinished(
+      {
+        ...{ ledger: spec.ledger, fence: spec.fence, log: spec.log },
+        ...{ now: () => spec.clock.now(), signal: () => bound(spec), going: () => going(spec) },
+      },
+      runs,
+    )
     return runs.map((run) => run.slot)
   } catch (error) {
     spec.log.warn(
@@ -89,26 +96,6 @@ async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[]
       'catch-up: the run ledger did not answer: no slot is recorded missed, the newest due slot’s claim decides',
     )
     return undefined
-  }
-}
-
-/**
- * Closes `aborted` each run an older term claimed and left without an end: its holder died or stalled
- * past its term (a term steps down before its lease can pass on, so its pass ended with it), and the slot
- * would otherwise stay "running" in every view and unaccounted.
- */
-async function closeUnfinished(spec: CatchUpSpec, runs: readonly RunRecord[]): Promise<void> {
-  const error =
-    'its term ended before the pass recorded an end (the holder stopped or stalled); closed by the next holder'
-  for (const run of runs) {
-    if (run.outcome !== undefined || run.fence >= spec.fence || !going(spec)) continue
-    const finish = { finishedAt: spec.clock.now(), outcome: 'aborted' as const, error, attempts: 1 }
-    const options = { signal: bound(spec), ...(run.manual ? { manual: true } : {}) }
-    if (await spec.ledger.close(run.net, run.slot, spec.fence, finish, options))
-      spec.log.info(
-        { slot: run.slot.toISOString(), fence: run.fence },
-        'catch-up: closed a run its term left unfinished',
-      )
   }
 }
 

@@ -30,11 +30,14 @@ import { scrubbedErrorMessage } from '../config/scrub.js'
 import type { AttemptPolicy } from '../config/worker-config.js'
 import { nextFireTime } from '../schedule.js'
 import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
+import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from './pass-span.js'
 import type { Pinger } from './ping.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
+/** How many of the newest runs each pass looks through for older terms' unfinished claims. */
+const CLOSE_LOOKBACK_RUNS = 10
 /** A finish or prune gets this long; it runs after the term may have ended, so the term cannot bound it. */
 const RECORD_BOUND_MS = 5_000
 
@@ -182,6 +185,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   await recordEnd(spec, log, { ...ended, requests })
+  await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended }
 }
@@ -289,6 +293,25 @@ async function recordEnd(
       log.warn({}, 'the ledger no longer holds this pass’s claim (pruned?): its outcome is not recorded')
   } catch (error) {
     log.warn({ err: error }, 'could not record the pass’s outcome in the ledger')
+  }
+}
+
+/**
+ * After each pass, the newest few runs an older term left without an end are closed `aborted`
+ * (close-unfinished.ts): one read a pass, so a claim that landed after its holder stopped waiting is
+ * accounted within a few passes, whichever replica holds.
+ */
+async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
+  try {
+    const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
+    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal() })
+    const now = () => spec.clock.now()
+    await closeUnfinished(
+      { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },
+      runs,
+    )
+  } catch (error) {
+    log.debug({ err: error }, 'could not close older terms’ unfinished runs; the next pass retries')
   }
 }
 
