@@ -9,7 +9,6 @@
  * older fence than the caller's term, and a late finish of the old term still overwrites it.
  */
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
-import type { Logger } from './logger.js'
 
 export interface CloseUnfinishedSpec {
   ledger: RunLedger
@@ -19,7 +18,8 @@ export interface CloseUnfinishedSpec {
   signal: () => AbortSignal
   /** Whether to go on (the term still holds); checked before each write. */
   going: () => boolean
-  log: Logger
+  /** Where each close is said (the worker's logger, bound to the net). */
+  log: { info(fields: Record<string, unknown>, message: string): void }
 }
 
 const WHY =

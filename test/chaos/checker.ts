@@ -364,6 +364,12 @@ export function doubleRunsOf(traces: WorkerTrace[]): {
 export interface LedgerEntry {
   slot: Date
   outcome?: string | null | undefined
+  /** Who claimed it and when (shown for an unfinished one, so a report says whose claim it was). */
+  owner?: string
+  fence?: number
+  startedAt?: Date
+  /** The stored `_id` (an account of a slot is kept under `<run id>#unrun` beside a later run). */
+  id?: string
 }
 
 /** Slots accounted ÷ slots scheduled over a scenario's span (docs/reliability.md). */
@@ -395,7 +401,9 @@ export function accountSlots(
   entries: readonly LedgerEntry[],
   slotsBetween: (from: Date, to: Date) => Date[] = everySecond,
 ): SlotAccounting {
-  const bySlot = new Map(entries.map((e) => [e.slot.getTime(), e]))
+  // A slot's run is its record; an account (`#unrun`) left beside a run is not (MongoRunLedger reads so).
+  const ordered = [...entries].sort((a, b) => Number(isAccount(b)) - Number(isAccount(a)))
+  const bySlot = new Map(ordered.map((e) => [e.slot.getTime(), e]))
   const times = [...bySlot.keys()].sort((a, b) => a - b)
   const outcomes: Record<string, number> = {}
   for (const e of entries)
@@ -409,7 +417,7 @@ export function accountSlots(
   const missing = scheduled.filter((s) => !bySlot.has(s.getTime())).map((s) => s.toISOString())
   const unfinished = scheduled
     .filter((s) => bySlot.has(s.getTime()) && !bySlot.get(s.getTime())?.outcome)
-    .map((s) => s.toISOString())
+    .map((s) => describeUnfinished(bySlot.get(s.getTime()) as LedgerEntry))
   const accounted = scheduled.length - missing.length - unfinished.length
   return {
     from: new Date(times[0]!).toISOString(),
@@ -423,6 +431,17 @@ export function accountSlots(
     unfinishedCount: unfinished.length,
     outcomes,
   }
+}
+
+function isAccount(entry: LedgerEntry): boolean {
+  return entry.id?.endsWith('#unrun') ?? false
+}
+
+/** `<slot> (claimed by <owner> fence <n> at <instant>)`, as much as the entry says. */
+function describeUnfinished(entry: LedgerEntry): string {
+  const by = entry.owner === undefined ? '' : ` by ${entry.owner} fence ${entry.fence}`
+  const at = entry.startedAt === undefined ? '' : ` at ${entry.startedAt.toISOString()}`
+  return `${entry.slot.toISOString()}${by || at ? ` (claimed${by}${at})` : ''}`
 }
 
 /** The whole seconds in [from, to]: the chaos net's slots (`* * * * * *`). */

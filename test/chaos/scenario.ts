@@ -223,9 +223,20 @@ export function expectOncePerSlot(
 async function readLedger(url: string, db: string): Promise<LedgerEntry[]> {
   const client = await new MongoClient(url, { serverSelectionTimeoutMS: 10_000 }).connect()
   try {
-    const runs = client.db(db).collection<{ slot: Date; outcome?: string | null }>('net_runs')
-    const records = await runs.find({ net: 'chaos-tick' }, { projection: { slot: 1, outcome: 1 } }).toArray()
-    return records.map((r) => ({ slot: r.slot, outcome: r.outcome }))
+    type Stored = {
+      _id: string
+      slot: Date
+      outcome?: string | null
+      owner?: string
+      fence?: number
+      startedAt?: Date
+    }
+    const runs = client.db(db).collection<Stored>('net_runs')
+    const records = await runs.find({ net: 'chaos-tick' }).toArray()
+    return records.map((r) => ({
+      ...{ slot: r.slot, outcome: r.outcome, id: r._id },
+      ...(r.owner === undefined ? {} : { owner: r.owner, fence: r.fence, startedAt: r.startedAt }),
+    }))
   } finally {
     await client.close()
   }
