@@ -29,7 +29,7 @@ type Plan = Extract<BackfillPlan, { ok: true }>
 /** Lists or runs the range; resolves the exit code (see the module doc). */
 export async function backfillCommand(context: CommandContext): Promise<number> {
   const { args, values, config, io } = context
-  const net = findNet('backfill', args[0], config, io)
+  const net = findNet('backfill', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   const now = new Date()
   const dryRun = Boolean(values['dry-run'])

@@ -164,7 +164,10 @@ It also writes them to an env file (--env-out, else one beside the key); load it
   set -a; . FILE; set +a
 With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.
 The env file is written last, once the sandbox listens and is seeded, so a script can wait for it.
-Runs until SIGINT or SIGTERM, then removes the key file and the env file and exits 0.`,
+Runs until SIGINT, SIGTERM or SIGHUP, or until the process that started it exits, then removes the key
+file and the env file and exits 0. Started through npx (npm exec), it runs under npm's shell: npm passes
+a SIGTERM to that shell, which exits, and the sandbox follows; a SIGINT sent to npm's pid alone stays with
+that shell, so send it to the pid the sandbox prints (or Ctrl-C it in the foreground, or kill -INT %1).`,
     handler: async (context) => (await import('./sandbox.js')).sandboxCommand(context),
   },
   {

@@ -7,9 +7,12 @@ import { redactedConfig } from '../config/redacted-config.js'
 import { GLOBAL_VARIABLES, netEnvPrefix } from '../config/variables.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
+import { localConfigHint } from './local-config-hint.js'
 
-/** Prints the configuration; exit 0. */
-export async function configCommand({ file, config, io }: CommandContext): Promise<number> {
+/** Prints the configuration; exit 0. The `--config` hint, if any, goes to stderr: stdout stays JSON. */
+export async function configCommand({ file, config, values, io }: CommandContext): Promise<number> {
+  const hint = localConfigHint(values.config)
+  if (hint) io.err(`leasecron config: ${hint}`)
   io.out(
     JSON.stringify(
       {

@@ -5,8 +5,10 @@
  */
 import { loadWorkerFile } from '../config/load-config-file.js'
 import type { Command } from './command.js'
+import { unknownCommandProblem } from './did-you-mean.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
+import { localConfigHint } from './local-config-hint.js'
 
 /** The overview: every command of `commands`, in the table's order. */
 export function overview(commands: readonly Command[]): string {
@@ -45,7 +47,7 @@ export async function printHelp(
   commands: readonly Command[],
 ): Promise<number> {
   const text = helpText(topic, commands)
-  if (text === undefined) return usage(io, `unknown command "${topic}"`, commands)
+  if (text === undefined) return usage(io, unknownCommandProblem(topic, commands), commands)
   const more = commands.find((c) => c.name === topic)?.moreHelp
   io.out(`${text}${more ? await more(configPath) : ''}`)
   return EXIT.ok
@@ -57,11 +59,15 @@ export function usage(io: Io, problem: string, commands: readonly Command[], top
   return EXIT.usage
 }
 
-/** `once --help`'s list of the nets the configuration module declares (empty when it cannot load). */
+/**
+ * `once --help`'s list of the nets the configuration module declares (empty when it cannot load), with
+ * the `--config` hint when a worker.config.* in the working directory is not the one listed.
+ */
 export async function netList(configPath: string | undefined): Promise<string> {
   try {
     const file = await loadWorkerFile(configPath)
-    return `\n\nNets:\n${file.nets.map((n) => `  ${n.name.padEnd(22)} ${n.schedule.padEnd(14)} ${n.description}`).join('\n')}`
+    const hint = localConfigHint(configPath)
+    return `\n\nNets:\n${file.nets.map((n) => `  ${n.name.padEnd(22)} ${n.schedule.padEnd(14)} ${n.description}`).join('\n')}${hint ? `\n(${hint})` : ''}`
   } catch (error) {
     return `\n\n(the nets could not be listed: ${(error as Error).message})`
   }

@@ -16,8 +16,9 @@ import { withDatabase } from './with-database.js'
 export async function historyCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const name = args[0]
   const configured = config.nets.find((n) => n.net.name === name)
-  if (!configured && name !== undefined && config.mongo) return removedNetHistory(name, config, io)
-  const net = findNet('history', name, config, io)
+  if (!configured && name !== undefined && config.mongo)
+    return removedNetHistory(name, config, io, values.config)
+  const net = findNet('history', name, config, io, values.config)
   if (!net) return EXIT.usage
   const limitText = values.limit !== undefined ? values.limit.trim() : '20'
   const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN
@@ -42,13 +43,18 @@ export async function historyCommand({ args, values, config, io }: CommandContex
  * replica would delete a newly added net's runs). So they are listed, and the note says how to remove them.
  * A name with no runs is the usual usage error.
  */
-function removedNetHistory(name: string, config: WorkerConfig, io: Io): Promise<number> {
+function removedNetHistory(
+  name: string,
+  config: WorkerConfig,
+  io: Io,
+  configPath: string | undefined,
+): Promise<number> {
   // As before the runtime: a malformed run of a removed net is skipped without a line.
   const skip = () => undefined
   return withDatabase('history', config, io, skip, async ({ ledger }, signal) => {
     const runs = await ledger.history(name, 1000, { signal })
     if (runs.length === 0) {
-      findNet('history', name, config, io)
+      findNet('history', name, config, io, configPath)
       return EXIT.usage
     }
     for (const line of historyLines(runs)) io.out(line)

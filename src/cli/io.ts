@@ -9,6 +9,11 @@ export interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: NodeJS.ProcessEnv
+  /**
+   * Whether `out` is a terminal: a person reading, not a pipe or a file. A command whose log would share
+   * stdout with its answer (`once`) keeps the log on stderr otherwise. Absent: not a terminal.
+   */
+  outIsTerminal?: boolean
 }
 
 /** `io` with every line scrubbed of secrets: the CLI's one way out. */
@@ -17,6 +22,7 @@ export function scrubbedIo(io: Io): Io {
     out: (line) => io.out(scrubSecrets(line)),
     err: (line) => io.err(scrubSecrets(line)),
     env: io.env,
+    outIsTerminal: io.outIsTerminal,
   }
 }
 
@@ -26,5 +32,6 @@ export function defaultIo(): Io {
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(`${l}\n`),
     env: process.env,
+    outIsTerminal: process.stdout.isTTY === true,
   }
 }

@@ -30,7 +30,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
 
 /** Runs one pass of the named net for its slot; exit 0 ran/slot-taken/held, 1 failed, 64 usage, 130 aborted. */
 export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
-  const net = findNet('once', args[0], config, io)
+  const net = findNet('once', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   if (values.now && values.slot !== undefined) {
     io.err('leasecron once: --now and --slot: expected one of them (--now runs a manual slot), not both')
@@ -44,8 +44,10 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
     return EXIT.usage
   }
   const owner = ownerId(config.workerId)
-  // With --json, stdout carries the answer alone (a trigger pipes it to jq); the log goes to stderr.
-  const log = createLogger({ level: config.logLevel, toStderr: Boolean(values.json) }).child({
+  // With --json, or when stdout is a pipe or a file, stdout carries the answer alone (a trigger pipes it to
+  // jq, a cron job mails it) and the log goes to stderr; on a terminal both share it, in order.
+  const toStderr = Boolean(values.json) || io.outIsTerminal !== true
+  const log = createLogger({ level: config.logLevel, toStderr }).child({
     owner,
     net: net.net.name,
     lease: net.net.lease,

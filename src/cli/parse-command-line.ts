@@ -1,10 +1,12 @@
 /**
  * The command line read against the command table: which command, its operands and options, or a usage
- * error (64) that names what was wrong — an unknown command or option, an option without its value, too
- * many operands, or an option that belongs to another command.
+ * error (64) that names what was wrong — an unknown command or option (with the one it most likely meant),
+ * an option without its value, too many operands, or an option that belongs to another command — followed
+ * by the help of the command it was given to (the overview when no command is known).
  */
 import { parseArgs } from 'node:util'
 import { type Command, GLOBAL_OPTIONS, OPTION_SPECS, type OptionName, type OptionValues } from './command.js'
+import { unknownCommandProblem, unknownOptionProblem } from './did-you-mean.js'
 import { usage } from './help.js'
 import type { Io } from './io.js'
 
@@ -22,12 +24,12 @@ export function parseCommandLine(argv: string[], commands: readonly Command[], i
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTION_SPECS })
   } catch (error) {
-    const meant = named(argv.find((a) => !a.startsWith('-')))
-    return usage(io, parseArgsProblem(error), commands, meant?.name)
+    const meant = named(firstOperand(argv))
+    return usage(io, parseArgsProblem(error, meant), commands, meant?.name)
   }
   const [name = 'run', ...args] = parsed.positionals
   const command = named(name)
-  if (!command) return usage(io, `unknown command "${name}"`, commands)
+  if (!command) return usage(io, unknownCommandProblem(name, commands), commands)
   const arity = command.operands.length
   if (args.length > arity) {
     return usage(
@@ -37,10 +39,11 @@ export function parseCommandLine(argv: string[], commands: readonly Command[], i
         .map((r) => JSON.stringify(r))
         .join(' ')}`,
       commands,
+      name,
     )
   }
   const misplaced = misplacedOption(command, parsed.values, commands)
-  if (misplaced) return usage(io, misplaced, commands)
+  if (misplaced) return usage(io, misplaced, commands, name)
   return { command, args, values: parsed.values }
 }
 
@@ -59,11 +62,24 @@ function misplacedOption(
   return undefined
 }
 
+/** The first operand of a command line parseArgs refused (the command's name), skipping options' values. */
+function firstOperand(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!
+    if (!word.startsWith('-')) return word
+    const option = word.slice(2)
+    if (word.startsWith('--') && Object.hasOwn(OPTION_SPECS, option)) {
+      if (OPTION_SPECS[option as OptionName].type === 'string') i++
+    }
+  }
+  return undefined
+}
+
 /** parseArgs' refusal in our words: its own message for an unknown option runs on about `--` and quotes. */
-function parseArgsProblem(error: unknown): string {
+function parseArgsProblem(error: unknown, command: Command | undefined): string {
   const { code, message } = error as { code?: string; message: string }
   const option = /'(-[^' ]*)/.exec(message)?.[1]
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return unknownOptionProblem(option, command)
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value`
   return message
 }

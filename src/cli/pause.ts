@@ -15,7 +15,7 @@ import { withDatabase } from './with-database.js'
 
 /** Pauses the net; exit 0, 64 for an unknown net or a bad option, 1 when the store does not answer. */
 export async function pauseCommand({ args, values, config, io }: CommandContext): Promise<number> {
-  const net = findNet('pause', args[0], config, io)
+  const net = findNet('pause', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   const now = new Date()
   const name = net.net.name

@@ -14,7 +14,7 @@ import { withDatabase } from './with-database.js'
 
 /** Resumes the net; exit 0 (also when it was not paused), 64 for an unknown net, 1 when the store does not answer. */
 export async function resumeCommand({ args, values, config, io }: CommandContext): Promise<number> {
-  const net = findNet('resume', args[0], config, io)
+  const net = findNet('resume', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   const name = net.net.name
   const input = { ...author(values), catchUp: values['catch-up'] === true }

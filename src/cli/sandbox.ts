@@ -22,8 +22,13 @@ import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
+import { untilStopped } from './until-stopped.js'
 
-/** Runs the sandbox until a signal; resolves to the exit code (0, or 64 for a bad --port, 1 if it cannot start). */
+/**
+ * Runs the sandbox until SIGINT, SIGTERM or SIGHUP, or until the process that started it exits
+ * (until-stopped.ts: npx's shell does not pass a SIGTERM on); then removes the key file and the env file.
+ * Resolves to the exit code (0, or 64 for a bad --port, 1 if it cannot start).
+ */
 export async function sandboxCommand({ values, config, io }: CommandContext): Promise<number> {
   const port = values.port === undefined ? 0 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -51,13 +56,15 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
   writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
     mode: 0o600,
   })
-  io.out('Stop it with Ctrl-C (SIGINT) or SIGTERM.')
-  await untilSignal()
+  io.out(
+    `Stop it with Ctrl-C (SIGINT) or SIGTERM (kill ${process.pid}); it also stops when the process that started it exits.`,
+  )
+  const reason = await untilStopped()
   await sandbox.close()
   // The env file goes too, also one the user named: it would point later workers at a dead sandbox.
   rmSync(files.dir, { recursive: true, force: true })
   rmSync(files.envFile, { force: true })
-  io.out('sandbox stopped')
+  io.out(`sandbox stopped (${reason}); its key file and env file are removed`)
   return EXIT.ok
 }
 
@@ -118,16 +125,4 @@ async function seedGatingRuns(
   } finally {
     await runtime.close()
   }
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolveSignal) => {
-    const onSignal = () => {
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
-      resolveSignal()
-    }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
-  })
 }

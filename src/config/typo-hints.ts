@@ -28,15 +28,23 @@ export function refuseUnknownVariables(
   }
 }
 
-/** The known name closest to a typo by edit distance, for the hint; undefined when none is close. */
-function nearestName(name: string, known: readonly string[]): string | undefined {
+/**
+ * The known name closest to a typo by edit distance, for a "did you mean" hint; undefined when none is
+ * within `maxDistance` (by default 3 edits, or a quarter of the name's length when that is more). The CLI
+ * uses it for mistyped commands and options with a tighter bound, its words being short.
+ */
+export function nearestName(
+  name: string,
+  known: readonly string[],
+  maxDistance = Math.max(3, Math.floor(name.length / 4)),
+): string | undefined {
   let best: { name: string; distance: number } | undefined
   for (const candidate of known) {
     // A name that extends a known one (LEASECRON_FORGE_KIND) most likely meant that one.
     const distance = editDistance(name, candidate) - (name.startsWith(candidate) ? 0.5 : 0)
     if (!best || distance < best.distance) best = { name: candidate, distance }
   }
-  return best && best.distance <= Math.max(3, Math.floor(name.length / 4)) ? best.name : undefined
+  return best && best.distance <= maxDistance ? best.name : undefined
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions), two rows at a time. */
