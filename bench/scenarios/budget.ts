@@ -37,7 +37,9 @@ import { recordGatingRun } from '../../src/nets/merge-gate/record-gating-run.js'
 import type { NetLogger, Pass } from '../../src/nets/net.js'
 import { generateSandboxFixture } from '../../src/sandbox/sandbox-generator.js'
 import { type SandboxForge, sandboxForgeConfig, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import type { SandboxRequestLogEntry } from '../../src/sandbox/sandbox-request-log.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
+import { accountPoints, type PointsLedger, type Touch, touchedByChurn } from '../points-ledger.js'
 import { type BenchContext, QUICK, SANDBOX_DATA, sig, table, writeResult } from '../support.js'
 import { GATING_RUNS } from './replicas.js'
 
@@ -136,8 +138,14 @@ export interface BudgetRun {
   statusesPosted: number
   cardsWritten: number
   meanPassMs: number
+  /** Points of the term's first, cold pass (once per term). */
+  coldPassPoints: number
+  /** Points of every pass after the first. */
+  steadyPoints: number
   /** Where the points went, by sandbox route. */
   pointsByRoute: Record<string, number>
+  /** Every point by route and reason, and the floor (`bench/points-ledger.ts`). */
+  ledger: PointsLedger
 }
 
 const silent: NetLogger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as NetLogger
@@ -231,24 +239,30 @@ async function runMode(
   let forge: Forge | undefined
   let terms = nets.terms()
   let passMs = 0
-  let boardPasses = 0
+  const marks: Marks = { passStarts: [], termStarts: [], boardPasses: [], touches: [] }
+  const position = () => sandbox.stats().total
   try {
     for (let k = 0; k < mix.passes; k++) {
       skewMs = k * 2_000
-      if (k > 0 && churn > 0) await sandbox.admin.churn({ fraction: churn, seed: 1000 + k })
+      if (k > 0 && churn > 0) {
+        const changed = await sandbox.admin.churn({ fraction: churn, seed: 1000 + k })
+        marks.touches.push({ seq: position(), paths: touchedByChurn(changed), own: false })
+      }
       if (forge === undefined || mode.freshForgePerPass) {
         await forge?.close()
         forge = newForge()
         if (k > 0) terms = nets.terms()
+        marks.termStarts.push(position())
       }
+      marks.passStarts.push(position())
       const started = performance.now()
       const board = k % mix.boardEvery === 0
-      if (board) boardPasses++
+      marks.boardPasses.push(board)
       await runPass(forge, terms, k, base, board ? nets.boardLog : undefined)
       passMs += performance.now() - started
     }
     await forge?.close()
-    return tally({ mix, mode, churn, boardPasses, passMs }, sandbox, nets)
+    return tally({ mix, mode, churn, passMs, marks }, sandbox, nets)
   } finally {
     await forge?.close()
     await sandbox.close()
@@ -280,51 +294,78 @@ async function runPass(
     await withLane('board-issue-sync', () => terms.board({ ...context, log: boardLog }))
 }
 
+/** Where in the sandbox's request log each pass and term began, which passes ran the board, what churned. */
+interface Marks {
+  passStarts: number[]
+  termStarts: number[]
+  boardPasses: boolean[]
+  touches: Touch[]
+}
+
 interface Measured {
   mix: Mix
   mode: Mode
   churn: number
-  boardPasses: number
   passMs: number
+  marks: Marks
 }
 
+const isBoardRoute = (route: string) => /\/issues$|^GET \/installation\/repositories$/.test(route)
+
 function tally(m: Measured, sandbox: SandboxForge, nets: Nets): BudgetRun {
-  const { mix, mode, churn, boardPasses, passMs } = m
+  const { mix, mode, churn, passMs, marks } = m
   const stats = sandbox.stats()
-  const byNet = (pick: (route: string) => boolean) => {
-    const entries = stats.entries.filter((e) => pick(e.route))
-    return {
-      requests: entries.reduce((n, e) => n + e.count, 0),
-      notModified: entries.filter((e) => e.status === 304).reduce((n, e) => n + e.count, 0),
-      points: entries.reduce((n, e) => n + e.points, 0),
-    }
+  const log = sandbox.requestLog()
+  if (log.dropped > 0) throw new Error(`budget: the sandbox's request log dropped ${log.dropped} entries`)
+  const ledger = accountPoints({ entries: log.entries, ...marks })
+  const all = {
+    requests: stats.total,
+    notModified: stats.notModified,
+    points: stats.points,
   }
-  const board = byNet((r) => /\/issues$|^GET \/installation\/repositories$/.test(r))
-  const all = byNet(() => true)
-  const sweep = {
-    requests: all.requests - board.requests,
-    notModified: all.notModified - board.notModified,
-    points: all.points - board.points,
-  }
-  // Per hour at the default schedules: the sweeper's share (and token mints) every minute, the board's every five.
-  const hourly = (k: 'requests' | 'notModified' | 'points') =>
-    sig((sweep[k] * SWEEPS_PER_HOUR) / mix.passes + (board[k] * BOARD_SYNCS_PER_HOUR) / boardPasses, 4)
   return {
     mix: mix.name,
     mode: mode.name,
     churn,
     passes: mix.passes,
-    boardPasses,
+    boardPasses: marks.boardPasses.filter(Boolean).length,
     ...all,
-    requestsPerHour: hourly('requests'),
-    notModifiedPerHour: hourly('notModified'),
-    pointsPerHour: hourly('points'),
+    ...perHour(log.entries, marks, mix),
+    coldPassPoints: ledger.perPass[0] ?? 0,
+    steadyPoints: ledger.perPass.slice(1).reduce((n, p) => n + p, 0),
     statusesPosted: countRequests(stats, { route: STATUS_POST }),
     cardsWritten: nets.cards(),
     meanPassMs: sig(passMs / mix.passes, 3),
     pointsByRoute: Object.fromEntries(
       stats.entries.filter((e) => e.points > 0).map((e) => [`${e.route} ${e.status}`, e.points]),
     ),
+    ledger,
+  }
+}
+
+/**
+ * Per hour at the default schedules, from the passes after the first: the sweeper's requests (and token
+ * mints) every minute, the board's every five. The term's first pass is left out: it is cold once per term
+ * (a worker's term lasts as long as it holds the lease), not once per run of this scenario, so scaling it
+ * with the rest counted it three times an hour. `coldPassPoints` reports it, per term.
+ */
+function perHour(entries: SandboxRequestLogEntry[], marks: Marks, mix: Mix) {
+  const from = marks.passStarts[1] ?? Number.POSITIVE_INFINITY
+  const steady = entries.filter((e) => e.seq >= from)
+  const sweepPasses = mix.passes - 1
+  const boardPasses = marks.boardPasses.slice(1).filter(Boolean).length
+  const sum = (board: boolean, pick: (e: SandboxRequestLogEntry) => boolean) =>
+    steady.filter((e) => isBoardRoute(e.route) === board && pick(e)).length
+  const hourly = (pick: (e: SandboxRequestLogEntry) => boolean) =>
+    sig(
+      (sum(false, pick) * SWEEPS_PER_HOUR) / Math.max(1, sweepPasses) +
+        (boardPasses === 0 ? 0 : (sum(true, pick) * BOARD_SYNCS_PER_HOUR) / boardPasses),
+      4,
+    )
+  return {
+    requestsPerHour: hourly(() => true),
+    notModifiedPerHour: hourly((e) => e.status === 304),
+    pointsPerHour: hourly((e) => e.spent),
   }
 }
 
@@ -391,9 +432,23 @@ function summarize(runs: BudgetRun[]) {
         (r) => r.statusesPosted === base.statusesPosted && r.cardsWritten === base.cardsWritten,
       )
     }
+    const steady = (mode: ModeName) => {
+      const base = at('worker-unconditional')
+      return base.steadyPoints === 0 ? 0 : sig(at(mode).steadyPoints / base.steadyPoints, 3)
+    }
     return {
       churn,
       pointsRatio: ratio('worker'),
+      pointsRatioSteady: steady('worker'),
+      coldPassPoints: at('worker').coldPassPoints,
+      floor: at('worker').ledger.floor,
+      steadyFloor: at('worker').ledger.steadyFloor,
+      floorRatio: sig(at('worker').ledger.floor / at('worker-unconditional').points, 3),
+      steadyFloorRatio: sig(
+        at('worker').ledger.steadyFloor / Math.max(1, at('worker-unconditional').steadyPoints),
+        3,
+      ),
+      pointsRatioOnceMongoSteady: steady('once-mongo'),
       pointsRatioBoardEveryPass: ratioIn('worker', 'board-every-pass'),
       pointsRatioOnceMemory: ratio('once-memory'),
       pointsRatioOnceMongo: ratio('once-mongo'),

@@ -22,6 +22,7 @@ import { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox-
 import { generateAppKeyPair } from './sandbox-keys.js'
 import { SandboxRateLimit, type SandboxRateLimitOptions } from './sandbox-rate-limit.js'
 import { createSandboxHandler, writeJson } from './sandbox-server.js'
+import type { SandboxRequestLogEntry } from './sandbox-request-log.js'
 import { SandboxStats, type SandboxStatsSnapshot } from './sandbox-stats.js'
 import { SandboxStore } from './sandbox-store.js'
 
@@ -80,7 +81,9 @@ export interface SandboxForge {
   publicKey: string
   /** The request counts since the last reset (same as `GET /_sandbox/stats`). */
   stats(): SandboxStatsSnapshot
-  /** Forgets the request counts. */
+  /** Every request since the last reset, one by one (see `sandbox-request-log.ts`); not served over HTTP. */
+  requestLog(): { entries: SandboxRequestLogEntry[]; dropped: number }
+  /** Forgets the request counts and the log. */
   resetStats(): void
   /** Typed client for the `/_sandbox/*` routes of this sandbox. */
   admin: SandboxAdmin
@@ -137,6 +140,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     privateKey,
     publicKey: auth.publicKey,
     stats: () => stats.snapshot(),
+    requestLog: () => stats.log.snapshot(),
     resetStats: () => stats.reset(),
     admin: createSandboxAdmin(base),
     store,

@@ -15,6 +15,7 @@ import type { SandboxAuth, SandboxCaller } from './sandbox-auth.js'
 import { cacheHeaders, GITHUB_VARY, isNotModified, validatorsOf } from './sandbox-conditional.js'
 import type { SandboxFault, SandboxFaults } from './sandbox-faults.js'
 import type { RateLimitState, SandboxRateLimit } from './sandbox-rate-limit.js'
+import type { SandboxMissReason, SandboxValidatorSent } from './sandbox-request-log.js'
 import type { SandboxStats } from './sandbox-stats.js'
 import type { RepoRecord, SandboxStore } from './sandbox-store.js'
 
@@ -48,6 +49,8 @@ interface Exchange {
   label: string
   /** True when the request carried a private `x-leasecron-*` header. */
   privateHeader: boolean
+  /** Why a conditional GET was answered in full, for the request log. */
+  miss?: SandboxMissReason
 }
 
 /** How a request pays: checked before the route runs, spent only once the answer is known. */
@@ -144,7 +147,10 @@ async function serveApi(ctx: SandboxServerContext, ex: Exchange): Promise<void> 
 
 function serveFault(ctx: SandboxServerContext, ex: Exchange, fault: SandboxFault) {
   const count = (status: number | 'dropped') =>
-    ctx.stats.record(ex.label, ex.method, ex.template, status, ex.privateHeader)
+    ctx.stats.record(ex.label, ex.method, ex.template, status, ex.privateHeader, false, {
+      url: ex.url.pathname + ex.url.search,
+      validator: validatorSent(ex),
+    })
   switch (fault.kind) {
     case 'drop':
       count('dropped')
@@ -264,7 +270,27 @@ function answerConditionally(ctx: SandboxServerContext, ex: Exchange, result: Ro
     // GitHub: a 304 to an authorized conditional request does not count against the primary limit.
     return send(ctx, ex, { status: 304, headers: cacheHeaders(validators) }, budget.limit)
   }
+  const content = validatorsOf(result.body, result.lastModified).etag
+  ctx.stats.log.issued(validators.etag, content)
+  ex.miss = missReason(ctx, conditional, content, validators.lastModified)
   budget.spend({ ...result, headers: { ...result.headers, ...cacheHeaders(validators) } })
+}
+
+/** Why a request's validators did not earn a 304 (undefined when it carried none). */
+function missReason(
+  ctx: SandboxServerContext,
+  asked: { ifNoneMatch?: string | undefined; ifModifiedSince?: string | undefined },
+  content: string,
+  lastModified: string | undefined,
+): SandboxMissReason | undefined {
+  if (asked.ifNoneMatch !== undefined) return ctx.stats.log.missReason(asked.ifNoneMatch, content)
+  if (asked.ifModifiedSince === undefined) return undefined
+  return lastModified === undefined ? 'no-last-modified' : 'changed'
+}
+
+function validatorSent(ex: Exchange): SandboxValidatorSent {
+  if (ex.req.headers['if-none-match'] !== undefined) return 'etag'
+  return ex.req.headers['if-modified-since'] !== undefined ? 'last-modified' : 'none'
 }
 
 /** Counts the request and writes the answer with `vary` and, for an installation, the rate-limit headers. */
@@ -275,7 +301,11 @@ function send(
   limit?: RateLimitState,
   spent = false,
 ) {
-  ctx.stats.record(ex.label, ex.method, ex.template, result.status, ex.privateHeader, spent)
+  ctx.stats.record(ex.label, ex.method, ex.template, result.status, ex.privateHeader, spent, {
+    url: ex.url.pathname + ex.url.search,
+    validator: validatorSent(ex),
+    miss: ex.miss,
+  })
   const headers: Record<string, string> = { vary: GITHUB_VARY, ...result.headers }
   if (limit !== undefined) Object.assign(headers, rateLimitHeaders(limit))
   writeJson(ex.res, result.status, result.body, headers)

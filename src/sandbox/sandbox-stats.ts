@@ -4,8 +4,14 @@
  * meter against. `/_sandbox/*` admin traffic is not forge traffic and is never counted. Requests that
  * spent a point of an installation's primary budget are counted apart from the rest (a 304, a
  * `GET /rate_limit` or a refusal once the budget is spent cost nothing), so a benchmark reads the
- * rate-limit points a client really paid from here.
+ * rate-limit points a client really paid from here. The same requests, one by one with the validator they
+ * carried and why a conditional one missed, are in `log` (`sandbox-request-log.ts`), reset with the counts.
  */
+import {
+  SandboxRequestLog,
+  type SandboxMissReason,
+  type SandboxValidatorSent,
+} from './sandbox-request-log.js'
 
 /** What became of a request: the status sent, or `dropped` when the sandbox cut the connection. */
 export type SandboxOutcome = number | 'dropped'
@@ -35,8 +41,17 @@ export interface SandboxStatsSnapshot {
   points: number
 }
 
+/** What the log adds to a counted request: the URL asked, the validator carried, why it missed. */
+export interface SandboxRequestDetail {
+  url: string
+  validator: SandboxValidatorSent
+  miss?: SandboxMissReason | undefined
+}
+
 /** Counts requests; resettable. */
 export class SandboxStats {
+  /** Every request, one by one. */
+  readonly log = new SandboxRequestLog()
   readonly #counts = new Map<string, SandboxStatsEntry>()
   readonly #clock: () => number
   #since: number
@@ -58,7 +73,21 @@ export class SandboxStats {
     status: SandboxOutcome,
     privateHeader: boolean,
     spent = false,
+    detail?: SandboxRequestDetail,
   ): void {
+    if (detail !== undefined) {
+      const { url, validator, miss } = detail
+      this.log.record({
+        installation,
+        method,
+        route,
+        url,
+        status,
+        spent,
+        validator,
+        ...(miss ? { miss } : {}),
+      })
+    }
     const key = `${installation}\u0000${method}\u0000${route}\u0000${status}`
     const entry = this.#counts.get(key) ?? { installation, method, route, status, count: 0, points: 0 }
     entry.count++
@@ -94,6 +123,7 @@ export class SandboxStats {
   /** Forgets every count and restarts `since`. */
   reset(): void {
     this.#counts.clear()
+    this.log.reset()
     this.#total = 0
     this.#privateHeaders = 0
     this.#notModified = 0

@@ -11,8 +11,10 @@
  *      - absent, or still this run's own pending claim, while the run is dead (`failed`/`died`, or
  *        `running` with no update for `staleAfter`) → `POST /repos/{o}/{r}/statuses/{sha}` a `failure`
  *        (`review died (<reason>) — push again to re-run`, target `<PUBLIC_URL>/runs/<id>` when
- *        configured), then mark `relaunchRequestedAt`. The run stays unsettled: the next offer reads the
- *        failure it posted, a real verdict, and settles it without posting again.
+ *        configured), then mark `relaunchRequestedAt` and settle the run: the forge accepted the failure,
+ *        which is now the gate context's verdict, so no later offer needs to read it back (that read
+ *        paid a rate-limit point per posted failure). A mark lost to a crash after the post is repaired
+ *        by the next offer, which reads the failure and marks and settles the run without posting again.
  *      - otherwise the run is healthy → nothing.
  *
  * Not a claim and not exclusive: two reconcilers racing on one run may both post, and leave the same end
@@ -177,6 +179,7 @@ export class Reconciler {
       throw this.#offerFailed(run, 'post-status', error)
     }
     await this.#store.markRelaunchRequested(run.id, now, request)
+    await this.#store.markSettled(run.id, now, request)
     return 'posted-failure'
   }
 

@@ -123,7 +123,7 @@ describe('the merge-gate sweeper net', () => {
     expect(first.record?.requests, 'the pass’s requests were not charged to its lane').toEqual({
       [net.name]: 6,
     })
-    expect(await store.get('dead')).toMatchObject({ relaunchRequestedAt: now, settledAt: undefined })
+    expect(await store.get('dead')).toMatchObject({ relaunchRequestedAt: now, settledAt: now })
     expect(await store.get('closed')).toMatchObject({ settledAt: now })
     expect(logged(first.log, 'info', 'posted the synthetic failure')).toHaveLength(1)
     expect(
@@ -139,9 +139,12 @@ describe('the merge-gate sweeper net', () => {
       publicUrl: PUBLIC_URL,
     })
     expect(second.record).toMatchObject({ outcome: 'ok' })
-    // dead now reads its own failure (a verdict) and settles; healthy is read again; nothing is posted.
-    expect(h.requests()).toEqual({ [PULL]: 2, [STATUS]: 2 })
-    expect(await store.get('dead')).toMatchObject({ settledAt: next })
+    // dead settled when its failure was posted, so it is not read back; healthy is read again; nothing is posted.
+    expect(h.requests(), 'the posted failure was read back, paying a point').toEqual({
+      [PULL]: 1,
+      [STATUS]: 1,
+    })
+    expect(await store.get('dead')).toMatchObject({ settledAt: now })
     const repo = h.sandbox.store.repo('acme', 'widgets')!
     expect(h.sandbox.store.statusesOf(repo, dead.headSha).map((s) => s.state)).toEqual(['failure', 'pending'])
     expect(h.sandbox.store.statusesOf(repo, healthy.headSha).map((s) => s.state)).toEqual(['pending'])

@@ -156,17 +156,19 @@ describe('reconciler: a dead review', () => {
       description: 'review died (runner evicted) — push again to re-run',
       targetUrl: `${PUBLIC_URL}/runs/${run.id}`,
     })
-    expect(await store.get(run.id)).toMatchObject({ relaunchRequestedAt: now, settledAt: undefined })
+    expect(await store.get(run.id), 'the posted failure is the verdict: the run is settled').toMatchObject({
+      relaunchRequestedAt: now,
+      settledAt: now,
+    })
   })
 
-  it('posts nothing on a second offer of the repaired run, and settles it', async () => {
+  it('sends nothing on a second offer of the run it posted for: its failure is not read back', async () => {
     const run = await openRun({ state: 'failed' })
     expect(await offer(run)).toBe('posted-failure')
     h.reset()
-    expect(await offer((await store.get(run.id))!)).toBe('settled-verdict')
-    expect(h.requests()).toEqual({ [PULL]: 1, [STATUS]: 1 })
+    expect(await offer((await store.get(run.id))!)).toBe('already-settled')
+    expect(h.requests(), 'reading back our own failure pays a rate-limit point for nothing').toEqual({})
     expect(gateStatuses(run.headSha).map((s) => s.state)).toEqual(['failure', 'pending'])
-    expect(await store.get(run.id)).toMatchObject({ relaunchRequestedAt: now, settledAt: now })
   })
 
   it('posts when the gate context has no status at all', async () => {
@@ -270,10 +272,11 @@ describe('reconciler: a dead review', () => {
       description: 'review died (oom) — push again to re-run',
     })
     expect((await store.get(run.id))?.relaunchRequestedAt).toEqual(now)
-    // The next offer, by either, settles it and posts nothing.
+    // Settled by whichever posted: the next offer, by either, sends nothing.
+    expect((await store.get(run.id))?.settledAt).toEqual(now)
     h.reset()
-    expect(await offer((await store.get(run.id))!)).toBe('settled-verdict')
-    expect(h.requests()[POST]).toBeUndefined()
+    expect(await offer((await store.get(run.id))!)).toBe('already-settled')
+    expect(h.requests()).toEqual({})
   })
 })
 
