@@ -273,11 +273,11 @@ interface RequestInterface {
 function appInstallationAuth({ app, installationId }: InstallationAuthOptions) {
   let inflight: Promise<{ token: string }> | undefined
   const authenticate = () => {
-    inflight ??= (
-      app.auth({ type: 'installation', installationId }) as Promise<{ token: string }>
-    ).finally(() => {
-      inflight = undefined
-    })
+    inflight ??= (app.auth({ type: 'installation', installationId }) as Promise<{ token: string }>).finally(
+      () => {
+        inflight = undefined
+      },
+    )
     return inflight
   }
   return {
