@@ -2,7 +2,7 @@
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` builds dist/, and the sources are not copied yet; the build runs below.
+# --ignore-scripts: no dependency's lifecycle script runs (the build runs below, once the sources are in).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json worker.config.ts ./
 COPY scripts ./scripts
@@ -13,8 +13,9 @@ FROM node:24-slim AS production
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: no lifecycle script runs in the runtime image (`prepare` would need the build's
-# TypeScript); dist/ comes from the build stage.
+# Production dependencies only: what the bundle leaves outside (Octokit, undici, jiti); mongodb, pino,
+# prom-client, zod and node-cron are inside dist/bundle and are dev dependencies here. --ignore-scripts:
+# no lifecycle script runs in the runtime image; dist/ comes from the build stage.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The image's non-root `node` user, by number so that Kubernetes' runAsNonRoot can verify it. The root

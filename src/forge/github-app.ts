@@ -3,8 +3,10 @@
  * the metered transport. The Octokit class is built once per forge with `.plugin(throttling, retry,
  * lanePlugin, tracePlugin, …)` — the lane and trace plugins after those two, so they stamp the caller's
  * lane and span before the throttling queue — and
- * `.defaults({ baseUrl, request: { fetch } })`; `@octokit/app` drives it (JWT, installation-token mints
- * and their cache) with that class, so token mints are metered like any other request.
+ * `.defaults({ baseUrl, request: { fetch } })`; an instance of that class authenticated as the App
+ * (`@octokit/auth-app`: JWT, installation-token mints and their cache) mints the installation's tokens,
+ * so token mints are metered like any other request. (`@octokit/app` did the same, with webhooks and
+ * OAuth leasecron never used: it cost a consumer's install some forty packages.)
  *
  * A forge that cannot be reached is said at once (what, where, retrying until when), retried only while
  * retrying can help (a refused connection), and given up on without retries when it cannot (a port fetch
@@ -15,7 +17,6 @@
  * whichever net calls it, in that net's lane.
  */
 import { createRequire } from 'node:module'
-import type { App } from '@octokit/app'
 import type { Octokit } from '@octokit/core'
 import type { Registry } from 'prom-client'
 import type { ForgeCacheOptions } from './forge-cache.js'
@@ -83,7 +84,7 @@ const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451]
 /**
  * Builds a forge for `options.config` (validated again here: a bad key throws ForgeConfigError before any
  * request is sent). Synchronous: the client (Octokit over the undici transport) is built on the first read
- * of `octokit`, and the installation token is minted on the first request and cached by `@octokit/app`
+ * of `octokit`, and the installation token is minted on the first request and cached by `@octokit/auth-app`
  * until shortly before it expires — a process that never calls the forge loads neither.
  */
 export function createForge(options: ForgeOptions): Forge {
@@ -135,11 +136,9 @@ function buildClient(
   // The App's own client (token mints) does not retry: the installation request around a mint retries
   // already, and two nested retry loops made 16 mints of one unreachable forge.
   const AppOctokit = OctokitClass.defaults({ retry: { enabled: false } })
-  const app = new (octokitModules().App)({
-    appId: config.appId,
-    privateKey: config.privateKey,
-    Octokit: AppOctokit,
-    log: octokitLog(logger),
+  const app = new AppOctokit({
+    authStrategy: octokitModules().createAppAuth,
+    auth: { appId: config.appId, privateKey: config.privateKey },
   })
   const octokit = new OctokitClass({
     authStrategy: appInstallationAuth,
@@ -154,7 +153,7 @@ function buildClient(
 const requireLazily = createRequire(import.meta.url)
 let octokit:
   | {
-      App: typeof import('@octokit/app').App
+      createAppAuth: typeof import('@octokit/auth-app').createAppAuth
       Octokit: typeof import('@octokit/core').Octokit
       retry: typeof import('@octokit/plugin-retry').retry
       throttling: typeof import('@octokit/plugin-throttling').throttling
@@ -162,7 +161,7 @@ let octokit:
   | undefined
 function octokitModules() {
   octokit ??= {
-    App: (requireLazily('@octokit/app') as typeof import('@octokit/app')).App,
+    createAppAuth: (requireLazily('@octokit/auth-app') as typeof import('@octokit/auth-app')).createAppAuth,
     Octokit: (requireLazily('@octokit/core') as typeof import('@octokit/core')).Octokit,
     retry: (requireLazily('@octokit/plugin-retry') as typeof import('@octokit/plugin-retry')).retry,
     throttling: (requireLazily('@octokit/plugin-throttling') as typeof import('@octokit/plugin-throttling'))
@@ -257,7 +256,8 @@ function buildOctokitClass(
 }
 
 interface InstallationAuthOptions {
-  app: App
+  /** An Octokit authenticated as the App (createAppAuth): its `auth()` mints installation tokens. */
+  app: Pick<Octokit, 'auth'>
   installationId: number
 }
 
@@ -267,17 +267,17 @@ interface RequestInterface {
 }
 
 /**
- * An Octokit auth strategy that sends each request with the installation token `@octokit/app` keeps
+ * An Octokit auth strategy that sends each request with the installation token `@octokit/auth-app` keeps
  * (minted on demand, cached until near expiry). Concurrent first requests share one mint.
  */
 function appInstallationAuth({ app, installationId }: InstallationAuthOptions) {
   let inflight: Promise<{ token: string }> | undefined
   const authenticate = () => {
-    inflight ??= (
-      app.octokit.auth({ type: 'installation', installationId }) as Promise<{ token: string }>
-    ).finally(() => {
-      inflight = undefined
-    })
+    inflight ??= (app.auth({ type: 'installation', installationId }) as Promise<{ token: string }>).finally(
+      () => {
+        inflight = undefined
+      },
+    )
     return inflight
   }
   return {
