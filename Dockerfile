@@ -13,8 +13,8 @@ FROM node:24-slim AS production
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only: what the bundle leaves outside (Octokit, undici, jiti); mongodb, pino,
-# prom-client, zod and node-cron are inside dist/bundle and are dev dependencies here. --ignore-scripts:
+# Production dependencies only: what the bundle leaves outside, jiti (TypeScript configurations); mongodb,
+# pino, prom-client, zod, node-cron, Octokit and undici are inside dist/bundle and are dev dependencies here. --ignore-scripts:
 # no lifecycle script runs in the runtime image; dist/ comes from the build stage.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist

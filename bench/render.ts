@@ -303,6 +303,29 @@ async function footprintSection(footprint: Json): Promise<string[]> {
     '',
     '![footprint](bench-footprint.svg)',
     '',
+    ...installLines(footprint),
+  ]
+}
+
+/** The consumer install (`npm install <tarball>` in an empty project), when the result records it. */
+function installLines(footprint: Json): string[] {
+  const install = footprint.consumerInstall
+  if (!install) return []
+  return [
+    `What a consumer installs: ${footprint.inputs.consumerInstall}.`,
+    '',
+    mdTable([
+      ['packages', 'MB', 'seconds', 'EBADENGINE', 'npm warnings', 'node / npm'],
+      [
+        `${install.packages} (${install.packageNames.join(', ')})`,
+        String(install.megabytes),
+        String(install.seconds),
+        install.engineWarnings.join(', ') || 'none',
+        String(install.warnings.length),
+        `${install.node} / ${install.npm}`,
+      ],
+    ]),
+    '',
   ]
 }
 

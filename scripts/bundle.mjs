@@ -5,8 +5,14 @@
 //
 // - Entries (index, sandbox, testing, the CLI, the shipped worker.config) share chunks: a configuration
 //   module that imports `leasecron` gets the very module instances the CLI runs.
-// - Left to node_modules: what loads only on some paths and is large (jiti, for TypeScript configurations;
-//   Octokit and undici, required when a pass first uses the forge) and vitest (the `testing` entry's peer).
+// - Octokit and undici are bundled too, but only src/forge/forge-client.ts imports them, and only through
+//   `import()` on a forge's first request: esbuild gives that module a chunk of its own that no entry loads
+//   statically (test/library/bundle-graph.test.ts). A consumer installs neither: Octokit's `content-type`
+//   (engines: Node >= 22) made npm warn EBADENGINE on Node 20, and the pieces were 27 packages and 21 MB.
+//   undici is safe to bundle: it is our own copy, with its own Agent and fetch, shared with nobody (Node's
+//   fetch bundles its own undici; the public API takes and returns none of its objects).
+// - Left to node_modules: jiti (1.8 MB, loaded only for a TypeScript configuration, and it resolves the
+//   configuration's imports from its own location at run time) and vitest (the `testing` entry's peer).
 // - @opentelemetry/api is bundled once: prom-client require()s it (CommonJS) and our tracing imports it, so
 //   both are routed to its CommonJS build; an ES import would otherwise bundle its ES build as a second copy.
 //   (Copies would still share the one global an SDK registers, but each would cost start-up and bytes.)
@@ -53,7 +59,7 @@ const { metafile } = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  external: ['vitest', 'jiti', '@octokit/*', 'undici'],
+  external: ['vitest', 'jiti'],
   // The bundled CommonJS dependencies call require() for Node's built-ins; an ES module has none.
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",

@@ -89,8 +89,10 @@ export {
   repositoryListOption,
   stringOption,
   type NetOption,
+  type OptionSchema,
 } from './nets/options.js'
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
+export type { Logger as WorkerLogger, LogMethod } from './worker/logger.js'
 export { ConfigError, type ConfigIssue } from './config/config-error.js'
 export { loadConfig } from './config/load-config.js'
 export type { WorkerConfig } from './config/worker-config.js'
@@ -101,8 +103,11 @@ export {
   type Forge,
   type ForgeOptions,
   type ForgeOctokit,
+  type ForgeRequestParameters,
+  type ForgeResponse,
   type ForgeRetryOptions,
 } from './forge/github-app.js'
+export type { MetricsRegistry } from './forge/metrics-registry.js'
 export { withLane, currentLane, LaneNameError } from './forge/lane.js'
 export {
   createForgeMeter,

@@ -9,11 +9,14 @@
  *   the ten nets at the shipped pace (every minute: TTL 180 s) and compressed (every second: TTL 3 s),
  *   each the only worker on its own fresh database, the two measured side by side in the same minute;
  *   against an idle `node -e "setInterval(() => {}, 1000)"` in the same minute.
+ * - Consumer install: `npm pack`, then `npm install <tarball>` alone in an empty project — packages, MB,
+ *   seconds and npm's warnings (footprint-install.ts), before the worker measures start.
  *
  * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
  * node-cron, the HTTP server; the forge client is built only when a pass reads it, which these never do).
  */
 import { type MongoOpCounter, startMongoOpCounter } from '../mongo-op-counter.js'
+import { type ConsumerInstallFigure, INSTALL_INPUTS, measureConsumerInstall } from './footprint-install.js'
 import {
   type BenchContext,
   type Child,
@@ -104,6 +107,8 @@ const keep = (l: { msg?: unknown }) =>
 /** The scenario: cold starts, then the idle minute, then the result file and the table. */
 export async function runFootprint(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
+  const consumerInstall = await measureConsumerInstall()
+  console.log(`bench footprint: consumer install: ${JSON.stringify(consumerInstall)}`)
   const counter = await startMongoOpCounter(context.mongo.url)
   const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
   const children: Child[] = []
@@ -118,8 +123,13 @@ export async function runFootprint(context: BenchContext): Promise<string> {
     await counter.close()
   }
   const coldStart = summarizeColdStarts(cold)
-  const path = await writeResult('footprint', context, startedAt, { inputs: INPUTS, coldStart, idle })
-  console.log(`\n${table(summaryRows(coldStart, idle))}\n`)
+  const path = await writeResult('footprint', context, startedAt, {
+    inputs: INPUTS,
+    consumerInstall,
+    coldStart,
+    idle,
+  })
+  console.log(`\n${table(summaryRows(coldStart, idle))}\n\n${table(installRows(consumerInstall))}\n`)
   console.log(`bench footprint: wrote ${path}`)
   return path
 }
@@ -135,6 +145,7 @@ const INPUTS = {
   paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
   baseline: 'node -e "setInterval(() => {}, 1000)" in the same minute',
   forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
+  consumerInstall: INSTALL_INPUTS,
 }
 
 async function coldStarts(
@@ -311,5 +322,18 @@ function summaryRows(coldStart: ReturnType<typeof summarizeColdStarts>, idle: Id
     ],
     ['CPU %, shipped pace', String(shipped.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
     ['CPU %, compressed pace', String(compressed.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
+  ]
+}
+
+/** The consumer install's table: what `npm install <tarball>` cost an empty project. */
+function installRows(install: ConsumerInstallFigure): string[][] {
+  return [
+    ['consumer install (npm install <tarball>)', 'value'],
+    ['packages', `${install.packages} (${install.packageNames.join(', ')})`],
+    ['megabytes under node_modules', String(install.megabytes)],
+    ['seconds', String(install.seconds)],
+    ['EBADENGINE', install.engineWarnings.join(', ') || 'none'],
+    ['npm warnings', String(install.warnings.length)],
+    ['node / npm', `${install.node} / ${install.npm}`],
   ]
 }

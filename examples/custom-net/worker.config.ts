@@ -24,21 +24,25 @@ export const stalePulls = defineNet({
   setup: () => undefined,
   term: (_resources, { options }) => {
     return async ({ forge, log, signal, now }) => {
-      const { data } = await forge.request('GET /installation/repositories', {
-        per_page: 100,
-        request: { signal },
-      })
+      // The body's shape is the caller's to name (leasecron does not check it): the fields read here.
+      const { data } = await forge.request<{ repositories: { full_name: string }[] }>(
+        'GET /installation/repositories',
+        { per_page: 100, request: { signal } },
+      )
       const cutoff = now().getTime() - options.DAYS * DAY_MS
       let stale = 0
       for (const repository of data.repositories) {
         const [owner, repo] = repository.full_name.split('/') as [string, string]
-        const pulls = await forge.request('GET /repos/{owner}/{repo}/pulls', {
-          owner,
-          repo,
-          state: 'open',
-          per_page: 100,
-          request: { signal },
-        })
+        const pulls = await forge.request<{ number: number; updated_at: string }[]>(
+          'GET /repos/{owner}/{repo}/pulls',
+          {
+            owner,
+            repo,
+            state: 'open',
+            per_page: 100,
+            request: { signal },
+          },
+        )
         for (const pull of pulls.data) {
           if (Date.parse(pull.updated_at) >= cutoff) continue
           stale += 1

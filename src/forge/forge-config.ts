@@ -85,7 +85,7 @@ const apiUrlSchema = z
   .transform((text) => text.replace(/\/+$/, ''))
 
 /** The shape of a ForgeConfig, for callers that build one without the environment. */
-export const forgeConfigSchema = z.object({
+const forgeConfigSchema = z.object({
   appId: z.number().int().positive(),
   privateKey: z.string().min(1),
   installationId: z.number().int().positive(),

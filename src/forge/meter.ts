@@ -13,6 +13,8 @@
  * it measures, it never delays or refuses.
  */
 import { Registry } from 'prom-client'
+import type { MetricsRegistry } from './metrics-registry.js'
+import { asPromRegistry } from './prom-registry.js'
 import type { ForgeLogger } from './forge-logger.js'
 import { type ForgeMetrics, registerForgeMetrics } from './meter-metrics.js'
 import {
@@ -67,7 +69,7 @@ export interface ForgeMeterOptions {
   /** The meter's notion of now; injectable so tests pin hours and flushes to fixed instants. */
   clock?: () => Date
   /** Where the Prometheus metrics register; a private registry when absent. */
-  registry?: Registry
+  registry?: MetricsRegistry
   /** Distinct hosts counted per hour before new hosts fold into `(other hosts)`; 64 by default. */
   maxHostsPerHour?: number
 }
@@ -94,7 +96,7 @@ export interface ForgeMeter {
   /** The hour being counted now (zeros and no lanes when nothing was counted in it yet). */
   current(): ForgeMeterHour
   /** The registry holding the forge counters and the rate-limit gauges. */
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
 }
 
 const HISTORY_HOURS = 24
@@ -106,7 +108,7 @@ export function createForgeMeter(options: ForgeMeterOptions): ForgeMeter {
 
 /** The meter: the hour being counted, the finished hours of the last day, and cumulative totals. */
 class HourlyForgeMeter implements ForgeMeter {
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
   readonly #clock: () => Date
   readonly #logger: ForgeLogger
   readonly #maxHosts: number
@@ -122,7 +124,7 @@ class HourlyForgeMeter implements ForgeMeter {
     this.#logger = options.logger
     this.#maxHosts = options.maxHostsPerHour ?? 64
     this.registry = options.registry ?? new Registry()
-    this.#metrics = registerForgeMetrics(this.registry)
+    this.#metrics = registerForgeMetrics(asPromRegistry(this.registry))
     this.#watch = new RateLimitWatch(this.#metrics, this.#logger)
     this.#startedAt = this.#clock().getTime()
   }

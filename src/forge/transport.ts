@@ -11,8 +11,7 @@
  * Node's built-in fetch never gets this dispatcher: it bundles its own undici, and mixing the two is
  * unsupported.
  */
-import { createRequire } from 'node:module'
-import type { Agent, Dispatcher, RequestInit, Response } from 'undici'
+import { Agent, type Dispatcher, type RequestInit, type Response, fetch as undiciFetch } from 'undici'
 import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
@@ -45,19 +44,13 @@ export interface ForgeTransportOptions {
   cache?: ForgeCacheOptions
 }
 
-// undici is required on the first transport, not imported with this module: it is a fifth of a cold
-// start, and a process that never talks to a forge (`leasecron status`, a worker before its first pass)
-// should not pay for it. require() keeps createForgeTransport synchronous; undici is CommonJS.
-const requireLazily = createRequire(import.meta.url)
-let undici: typeof import('undici') | undefined
-function loadUndici(): typeof import('undici') {
-  undici ??= requireLazily('undici') as typeof import('undici')
-  return undici
-}
+// undici is imported with this module, which only forge-client.ts imports: the bundle holds it in the
+// forge client's chunk, loaded on a forge's first request (github-app.ts), so a process that never talks to
+// a forge (`leasecron status`, a worker before its first pass) does not pay for it. Bundled, it is our own
+// copy with its own Agent and fetch, never Node's built-in one and never the user's: nothing of it is shared.
 
 /** Builds the Agent, composes the metering interceptor onto it and binds undici's fetch to the result. */
 export function createForgeTransport(options: ForgeTransportOptions): ForgeTransport {
-  const { Agent, fetch: undiciFetch } = loadUndici()
   const agent = new Agent({ keepAliveTimeout: 4_000, ...options.agent })
   // compose() wraps in order, so the last interceptor is the outermost: the cache sees the caller's
   // request first, the meter and the request spans (innermost) see exactly what goes on the wire.

@@ -8,9 +8,21 @@
 import { z } from 'zod'
 import { parseDuration } from '../durations.js'
 
+/**
+ * How an option's raw variable (unset: undefined) becomes its value. The built-in options are zod schemas
+ * (zod is inside leasecron's bundle), and any zod schema of your own from an optional string fits; the
+ * public types name this interface instead, so they resolve without zod installed.
+ */
+export interface OptionSchema<T> {
+  /** The value, or `success: false` when the raw text is not what the option expects. */
+  safeParse(raw: string | undefined): { success: true; data: T } | { success: false }
+  /** The value; throws when the raw text is not what the option expects. */
+  parse(raw: string | undefined): T
+}
+
 /** One option: its schema, what it expects (for errors and the README), and whether its value is secret. */
 export interface NetOption<T = unknown> {
-  schema: z.ZodType<T, string | undefined>
+  schema: OptionSchema<T>
   expected: string
   /** The default as a user would write it, for the README and `config`. */
   defaultText: string

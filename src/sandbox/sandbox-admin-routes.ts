@@ -6,8 +6,10 @@
  * JSON out, no auth, never counted. Not part of GitHub's API; `sandbox-admin.ts` is the typed client.
  */
 import { z } from 'zod'
-import { churnSandbox, sandboxChurnSchema } from './sandbox-churn.js'
-import { type SandboxFaults, sandboxFaultSchema } from './sandbox-faults.js'
+import { churnSandbox } from './sandbox-churn.js'
+import { sandboxChurnSchema } from './sandbox-churn-schema.js'
+import { sandboxFaultSchema } from './sandbox-fault-schema.js'
+import type { SandboxFaults } from './sandbox-faults.js'
 import type { SandboxRateLimit } from './sandbox-rate-limit.js'
 import { issueShape, pullShape, repoShape, statusShape } from './sandbox-shapes.js'
 import type { SandboxStats } from './sandbox-stats.js'

@@ -7,28 +7,24 @@
  *
  * Not random per run and not a timer (the sandbox's `churn` option calls this once a period).
  */
-import { z } from 'zod'
 import { createSeededRandom } from './seeded-random.js'
 import type { PullRecord, RepoRecord, SandboxStore } from './sandbox-store.js'
 
 /** What churns. */
 export type SandboxChurnKind = 'pulls' | 'statuses' | 'issues'
 
-/** A churn request as the admin route and the `churn` option take it. */
-export const sandboxChurnSchema = z.object({
+/** A churn request as validated (sandbox-churn-schema.ts checks the admin route's and the option's). */
+export interface SandboxChurn {
   /** The share of each kind's candidates to change, 0…1 (rounded to whole records). */
-  fraction: z.number().min(0).max(1),
+  fraction: number
   /** Chooses which records change; the same seed over the same data changes the same records. */
-  seed: z.number().int(),
-  /** The kinds to churn; all three by default. */
-  kinds: z
-    .array(z.enum(['pulls', 'statuses', 'issues']))
-    .min(1)
-    .default(['pulls', 'statuses', 'issues']),
-})
+  seed: number
+  /** The kinds to churn, at least one. */
+  kinds: SandboxChurnKind[]
+}
 
-/** A churn request as written. */
-export type SandboxChurnInput = z.input<typeof sandboxChurnSchema>
+/** A churn request as written: `kinds` is all three when absent. (Typed by hand: no zod in the public types.) */
+export type SandboxChurnInput = Omit<SandboxChurn, 'kinds'> & { kinds?: SandboxChurnKind[] }
 
 /** What one churn changed: `owner/name#number` for records, `owner/name@sha` for head commits. */
 export interface SandboxChurnResult {
@@ -42,10 +38,7 @@ export interface SandboxChurnResult {
  * requests that have a status, and open issues — in a stable order (repository id, number) from
  * which the seed picks. Returns what changed.
  */
-export function churnSandbox(
-  store: SandboxStore,
-  input: z.output<typeof sandboxChurnSchema>,
-): SandboxChurnResult {
+export function churnSandbox(store: SandboxStore, input: SandboxChurn): SandboxChurnResult {
   const result: SandboxChurnResult = { pulls: [], statuses: [], issues: [] }
   const salt: Record<SandboxChurnKind, number> = { pulls: 0x70, statuses: 0x57, issues: 0x15 }
   for (const kind of input.kinds) {

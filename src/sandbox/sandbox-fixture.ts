@@ -76,17 +76,109 @@ const repoSchema = z.object({
   statuses: z.array(statusSchema).default([]),
 })
 
-/** The fixture schema; `parse` fills defaults. */
-export const sandboxFixtureSchema = z.object({ repos: z.array(repoSchema).default([]) })
+/**
+ * The fixture schema; `parse` fills defaults. Typed by the interfaces below, not inferred: the public
+ * declarations must not name zod (inside leasecron's bundle, not installed beside it). The annotation
+ * checks that what the schema accepts and returns matches them.
+ */
+const sandboxFixtureSchema: z.ZodType<SandboxFixture, SandboxFixtureInput> = z.object({
+  repos: z.array(repoSchema).default([]),
+})
+
+/** Who wrote a pull request or an issue, in GitHub's words. */
+export type SandboxAuthorAssociation =
+  | 'OWNER'
+  | 'MEMBER'
+  | 'COLLABORATOR'
+  | 'CONTRIBUTOR'
+  | 'FIRST_TIME_CONTRIBUTOR'
+  | 'FIRST_TIMER'
+  | 'NONE'
+
+/** `T` as written: the keys `K` have defaults and may be left out. */
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>
+
+/** A pull request after validation. Times are ISO 8601 strings; absent ones default to the sandbox's now. */
+export interface SandboxFixturePull {
+  number?: number
+  title: string
+  body: string | null
+  state: 'open' | 'closed'
+  merged: boolean
+  draft: boolean
+  headSha?: string
+  headRef?: string
+  baseRef: string
+  user: string
+  authorAssociation: SandboxAuthorAssociation
+  labels: string[]
+  createdAt?: string
+  updatedAt?: string
+  closedAt?: string | null
+}
+
+/** An issue after validation. */
+export interface SandboxFixtureIssue {
+  number?: number
+  title: string
+  body: string | null
+  state: 'open' | 'closed'
+  stateReason?: 'completed' | 'not_planned' | 'reopened' | null
+  user: string
+  authorAssociation: SandboxAuthorAssociation
+  labels: string[]
+  createdAt?: string
+  updatedAt?: string
+  closedAt?: string | null
+}
+
+/** A commit status after validation. */
+export interface SandboxFixtureStatus {
+  sha: string
+  state: 'error' | 'failure' | 'pending' | 'success'
+  context: string
+  description: string | null
+  targetUrl: string | null
+  createdAt?: string
+}
+
+/** A repository after validation. */
+export interface SandboxFixtureRepo {
+  owner: string
+  name: string
+  id?: number
+  private: boolean
+  defaultBranch: string
+  /** Earlier `owner/name`s: requests to them get GitHub's 301/307 to `/repositories/{id}/…`. */
+  formerNames: string[]
+  pulls: SandboxFixturePull[]
+  issues: SandboxFixtureIssue[]
+  statuses: SandboxFixtureStatus[]
+}
+
+/** A fixture after validation (defaults filled). */
+export interface SandboxFixture {
+  repos: SandboxFixtureRepo[]
+}
+
+type PullInput = WithDefaults<
+  SandboxFixturePull,
+  'title' | 'body' | 'state' | 'merged' | 'draft' | 'baseRef' | 'user' | 'authorAssociation' | 'labels'
+>
+type IssueInput = WithDefaults<
+  SandboxFixtureIssue,
+  'title' | 'body' | 'state' | 'user' | 'authorAssociation' | 'labels'
+>
+type StatusInput = WithDefaults<SandboxFixtureStatus, 'context' | 'description' | 'targetUrl'>
+type RepoInput = WithDefaults<
+  Omit<SandboxFixtureRepo, 'pulls' | 'issues' | 'statuses'>,
+  'private' | 'defaultBranch' | 'formerNames'
+> & { pulls?: PullInput[]; issues?: IssueInput[]; statuses?: StatusInput[] }
 
 /** A fixture as written (defaults optional). */
-export type SandboxFixtureInput = z.input<typeof sandboxFixtureSchema>
-/** A fixture after validation (defaults filled). */
-export type SandboxFixture = z.output<typeof sandboxFixtureSchema>
-export type SandboxFixtureRepo = SandboxFixture['repos'][number]
-export type SandboxFixturePull = SandboxFixtureRepo['pulls'][number]
-export type SandboxFixtureIssue = SandboxFixtureRepo['issues'][number]
-export type SandboxFixtureStatus = SandboxFixtureRepo['statuses'][number]
+export interface SandboxFixtureInput {
+  repos?: RepoInput[]
+}
 
 /** Validates a fixture object; throws SandboxError `SANDBOX_FIXTURE_INVALID` naming each bad field. */
 export function parseSandboxFixture(input: unknown, source = 'fixture'): SandboxFixture {

@@ -10,13 +10,14 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { z } from 'zod'
 import { createSandboxAdmin, type SandboxAdmin } from './sandbox-admin.js'
 import { createSandboxRoutes } from './sandbox-api.js'
 import { SandboxAuth } from './sandbox-auth.js'
-import { churnSandbox, type SandboxChurnInput, sandboxChurnSchema } from './sandbox-churn.js'
+import { churnSandbox, type SandboxChurn, type SandboxChurnInput } from './sandbox-churn.js'
+import { sandboxChurnSchema } from './sandbox-churn-schema.js'
 import { SandboxError } from './sandbox-error.js'
-import { type SandboxFaultInput, SandboxFaults, sandboxFaultSchema } from './sandbox-faults.js'
+import { sandboxFaultSchema } from './sandbox-fault-schema.js'
+import { type SandboxFaultInput, SandboxFaults } from './sandbox-faults.js'
 import { loadSandboxFixture, parseSandboxFixture, type SandboxFixtureInput } from './sandbox-fixture.js'
 import { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox-generator.js'
 import { generateAppKeyPair } from './sandbox-keys.js'
@@ -249,7 +250,7 @@ export function sandboxForgeConfig(
   }
 }
 
-type ChurnOption = z.output<typeof sandboxChurnSchema> & { everyMs: number }
+type ChurnOption = SandboxChurn & { everyMs: number }
 
 /** Validates the `churn` option; throws SandboxError `SANDBOX_OPTIONS_INVALID` naming what was expected. */
 function parseChurnOption(churn: SandboxForgeOptions['churn']): ChurnOption | undefined {

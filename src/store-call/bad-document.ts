@@ -7,7 +7,6 @@
  * It is not a logger or a metric: the twin calls `onBadDocument`, and the worker turns that into a log
  * line and `leasecron_store_bad_documents_total{collection}` (lease/ and runs/ know neither).
  */
-import type { z } from 'zod'
 
 /** One bad document as a twin found it. */
 export interface BadDocument {
@@ -25,8 +24,14 @@ export type OnBadDocument = (bad: BadDocument) => void
 /** How many distinct bad documents a reporter remembers; past it the oldest may be reported again. */
 const REMEMBERED = 1_000
 
+/** One problem a schema found in a document: where (`path`) and what (zod's issues have this shape). */
+export interface DocumentIssue {
+  readonly path: readonly PropertyKey[]
+  readonly message: string
+}
+
 /** The one-line problem of a failed parse: each issue as `field: what was expected`. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(issues: readonly DocumentIssue[]): string {
   return issues
     .map((issue) => {
       const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'document'

@@ -14,7 +14,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Registry } from 'prom-client'
+import type { MetricsRegistry } from '../forge/metrics-registry.js'
 import { type AdminRoutesOptions, serveAdminRoute } from './admin/admin-routes.js'
 import type { StaleCampaign } from './campaign-heartbeats.js'
 import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'
@@ -30,7 +30,7 @@ export interface HealthServer {
 export interface HealthServerOptions {
   port: number
   host?: string
-  registry: Registry
+  registry: MetricsRegistry
   /** Whether the worker can do its work now: the store answers. */
   ready(): Promise<{ ready: boolean; detail: Record<string, unknown> }>
   /** The campaigns silent past their limit (campaign-heartbeats.ts); /healthz fails while any is. */

@@ -6,12 +6,32 @@
  * Not a log shipper: it writes to a stream and lets the platform collect it.
  */
 import { Writable } from 'node:stream'
-import pino, { type DestinationStream, type Logger } from 'pino'
+import pino from 'pino'
 import type { LogLevel } from '../config/log-level.js'
 import { scrubSecrets } from '../config/scrub.js'
 import type { NetLogger } from '../nets/net.js'
 
-export type { Logger }
+/** One level's method: fields, then the message (pino's call shape). */
+export type LogMethod = (fields: object, message?: string) => void
+
+/**
+ * The worker's logger as its types name it: the methods leasecron calls on a pino logger, described by our
+ * own interface (pino is inside leasecron's bundle and is not installed beside it, so the public
+ * declarations must not name it). `createLogger` makes one; a pino logger of your own fits it.
+ */
+export interface Logger {
+  debug: LogMethod
+  info: LogMethod
+  warn: LogMethod
+  error: LogMethod
+  /** A logger whose every line carries `bindings` too. */
+  child(bindings: Record<string, unknown>): Logger
+}
+
+/** Where log lines are written: one JSON line (or a human-readable one) per call (pino's DestinationStream). */
+export interface DestinationStream {
+  write(line: string): void
+}
 
 const REDACTED_PATHS = [
   'privateKey',

@@ -5,24 +5,48 @@
  * net's state) join the same registry from ledger-metrics.ts, read at scrape time on every replica.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { MetricsRegistry } from '../forge/metrics-registry.js'
+
+// The metrics' types are our own views of prom-client's Counter, Gauge and Histogram (the methods the
+// worker calls): `Worker.metrics` is public, and prom-client is inside the bundle, not installed beside it.
+
+/** Label values of one series (prom-client's LabelValues). */
+export type MetricLabels<L extends string> = Partial<Record<L, string | number>>
+
+/** A prom-client Counter as the worker uses it. */
+export interface CounterMetric<L extends string> {
+  inc(labels: MetricLabels<L>, value?: number): void
+}
+
+/** A prom-client Gauge as the worker uses it. */
+export interface GaugeMetric<L extends string = never> {
+  set(value: number): void
+  set(labels: MetricLabels<L>, value: number): void
+}
+
+/** A prom-client Histogram as the worker uses it: a timer that observes seconds when called. */
+export interface HistogramMetric<L extends string> {
+  startTimer(labels?: MetricLabels<L>): (labels?: MetricLabels<L>) => number
+}
 
 export interface WorkerMetrics {
-  registry: Registry
-  leaseHeld: Gauge<'lease' | 'owner'>
-  termsStarted: Counter<'lease'>
-  stepDowns: Counter<'lease' | 'reason'>
-  passDuration: Histogram<'net'>
-  passErrors: Counter<'net'>
+  /** The registry `/metrics` serves (a prom-client Registry); the forge's metrics join it. */
+  registry: MetricsRegistry
+  leaseHeld: GaugeMetric<'lease' | 'owner'>
+  termsStarted: CounterMetric<'lease'>
+  stepDowns: CounterMetric<'lease' | 'reason'>
+  passDuration: HistogramMetric<'net'>
+  passErrors: CounterMetric<'net'>
   /** Each attempt of a pass, by its outcome (a slot's retries are attempts under its one claim). */
-  passAttempts: Counter<'net' | 'outcome'>
-  skippedTicks: Counter<'net' | 'reason'>
-  storeUp: Gauge
+  passAttempts: CounterMetric<'net' | 'outcome'>
+  skippedTicks: CounterMetric<'net' | 'reason'>
+  storeUp: GaugeMetric
   /** Campaign attempts that threw unexpectedly (lease.run's `attempt-failed`); the campaign went on. */
-  attemptFailures: Counter<'lease'>
+  attemptFailures: CounterMetric<'lease'>
   /** Distinct malformed documents the store twins read (once per document and problem), by collection. */
-  storeBadDocuments: Counter<'collection'>
+  storeBadDocuments: CounterMetric<'collection'>
   /** Pings to a net's PING_URL that got no 2xx answer in time (ping.ts); the passes were not affected. */
-  pingFailures: Counter<'net'>
+  pingFailures: CounterMetric<'net'>
 }
 
 /** Creates the registry and the worker's metrics in it. */

@@ -76,9 +76,9 @@ export interface SlotPassSpec {
 }
 
 /**
- * The forge as a pass sees it: `octokit` is read only when the pass first uses the forge (a Forge builds
- * its client, Octokit and undici, on that first read), and the meter, when present, counts the pass's
- * requests in its lane.
+ * The forge as a pass sees it: `octokit` is read only when the pass first uses the forge (a Forge loads
+ * and builds its client, Octokit and undici, on its first request), and the meter, when present, counts
+ * the pass's requests in its lane.
  */
 export interface PassForge {
   readonly octokit: ForgeOctokit

@@ -23,6 +23,7 @@ import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type HealthServer, type HealthServerOptions, startHealthServer } from './http.js'
 import { createLogger, type Logger, netLogger } from './logger.js'
 import { registerLedgerMetrics } from './ledger-metrics.js'
+import { asPromRegistry } from '../forge/prom-registry.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
@@ -93,7 +94,7 @@ export function createWorker(options: WorkerOptions): Worker {
   w.status = createWorkerStatus({
     owner,
     config,
-    registry: w.metrics.registry,
+    registry: asPromRegistry(w.metrics.registry),
     clock: w.clock,
     log: w.log,
     store: () => w.runtime?.store,
@@ -104,7 +105,7 @@ export function createWorker(options: WorkerOptions): Worker {
     onBadDocument: badDocumentSink(w.log, w.metrics),
   })
   const status = w.status
-  registerLedgerMetrics(w.metrics.registry, () => status.snapshot())
+  registerLedgerMetrics(asPromRegistry(w.metrics.registry), () => status.snapshot())
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
   const start = async () => {

@@ -33,7 +33,7 @@ async function sandboxAndForge(cache: ForgeCacheSettings = {}, port?: number, in
 }
 
 const getPull = (forge: Forge, pull_number: number) =>
-  forge.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+  forge.octokit.request<{ head: { sha: string } }>('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
     owner: OWNER,
     repo: 'repo-1',
     pull_number,

@@ -41,11 +41,14 @@ describe('installation auth against the sandbox', () => {
       const numbers = await withLane('merge-gate-sweeper', () =>
         Promise.all(
           [1, 2, 3].map(async (n) => {
-            const { data } = await forge.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-              owner: 'sandbox-org',
-              repo: 'repo-1',
-              pull_number: n,
-            })
+            const { data } = await forge.octokit.request<{ number: number }>(
+              'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+              {
+                owner: 'sandbox-org',
+                repo: 'repo-1',
+                pull_number: n,
+              },
+            )
             return data.number
           }),
         ),

@@ -48,10 +48,13 @@ describe('lanes through the throttling queue', () => {
     const { sandbox, forge } = h
     const { octokit } = forge
     const repo = { owner: 'sandbox-org', repo: 'repo-1' }
-    const pull = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-      ...repo,
-      pull_number: 1,
-    })
+    const pull = await octokit.request<{ head: { sha: string } }>(
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+      {
+        ...repo,
+        pull_number: 1,
+      },
+    )
     const sha = pull.data.head.sha
     sandbox.resetStats()
     const before = forge.meter.totals()

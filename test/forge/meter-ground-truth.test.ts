@@ -9,6 +9,7 @@ import type { ForgeMeterTotal } from '../../src/forge/meter.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { countRequests } from '../../src/sandbox/sandbox-stats.js'
 import { captureLogs } from '../support/log-capture.js'
+import { asPromRegistry } from '../../src/forge/prom-registry.js'
 
 let sandbox: SandboxForge | undefined
 let forge: Forge | undefined
@@ -56,11 +57,14 @@ describe('meter versus sandbox ground truth', () => {
 
     await withLane('merge-gate-sweeper', async () => {
       for (const n of [1, 2, 3]) {
-        const { data } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-          owner,
-          repo: 'repo-1',
-          pull_number: n,
-        })
+        const { data } = await octokit.request<{ number: number }>(
+          'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+          {
+            owner,
+            repo: 'repo-1',
+            pull_number: n,
+          },
+        )
         expect(data.number).toBe(n)
       }
       // The old name answers 301; fetch follows it to /repositories/{id}/pulls/1, a second attempt.
@@ -89,7 +93,7 @@ describe('meter versus sandbox ground truth', () => {
       })
       expect(afterLimit.status).toBe(200)
     })
-    const rate = await octokit.request('GET /rate_limit')
+    const rate = await octokit.request<{ resources: { core: { limit: number } } }>('GET /rate_limit')
     expect(rate.data.resources.core.limit).toBe(1000)
 
     const stats = sandbox.stats()
@@ -130,7 +134,7 @@ describe('meter versus sandbox ground truth', () => {
     expect(logs.messages('warn').some((m) => m.includes('primary rate limit'))).toBe(true)
 
     // The same counts reach Prometheus.
-    const metric = await forge.meter.registry.getSingleMetric('forge_requests_total')!.get()
+    const metric = await asPromRegistry(forge.meter.registry).getSingleMetric('forge_requests_total')!.get()
     const promTotal = metric.values.reduce((n, v) => n + v.value, 0)
     expect(promTotal).toBe(stats.total)
   })
@@ -156,7 +160,7 @@ describe('meter versus sandbox ground truth', () => {
     })
     const started = Date.now()
     const { data } = await withLane('merge-gate-sweeper', () =>
-      forge!.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      forge!.octokit.request<{ number: number }>('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
         owner: 'sandbox-org',
         repo: 'repo-1',
         pull_number: 1,

@@ -44,6 +44,7 @@ function outputOf(outputs: Record<string, Output>, entryPoint: string): string {
 }
 
 const driver = (inputs: string[]) => inputs.filter((i) => /node_modules\/(mongodb|bson)\//.test(i))
+const forgeClient = (inputs: string[]) => inputs.filter((i) => /node_modules\/(@octokit\/|undici\/)/.test(i))
 const sandbox = (inputs: string[]) => inputs.filter((i) => i.startsWith('dist/src/sandbox/'))
 
 describe('the bundle loads only what a path uses', () => {
@@ -96,5 +97,43 @@ describe('the bundle loads only what a path uses', () => {
       cli.filter((i) => i.includes('@opentelemetry')),
       '`leasecron --version` would load the API',
     ).toEqual([])
+  })
+
+  test('bundles Octokit and undici into the forge client’s chunk, which only a forge’s first request loads', () => {
+    const outputs = readOutputs()
+    const external = Object.entries(outputs).flatMap(([path, o]) =>
+      o.imports
+        .filter((i) => i.external && /^(@octokit\/|undici$)/.test(i.path))
+        .map((i) => `${path} → ${i.path}`),
+    )
+    expect(external, 'a consumer would have to install Octokit or undici beside the bundle').toEqual([])
+    const client = staticInputs(outputs, outputOf(outputs, 'dist/src/forge/forge-client.js'))
+    for (const piece of [
+      '@octokit/core/',
+      '@octokit/auth-app/',
+      '@octokit/plugin-retry/',
+      '@octokit/plugin-throttling/',
+      'undici/',
+    ])
+      expect(
+        client.some((i) => i.includes(`node_modules/${piece}`)),
+        `the forge client's chunk lacks ${piece}`,
+      ).toBe(true)
+    const everyPathBeforeTheForge = {
+      'import leasecron': staticInputs(outputs, 'dist/bundle/index.js'),
+      '`leasecron --version` and every command': [
+        ...staticInputs(outputs, 'dist/bundle/leasecron.js'),
+        ...staticInputs(outputs, outputOf(outputs, 'dist/src/cli/cli.js')),
+      ],
+      'a worker before its first pass': staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js')),
+      'leasecron/sandbox': staticInputs(outputs, 'dist/bundle/sandbox.js'),
+      'leasecron/testing': staticInputs(outputs, 'dist/bundle/testing.js'),
+    }
+    for (const [path, inputs] of Object.entries(everyPathBeforeTheForge)) {
+      expect(forgeClient(inputs), `${path} would load Octokit or undici before any forge request`).toEqual([])
+      expect(inputs, `${path} would load the forge client before any forge request`).not.toContain(
+        'dist/src/forge/forge-client.js',
+      )
+    }
   })
 })

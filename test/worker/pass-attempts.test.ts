@@ -11,6 +11,7 @@ import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { type PassForge, runSlotPass, slotPassSpec } from '../../src/worker/slot-pass.js'
 import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
+import { asPromRegistry } from '../../src/forge/prom-registry.js'
 
 const noForge: PassForge = {
   get octokit(): never {
@@ -102,7 +103,7 @@ function hangingFirst(hangs: number, starts: number[]): Behaviour {
 }
 
 async function attemptsCounted(metrics: ReturnType<typeof createWorkerMetrics>, outcome: string) {
-  const metric = (await metrics.registry.getMetricsAsJSON()).find(
+  const metric = (await asPromRegistry(metrics.registry).getMetricsAsJSON()).find(
     (m) => m.name === 'leasecron_pass_attempts_total',
   )
   return metric?.values.find((v) => v.labels.outcome === outcome)?.value ?? 0

@@ -17,6 +17,7 @@ import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { createPinger, PING_TIMEOUT_MS } from '../../src/worker/ping.js'
 import { freePort } from '../support/free-port.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { asPromRegistry } from '../../src/forge/prom-registry.js'
 
 const CHECK = '5f1c2a9e-0b7d-4c3e-9a61-2d8e4f7b9c10'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -201,7 +202,9 @@ describe('the pinger', () => {
     const pinger = createPinger({ url: `http://127.0.0.1:${port}/${CHECK}`, net: 'ping-test', log, metrics })
     for (let pass = 0; pass < 3; pass++) pinger.start().end({ outcome: 'ok' })
     await pinger.settle()
-    const failures = await metrics.registry.getSingleMetricAsString('leasecron_ping_failures_total')
+    const failures = await asPromRegistry(metrics.registry).getSingleMetricAsString(
+      'leasecron_ping_failures_total',
+    )
     expect(failures).toContain('leasecron_ping_failures_total{net="ping-test"} 6')
     expect(lines.filter((l) => l.event === 'ping_failed' && l.level === 'warn')).toHaveLength(1)
 

@@ -16,6 +16,7 @@ import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
 import type { PassForge } from '../../src/worker/slot-pass.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
+import { asPromRegistry } from '../../src/forge/prom-registry.js'
 
 // These passes never talk to the forge; the scheduler only hands it through (a read would fail the pass).
 const noForge: PassForge = {
@@ -86,7 +87,7 @@ async function counter(
   name: string,
   labels: Record<string, string>,
 ) {
-  const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name)
+  const metric = (await asPromRegistry(metrics.registry).getMetricsAsJSON()).find((m) => m.name === name)
   const found = metric?.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))
   return found?.value ?? 0
 }

@@ -118,13 +118,16 @@ async function listInstallationRepos(
 ): Promise<string[]> {
   const repos: string[] = []
   for (let page = 1; ; page++) {
-    const answer = await context.forge.request('GET /installation/repositories', {
-      per_page: 100,
-      page,
-      request: { signal: context.signal },
-    })
+    const answer = await context.forge.request<{ repositories: { full_name: string }[] }>(
+      'GET /installation/repositories',
+      {
+        per_page: 100,
+        page,
+        request: { signal: context.signal },
+      },
+    )
     report.repoListPages++
-    repos.push(...answer.data.repositories.map((r: { full_name: string }) => r.full_name))
+    repos.push(...answer.data.repositories.map((r) => r.full_name))
     if (!hasNext(answer.headers.link)) return repos
   }
 }

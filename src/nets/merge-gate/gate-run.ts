@@ -68,13 +68,13 @@ const runFields = {
 }
 
 /** A gating run as `recordGatingRun` accepts it. */
-export const gatingRunSchema = z.object({
+const gatingRunSchema = z.object({
   id: z.string().regex(ID, 'an id of 1-200 [A-Za-z0-9._:-]'),
   ...runFields,
 })
 
 /** A gating run as stored in `gate_runs`: the id is `_id`. */
-export const gateRunDocumentSchema = z.object({ _id: gatingRunSchema.shape.id, ...runFields })
+const gateRunDocumentSchema = z.object({ _id: gatingRunSchema.shape.id, ...runFields })
 
 /** What `updateGatingRun` may change. `null` clears an optional field; absent leaves it. */
 export interface GatingRunPatch {
@@ -89,7 +89,7 @@ export interface GatingRunPatch {
   relaunchRequestedAt?: Date | null
 }
 
-export const gatingRunPatchSchema = z
+const gatingRunPatchSchema = z
   .object({
     updatedAt: validDate,
     state: z.enum(GATE_RUN_STATES).optional(),
