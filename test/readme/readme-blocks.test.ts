@@ -12,6 +12,8 @@
  * - `run=scaled-demo`: run by test/e2e/scaled-demo.test.ts.
  *
  * A block with none of these and no `no-run: <reason>` fails the first test, so a new block cannot rot.
+ * The README's section links, and the nets' option defaults its tables give (against `leasecron config`),
+ * are checked too.
  */
 import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -155,6 +157,32 @@ describe('the five-minute tour', () => {
     expect(result.stdout, '`status` printed no table').toMatch(/^LEASE\s+HOLDER\s+FENCE/m)
     expect(result.stdout, '`history` listed no run of the `once` pass').toMatch(/board-issue-sync|ok/)
   }, 180_000)
+})
+
+describe('the figures the README quotes', () => {
+  it("gives each built-in net's defaults as `leasecron config` prints them", async () => {
+    const { readFile } = await import('node:fs/promises')
+    const markdown = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'dist/bundle/leasecron.js'), 'config'],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } },
+    )
+    const config = JSON.parse(stdout) as {
+      nets: { name: string; schedule: string; options: Record<string, unknown> }[]
+    }
+    const rows = [...markdown.matchAll(/^\| `LEASECRON_NET_([A-Z_]+)` \| `([^`]+)` \|/gm)]
+    expect(rows.length, "the README lost its tables of the nets' options").toBeGreaterThan(5)
+    for (const [, variable, shown] of rows) {
+      const printed = config.nets.find((n) =>
+        variable!.startsWith(`${n.name.toUpperCase().replaceAll('-', '_')}_`),
+      )
+      expect(printed, `README names a net config does not know: LEASECRON_NET_${variable}`).toBeDefined()
+      const key = variable!.slice(printed!.name.length + 1)
+      const value = key === 'SCHEDULE' ? printed!.schedule : String(printed!.options[key])
+      expect(value, `README gives LEASECRON_NET_${variable} a default config does not print`).toBe(shown)
+    }
+  }, 60_000)
 })
 
 describe('the CLI blocks', () => {
