@@ -1,12 +1,13 @@
 /**
  * The README's "Try the scaled shape on one machine", step by step with real processes: FerretDB built
  * by tools/ferretdb/build.sh, one `leasecron sandbox` (seeding gating runs into that Mongo), three
- * workers pointed at it through the env file, `status`, a SIGKILL of the holder and the hand-over. The
- * README block is read too, so its commands cannot drift from what this test runs.
+ * workers pointed at it through the env file, `status`, a SIGKILL of the holder and the hand-over, timed.
+ * Then the README's own two blocks (the steps and the teardown) run as written, pasted into one bash, on
+ * free ports: they find the holder with `status --json`, kill it, see the hand-over and leave nothing.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +15,7 @@ import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../support/free-port.js'
+import { readmeBlocks } from '../support/readme-blocks.js'
 import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
 import { MAIN, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
 
@@ -40,7 +42,6 @@ async function startFerretDb(): Promise<string> {
   const binary = stdout.trim().split('\n').pop()!
   const dir = await mkdtemp(join(tmpdir(), 'leasecron-demo-ferretdb-'))
   const port = await freePort()
-  const { spawn } = await import('node:child_process')
   const child = spawn(binary, ['--listen-addr', `127.0.0.1:${port}`, '--sqlite-dir', dir], {
     stdio: 'ignore',
   })
@@ -178,25 +179,57 @@ describe('the scaled shape on one machine', () => {
     expect(existsSync(shared.GITHUB_APP_PRIVATE_KEY_FILE!), 'the key file outlived the sandbox').toBe(false)
   }, 240_000)
 
-  it('is what the README block says, command for command', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-    const start = readme.indexOf('## Try the scaled shape on one machine')
-    expect(start, 'the README lost its scaled-shape section').toBeGreaterThan(0)
-    const block = readme.slice(start, readme.indexOf('\n## ', start + 5))
-    for (const command of [
-      'ferretdb=$(tools/ferretdb/build.sh)',
-      '"$ferretdb" --listen-addr 127.0.0.1:27017 --sqlite-dir "$(mktemp -d)"',
-      'export MONGO_URI=mongodb://127.0.0.1:27017/ MONGO_DB=leasecron_demo',
-      `export LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS=${TTL} LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS=${RETRY}`,
-      'rm -f sandbox.env',
-      'npx leasecron sandbox --env-out sandbox.env &',
-      'until [ -s sandbox.env ]; do sleep 0.2; done',
-      'set -a; . ./sandbox.env; set +a',
-      'PORT=808$i LEASECRON_WORKER_ID=worker-$i node dist/bundle/leasecron.js run',
-      'npx leasecron status',
-      'kill -9 "$(cat worker-2.pid)"',
-    ]) {
-      expect(block, `the README no longer runs: ${command}`).toContain(command)
-    }
-  })
+  it('runs as the README writes it: its two blocks, pasted into one shell, hand over and tear down', async () => {
+    const demo = readmeBlocks().filter((b) => b.tags.run === 'scaled-demo')
+    expect(demo.length, 'the README lost its scaled-shape blocks (the steps and the teardown)').toBe(2)
+    const mongoPort = await freePort()
+    // Inside the repository (npx resolves leasecron there), in a directory of its own: the blocks write
+    // sandbox.env, logs and pid files where they run, and must not touch a developer's own.
+    const dir = join(ROOT, '.cache', `scaled-demo-${process.pid}`)
+    await mkdir(dir, { recursive: true })
+    cleanup.push(() => rm(dir, { recursive: true, force: true }))
+    const script = demo
+      .map((b) => b.text)
+      .join('\n')
+      .replaceAll('127.0.0.1:27017', `127.0.0.1:${mongoPort}`)
+      .replaceAll('PORT=808$i', 'PORT=0')
+      .replaceAll('tools/ferretdb/build.sh', join(ROOT, 'tools/ferretdb/build.sh'))
+      .replaceAll('node dist/bundle/leasecron.js', `node ${join(ROOT, 'dist/bundle/leasecron.js')}`)
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null
+      stdout: string
+      stderr: string
+    }>((resolve) => {
+      const child = spawn(
+        'bash',
+        ['-c', `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\nset -e\n${script}`],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d
+      })
+      child.stderr.on('data', (d: Buffer) => {
+        err += d
+      })
+      const timer = setTimeout(() => child.kill('SIGKILL'), 200_000)
+      child.on('close', (c) => {
+        clearTimeout(timer)
+        resolve({ code: c, stdout: out, stderr: err })
+      })
+    })
+    expect(code, `the README's demo failed:\n${stdout}\n--- stderr ---\n${stderr}`).toBe(0)
+    const handOver = /merge-gate-sweeper handed over from (worker-\d) to (worker-\d)-[0-9a-f]{12}/.exec(
+      stdout,
+    )
+    expect(handOver, `the demo did not report a hand-over:\n${stdout}`).not.toBeNull()
+    expect(handOver![2], 'the lease went back to the killed worker').not.toBe(handOver![1])
+    for (const left of ['sandbox.env', 'worker-1.pid', 'worker-2.pid', 'worker-3.pid'])
+      expect(existsSync(join(dir, left)), `the teardown left ${left} behind`).toBe(false)
+  }, 240_000)
 })

@@ -250,7 +250,8 @@ export function renderRuns(runs: RunStatus[] | null, now: string, timeZone = 'UT
       : ''
     return main + error
   }
-  return `<h3>Last ${runs.length} runs <span class="muted">(${esc(timeZone)})</span></h3><div class="scroll"><table>
+  const heading = runs.length === 1 ? 'Last run' : `Last ${runs.length} runs`
+  return `<h3>${heading} <span class="muted">(${esc(timeZone)})</span></h3><div class="scroll"><table>
 <thead><tr><th>Slot</th><th>Owner</th><th class="num">Fence</th><th>Started</th><th class="num">Duration</th><th>Outcome</th><th class="num">Requests</th></tr></thead>
 <tbody>${runs.map(row).join('')}</tbody></table></div>`
 }

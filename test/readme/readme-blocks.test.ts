@@ -1,0 +1,263 @@
+/**
+ * Every fenced block of the README is run here, as written, or says in its fence why it cannot be:
+ *
+ * - `run=tour`: the five-minute tour, its blocks in order as one shell session (free port for 8080, the
+ *   test Mongo for 127.0.0.1:27017), against the built CLI and the sandbox forge;
+ * - `run=cli`: one shell block against the built CLI, with the test Mongo as MONGO_URI; `stdout=comments`
+ *   also holds the command's output to the `# …` lines the block shows under it;
+ * - `file=NAME`: written to a directory inside the repository (so `leasecron` resolves to this package),
+ *   type-checked together with `tsc` against the built package's declarations; `run=vitest` files are
+ *   then imported into this test file (their tests run here), `run=coordinator` is started as a process,
+ *   sent SIGTERM, and must exit within 5 s; `run=module` files are imported by the others;
+ * - `run=scaled-demo`: run by test/e2e/scaled-demo.test.ts.
+ *
+ * A block with none of these and no `no-run: <reason>` fails the first test, so a new block cannot rot.
+ * The README's section links, and the nets' option defaults its tables give (against `leasecron config`),
+ * are checked too.
+ */
+import { execFile, spawn } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { freePort } from '../support/free-port.js'
+import { mongoServer } from '../support/mongo.js'
+import { headingAnchor, type ReadmeBlock, readmeBlocks } from '../support/readme-blocks.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const RUNNERS = ['tour', 'cli', 'module', 'vitest', 'coordinator', 'scaled-demo']
+const blocks = readmeBlocks()
+const runs = (kind: string) => blocks.filter((b) => b.noRun === undefined && b.tags.run === kind)
+
+// Inside the repository, so that `leasecron`, `mongodb` and `vitest` resolve as in a user's project.
+const DIR = join(ROOT, '.cache', 'readme-blocks')
+rmSync(DIR, { recursive: true, force: true })
+mkdirSync(DIR, { recursive: true })
+for (const block of blocks.filter((b) => b.tags.file)) writeFileSync(join(DIR, block.tags.file!), block.text)
+
+beforeAll(() => {
+  const buildError = inject('buildError')
+  if (buildError)
+    throw new Error(`dist/ could not be built, so the README's blocks cannot run: ${buildError}`)
+})
+
+describe('the README', () => {
+  it('runs every block here or says in its fence why it cannot', () => {
+    const untagged = blocks.filter((b) =>
+      b.noRun === undefined ? !RUNNERS.includes(b.tags.run ?? '') : !b.noRun,
+    )
+    expect(
+      untagged.map((b) => `line ${b.line}: \`\`\`${b.lang} ${JSON.stringify(b.tags)}`),
+      'these README blocks are neither run by a test nor tagged `no-run: <reason>`: they can rot unseen',
+    ).toEqual([])
+    const unnamed = blocks.filter(
+      (b) => ['module', 'vitest', 'coordinator'].includes(b.tags.run ?? '') && !b.tags.file,
+    )
+    expect(
+      unnamed.map((b) => b.line),
+      'a TypeScript block to run needs file=NAME',
+    ).toEqual([])
+  })
+
+  it('links only to sections it has', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const markdown = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const outside = markdown.replace(/```[\s\S]*?```/g, '')
+    const anchors = new Set(
+      [...outside.matchAll(/^#{1,6} (.+)$/gm)].map((m) => headingAnchor(m[1]!.replace(/`/g, ''))),
+    )
+    const links = [...outside.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!)
+    expect(
+      links.filter((l) => !anchors.has(l)),
+      'links in the README that lead nowhere',
+    ).toEqual([])
+  })
+
+  it('has TypeScript blocks that type-check against the built package', async () => {
+    const files = blocks.filter((b) => b.tags.file?.endsWith('.ts')).map((b) => b.tags.file!)
+    writeFileSync(
+      join(DIR, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files,
+      }),
+    )
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc')
+    const result = await promisify(execFile)(process.execPath, [tsc, '-p', join(DIR, 'tsconfig.json')], {
+      cwd: DIR,
+    }).then(
+      () => '',
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    )
+    expect(result, 'a README TypeScript block does not compile against the built package').toBe('')
+  }, 120_000)
+})
+
+/** Runs `script` with bash in DIR under a clean environment; resolves its exit code and output. */
+function bash(script: string, env: Record<string, string>, timeoutMs: number) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('bash', ['-c', script], {
+      cwd: DIR,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? DIR, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/**
+ * The README's text with the machine's free port for 8080, the test Mongo for 127.0.0.1:27017, and the
+ * clone's own bundle for `dist/…` (the blocks run in DIR, not the clone's root).
+ */
+function onThisMachine(text: string, port: number, db: string): string {
+  return text
+    .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)
+    .replaceAll('mongodb://127.0.0.1:27017/', mongoServer().url)
+    .replaceAll('MONGO_DB=leasecron_tour', `MONGO_DB=${db}`)
+    .replaceAll('node dist/bundle/leasecron.js', `node ${join(ROOT, 'dist/bundle/leasecron.js')}`)
+}
+
+// Whatever a block leaves running in the background is stopped when its shell ends, pass or fail.
+const REAP = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\nset -e\n"
+
+describe('the five-minute tour', () => {
+  it('starts the worker, reads the page, runs once, status, history and config as written', async () => {
+    const port = await freePort()
+    const db = `t_readme_tour_${process.pid}`
+    const script = runs('tour')
+      .map((b) => b.text)
+      .join('\n')
+    expect(script, 'the README lost its tour').toContain('leasecron.js run')
+    const result = await bash(REAP + onThisMachine(script, port, db), { PORT: String(port) }, 150_000)
+    const out = `${result.stdout}\n--- stderr ---\n${result.stderr}`
+    expect(result.code, `the tour failed:\n${out}`).toBe(0)
+    expect(result.stdout, 'the page’s JSON did not come').toContain('"schema"')
+    expect(result.stdout, '`once` did not run the sweeper').toMatch(/merge-gate-sweeper.*\bran\b/)
+    expect(result.stdout, '`status` printed no table').toMatch(/^LEASE\s+HOLDER\s+FENCE/m)
+    expect(result.stdout, '`history` listed no run of the `once` pass').toMatch(/board-issue-sync|ok/)
+  }, 180_000)
+})
+
+describe('the figures the README quotes', () => {
+  it("gives each built-in net's defaults as `leasecron config` prints them", async () => {
+    const { readFile } = await import('node:fs/promises')
+    const markdown = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'dist/bundle/leasecron.js'), 'config'],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } },
+    )
+    const config = JSON.parse(stdout) as {
+      nets: { name: string; schedule: string; options: Record<string, unknown> }[]
+    }
+    const rows = [...markdown.matchAll(/^\| `LEASECRON_NET_([A-Z_]+)` \| `([^`]+)` \|/gm)]
+    expect(rows.length, "the README lost its tables of the nets' options").toBeGreaterThan(5)
+    for (const [, variable, shown] of rows) {
+      const printed = config.nets.find((n) =>
+        variable!.startsWith(`${n.name.toUpperCase().replaceAll('-', '_')}_`),
+      )
+      expect(printed, `README names a net config does not know: LEASECRON_NET_${variable}`).toBeDefined()
+      const key = variable!.slice(printed!.name.length + 1)
+      const value = key === 'SCHEDULE' ? printed!.schedule : String(printed!.options[key])
+      expect(value, `README gives LEASECRON_NET_${variable} a default config does not print`).toBe(shown)
+    }
+  }, 60_000)
+})
+
+describe('the CLI blocks', () => {
+  for (const block of runs('cli')) {
+    it(`run as written (README line ${block.line})`, async () => {
+      const port = await freePort()
+      const env = {
+        MONGO_URI: mongoServer().url,
+        MONGO_DB: `t_readme_cli_${block.line}_${process.pid}`,
+        PORT: String(port),
+      }
+      const result = await bash(REAP + onThisMachine(block.text, port, env.MONGO_DB), env, 120_000)
+      expect(result.code, `README line ${block.line} failed:\n${result.stdout}\n${result.stderr}`).toBe(0)
+      if (block.tags.stdout === 'comments') expectCommentedOutput(block, result.stdout)
+    }, 150_000)
+  }
+})
+
+/** The `# …` lines under the block's command are what it prints, spacing aside. */
+function expectCommentedOutput(block: ReadmeBlock, stdout: string): void {
+  const squash = (s: string) => s.trim().replace(/\s+/g, ' ')
+  const printed = stdout.split('\n').map(squash)
+  const shown = block.text
+    .split('\n')
+    .filter((l) => l.startsWith('# '))
+    .map((l) => squash(l.slice(2)))
+  expect(shown.length, 'the block shows no output to compare').toBeGreaterThan(0)
+  for (const line of shown)
+    expect(printed, `README line ${block.line} shows output the command does not print`).toContain(line)
+}
+
+describe('the node-cron program', () => {
+  for (const block of runs('coordinator')) {
+    it(`runs its fires and exits within 5 s of SIGTERM, its MongoClient closed (README line ${block.line})`, async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', block.tags.file!], {
+        cwd: DIR,
+        env: {
+          PATH: process.env.PATH ?? '',
+          MONGO_URI: mongoServer().url,
+          MONGO_DB: `t_readme_cron_${process.pid}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => {
+        output += d
+      })
+      child.stderr.on('data', (d: Buffer) => {
+        output += d
+      })
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal })),
+      )
+      const started = Date.now()
+      while (!output.includes('digest sent')) {
+        if (Date.now() - started > 60_000 || child.exitCode !== null) {
+          child.kill('SIGKILL')
+          throw new Error(`the program never ran a fire:\n${output}`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      const signalledAt = Date.now()
+      child.kill('SIGTERM')
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      const end = await exited
+      clearTimeout(timeout)
+      const exitMs = Date.now() - signalledAt
+      expect(end, `the program did not exit by itself after SIGTERM:\n${output}`).toEqual({
+        code: 0,
+        signal: null,
+      })
+      expect(exitMs, 'a rollout would wait for this program: it exits long after SIGTERM').toBeLessThan(5_000)
+    }, 90_000)
+  }
+})
+
+// The README's test files, imported here: their tests run as part of this file.
+for (const block of runs('vitest')) await import(pathToFileURL(join(DIR, block.tags.file!)).href)
