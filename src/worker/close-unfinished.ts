@@ -5,10 +5,6 @@
  * "running" in every view and unaccounted. The catch-up calls it at each election over the runs it read;
  * the holder's passes call it over the newest few runs, which also catches a claim that landed late.
  *
- * A pass also ends its own term's earlier claims that have no end (`ownClaimsOf`): a term runs one pass at a
- * time, so such a claim is one whose answer never came back in time — the pass did not run, but the insert
- * landed — and nothing else would ever end it before the next term.
- *
  * What it is not: a judge of live passes. The ledger's `close` writes only where the run has no end and an
  * older fence than the caller's term, and a late finish of the old term still overwrites it.
  */
@@ -22,11 +18,6 @@ export interface CloseUnfinishedSpec {
   signal: () => AbortSignal
   /** Whether to go on (the term still holds); checked before each write. */
   going: () => boolean
-  /**
-   * The closing term's owner and the slot its pass just served: its own claims of earlier slots without an
-   * end are ended too (see the module doc). Absent at an election, where the term has no claims yet.
-   */
-  ownClaimsOf?: { owner: string; except: Date }
   /** Where each close is said (the worker's logger, bound to the net). */
   log: { info(fields: Record<string, unknown>, message: string): void }
 }
@@ -41,36 +32,15 @@ export async function closeUnfinished(
 ): Promise<number> {
   let closed = 0
   for (const run of runs) {
-    if (run.outcome !== undefined || !spec.going()) continue
+    if (run.outcome !== undefined || run.fence >= spec.fence || !spec.going()) continue
+    const finish = { finishedAt: spec.now(), outcome: 'aborted' as const, error: WHY, attempts: 1 }
     const options = { signal: spec.signal(), ...(run.manual ? { manual: true } : {}) }
-    if (run.fence < spec.fence) {
-      const finish = { finishedAt: spec.now(), outcome: 'aborted' as const, error: WHY, attempts: 1 }
-      if (!(await spec.ledger.close(run.net, run.slot, spec.fence, finish, options))) continue
-    } else if (isOwnUnanswered(spec, run)) {
-      const finish = { finishedAt: spec.now(), outcome: 'aborted' as const, error: UNANSWERED, attempts: 0 }
-      const owner = spec.ownClaimsOf?.owner ?? ''
-      if (!(await spec.ledger.finish(run.net, run.slot, owner, run.fence, finish, options))) continue
-    } else continue
+    if (!(await spec.ledger.close(run.net, run.slot, spec.fence, finish, options))) continue
     closed++
     spec.log.info(
       { slot: run.slot.toISOString(), fence: run.fence },
-      'closed a run left without an end: recorded aborted',
+      'closed a run an older term left unfinished: recorded aborted',
     )
   }
   return closed
-}
-
-const UNANSWERED =
-  'its claim had no answer in time, so its pass did not run; the claim landed later and was closed by its own term'
-
-function isOwnUnanswered(spec: CloseUnfinishedSpec, run: RunRecord): boolean {
-  const own = spec.ownClaimsOf
-  return (
-    own !== undefined &&
-    run.fence === spec.fence &&
-    run.owner === own.owner &&
-    // Earlier slots only: a tick skipped for overlap while the pass ran is a later slot, whose claim and
-    // `skipped` end are written apart and must not be taken for an unanswered one.
-    run.slot.getTime() < own.except.getTime()
-  )
 }

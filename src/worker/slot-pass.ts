@@ -298,17 +298,18 @@ async function recordEnd(
 
 /**
  * After each pass, the newest few runs an older term left without an end are closed `aborted`
- * (close-unfinished.ts), and so are this term's own earlier claims whose answer never came in time: one
- * read a pass, so a claim that landed after its holder stopped waiting is accounted within a pass or two.
+ * (close-unfinished.ts): one read a pass, so a claim that landed after its holder stopped waiting is
+ * accounted within a few passes, whichever replica holds.
  */
 async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
   try {
     const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
     const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal() })
     const now = () => spec.clock.now()
-    const ownClaimsOf = { owner: spec.owner, except: spec.slot }
-    const closing = { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log }
-    await closeUnfinished({ ...closing, ownClaimsOf }, runs)
+    await closeUnfinished(
+      { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },
+      runs,
+    )
   } catch (error) {
     log.debug({ err: error }, 'could not close older terms’ unfinished runs; the next pass retries')
   }
