@@ -8,8 +8,8 @@
  * to a rule (a `pathNot` that lets something through) says why beside it.
  */
 const room = (name) => `^src/${name}/`
-/** What `leasecron`, `leasecron/sandbox` and `leasecron/testing` resolve to (tsconfig.json `paths`). */
-const PUBLIC_ENTRIES = '^src/(index|sandbox|testing)\\.ts$'
+/** What `leasecron`, `leasecron/sandbox`, `leasecron/testing` and `leasecron/serverless` resolve to (tsconfig.json `paths`). */
+const PUBLIC_ENTRIES = '^src/(index|sandbox|testing|serverless)\\.ts$'
 module.exports = {
   forbidden: [
     {
@@ -87,6 +87,9 @@ module.exports = {
           '^src/index\\.ts$',
           '^src/testing\\.ts$',
           '^src/testing/run-one-pass\\.ts$',
+          // The serverless entry runs a platform's trigger as `once` on a kept runtime (worker/runtime.ts).
+          '^src/serverless\\.ts$',
+          '^src/serverless/',
         ],
       },
       to: { path: room('worker') },

@@ -3,7 +3,7 @@
 // `npm run bench -- footprint` (docs/decisions/0003): resolving and evaluating ~470 separate modules (the driver's,
 // zod's, prom-client's, our own) was half of a worker's cold start.
 //
-// - Entries (index, sandbox, testing, the CLI, the shipped worker.config) share chunks: a configuration
+// - Entries (index, sandbox, testing, serverless, the CLI, the shipped worker.config) share chunks: a configuration
 //   module that imports `leasecron` gets the very module instances the CLI runs.
 // - Octokit and undici are bundled too, but only src/forge/forge-client.ts imports them, and only through
 //   `import()` on a forge's first request: esbuild gives that module a chunk of its own that no entry loads
@@ -49,6 +49,7 @@ const { metafile } = await build({
     index: 'dist/src/index.js',
     sandbox: 'dist/src/sandbox.js',
     testing: 'dist/src/testing.js',
+    serverless: 'dist/src/serverless.js',
     leasecron: 'dist/src/cli/main.js',
     'worker.config': 'dist/worker.config.js',
   },

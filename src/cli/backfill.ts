@@ -22,7 +22,7 @@ import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
-import { connectCause } from './once.js'
+import { connectCause } from '../worker/connect-cause.js'
 
 type Plan = Extract<BackfillPlan, { ok: true }>
 

@@ -1,15 +1,13 @@
 /**
- * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/once.ts), in a
- * short-lived process whose store, ledger and forge worker/runtime.ts opens, as for `run`. Returns its exit code; never throws for an
+ * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/once-on-runtime.ts),
+ * in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as for `run`. Returns its exit code; never throws for an
  * expected outcome (a held lease, a taken slot). SIGTERM/SIGINT abort the pass.
  */
-import { systemClock } from '../lease/clock.js'
-import { waitFor } from '../lease/wait.js'
 import { createLogger } from '../worker/logger.js'
-import { describeMongoError, type MongoConnection } from '../worker/mongo-connection.js'
-import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
+import { describeMongoError } from '../worker/mongo-connection.js'
+import { describeOnce, type OnceResult, parseSlotOption } from '../worker/once.js'
+import { runOnceOnRuntime } from '../worker/once-on-runtime.js'
 import { ownerId } from '../lease/owner-id.js'
-import { netPinger } from '../worker/ping.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext, OptionValues } from './command.js'
 import { requestRun } from '../control/control-actions.js'
@@ -26,6 +24,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   failed: EXIT.failure,
   'timed-out': EXIT.failure,
   aborted: EXIT.interrupted,
+  missed: EXIT.ok,
 }
 
 /** Runs one pass of the named net for its slot; exit 0 ran/slot-taken/held, 1 failed, 64 usage, 130 aborted. */
@@ -58,31 +57,16 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   process.on('SIGINT', onSignal)
   const runtime = await openRuntime({ config, log })
   try {
-    const result = await runOnce({
+    const result = await runOnceOnRuntime({
+      runtime,
+      config,
       net,
       slot: slot.slot,
       owner,
-      store: runtime.store,
-      ledger: runtime.ledger,
-      runHistory: config.runHistory,
-      // The net's set-up, then its term: only for a claimed slot (once.ts).
-      pass: async (term, stepDownAt) =>
-        net.net.term(await runtime.setUpNet(net, log, term), {
-          options: net.options,
-          log,
-          signal: term,
-          stepDownAt,
-        }),
-      // Its client is built only if the pass runs and asks for it (slot-pass.ts).
-      forge: runtime.forge,
-      pinger: netPinger(net, log),
       log,
-      clock: systemClock,
       signal: interrupt.signal,
       ...(values.now ? { manual: true } : {}),
-    })
-      .then((r) => withConnectCause(r, runtime.mongo))
-      .then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
+    }).then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
     io.out(values.json ? JSON.stringify(result) : describeOnce(result))
     return ONCE_EXIT[result.outcome]
   } finally {
@@ -116,39 +100,4 @@ async function askHolder(
       error: `could not ask the holder to run: ${describeMongoError(error)}`,
     }
   }
-}
-
-/** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
-const CONNECT_VERDICT_MS = 6_000
-
-/**
- * A failed `once` whose Mongo never connected fails with "Topology is closed" or an unanswered call: the
- * real cause (connection refused at host:port, host not found, authentication) is the connect
- * attempt's, awaited (bounded) when it has not ended yet.
- */
-async function withConnectCause(
-  result: OnceResult,
-  connection: MongoConnection | undefined,
-): Promise<OnceResult> {
-  if (result.outcome !== 'failed') return result
-  const cause = await connectCause(connection)
-  return cause === undefined ? result : { ...result, error: cause }
-}
-
-/**
- * Why Mongo (MONGO_URI) never connected, when it did not: the connect attempt's own cause, awaited up to
- * CONNECT_VERDICT_MS; undefined when it connected, or without Mongo. `once` and `backfill` say it in place
- * of the failed call's "Topology is closed".
- */
-export async function connectCause(connection: MongoConnection | undefined): Promise<string | undefined> {
-  if (!connection) return undefined
-  const done = new AbortController()
-  const failure =
-    connection.connectFailure() ??
-    (await Promise.race([
-      connection.firstAttempt,
-      waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
-    ]).finally(() => done.abort()))
-  if (failure === undefined) return undefined
-  return `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}`
 }

@@ -44,6 +44,11 @@ function ping(db: Db, call: { signal: AbortSignal; timeoutMs: number }): Promise
 export interface MongoConnectionOptions {
   /** Called on each heartbeat and topology change with whether a server answers (the store-up gauge). */
   onStoreUp?: (up: boolean) => void
+  /**
+   * Hears the client once it is built, before it connects: a caller's monitoring (the driver's CMAP and
+   * command events) sees every connection it opens. A serverless trigger's `onMongoClient` (serverless/).
+   */
+  onClient?: (client: MongoClient) => void
 }
 
 /**
@@ -76,6 +81,7 @@ export function connectMongo(
     appName: 'leasecron',
   })
   const db = client.db(dbName)
+  options.onClient?.(client)
   if (options.onStoreUp) followStoreUp(client, options.onStoreUp)
   let failure: unknown
   let endFirstAttempt: (error: unknown) => void = () => {}

@@ -9,13 +9,19 @@
  * is released before it resolves. `backfill` (backfill.ts) runs many slots the same way under one term.
  * It resolves once the pass's pings (PING_URL) are answered or timed out: the process exits right after.
  *
+ * A serverless trigger (serverless/) runs the same path with `missAfterMs`: a slot older than the net's
+ * catch-up window is recorded `missed` (late-slot.ts), not run. A `held` answer for a slot the ledger shows
+ * claimed says `slot-taken`: the holder runs (or ran) it, which is what a redelivered trigger needs to hear.
+ *
  * Not a scheduler: which slot to run is the caller's (`--slot`), normalized to the schedule.
  */
 import type { LeaseStore } from '../lease/store.js'
 import type { Pass } from '../nets/net.js'
+import { UNRUN_OUTCOMES } from '../runs/run-ledger.js'
 import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
+import { accountLateSlot } from './late-slot.js'
 import { serveOneTerm } from './single-term.js'
 import {
   type PassSetting,
@@ -27,9 +33,18 @@ import {
 
 /**
  * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
- * `timed-out` when its last attempt ran past the net's TIMEOUT.
+ * `timed-out` when its last attempt ran past the net's TIMEOUT; `missed` when the slot was older than the
+ * catch-up window (`missAfterMs`, serverless triggers only) and was recorded so instead of run.
  */
-export type OnceOutcome = 'ran' | 'slot-taken' | 'held' | 'requested' | 'failed' | 'timed-out' | 'aborted'
+export type OnceOutcome =
+  | 'ran'
+  | 'slot-taken'
+  | 'held'
+  | 'requested'
+  | 'failed'
+  | 'timed-out'
+  | 'aborted'
+  | 'missed'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -59,6 +74,11 @@ export interface OnceSpec extends PassSetting {
   pass(term: AbortSignal, stepDownAt: () => number): Promise<Pass>
   /** SIGTERM/SIGINT: aborts the pass, which is then recorded `aborted`; the lease is released. */
   signal: AbortSignal
+  /**
+   * A serverless trigger's bound on lateness (the net's CATCH_UP_WINDOW): a slot older than this is
+   * recorded `missed` instead of run. Absent (the CLI): any slot runs, as `once --slot` and `backfill` do.
+   */
+  missAfterMs?: number
 }
 
 /**
@@ -101,6 +121,8 @@ export function parseSlotOption(
 /** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
 export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
+  const late = await lateAnswer(spec)
+  if (late) return { ...base, ...late }
   const served = await serveOneTerm(spec, (term) => {
     const built = slotPassSpec(spec, term, termPass(spec.pass, term), spec.slot, () => 1)
     return runSlotPass(spec.manual ? { ...built, manual: true } : built)
@@ -108,9 +130,39 @@ export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   // A short-lived process exits after this: the pass's pings (each bounded) get their answers first.
   await spec.pinger?.settle()
   if (served.kind === 'held')
-    return { ...base, outcome: 'held', ...(served.holder ? { holder: served.holder } : {}) }
+    return { ...base, ...(served.holder ? { holder: served.holder } : {}), outcome: await heldOrTaken(spec) }
   if (served.kind === 'failed') return { ...base, outcome: 'failed', error: firstLine(served.error) }
   return { ...base, fence: served.fence, ...describeResult(served.value, spec.signal) }
+}
+
+/** A slot older than `missAfterMs`: recorded missed (or found taken) instead of run; undefined: run it. */
+async function lateAnswer(spec: OnceSpec): Promise<Pick<OnceResult, 'outcome' | 'error'> | undefined> {
+  if (spec.missAfterMs === undefined || spec.manual) return undefined
+  try {
+    const outcome = await accountLateSlot({
+      ...{ net: spec.net.net.name, slot: spec.slot, owner: spec.owner, windowMs: spec.missAfterMs },
+      ...{ ledger: spec.ledger, clock: spec.clock, boundMs: spec.net.pacing.ttlMs / 3 },
+    })
+    return outcome === undefined ? undefined : { outcome }
+  } catch (error) {
+    return { outcome: 'failed', error: `could not record the late slot missed: ${firstLine(error)}` }
+  }
+}
+
+/**
+ * `held`, or `slot-taken` when the ledger shows the slot claimed (not merely accounted missed or paused):
+ * the holder runs or ran it. Asked within the claim's bound; no answer keeps `held`, which is as true.
+ */
+async function heldOrTaken(spec: OnceSpec): Promise<'held' | 'slot-taken'> {
+  if (spec.manual) return 'held'
+  try {
+    const signal = AbortSignal.timeout(Math.max(1, Math.ceil(spec.net.pacing.ttlMs / 3)))
+    const record = await spec.ledger.get(spec.net.net.name, spec.slot, { signal })
+    const unrun = (UNRUN_OUTCOMES as readonly string[]).includes(record?.outcome ?? '')
+    return record && !unrun ? 'slot-taken' : 'held'
+  } catch {
+    return 'held'
+  }
 }
 
 /**
@@ -171,6 +223,8 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} timed out${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
     case 'aborted':
       return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
+    case 'missed':
+      return `${result.net}: slot ${result.slot} is older than the catch-up window; recorded missed, not run`
     default:
       return `${result.net}: slot ${result.slot} failed${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
   }

@@ -13,6 +13,7 @@
  * (the store and the ledger only, for the read-only commands: quiet, and no index created on their
  * short-lived connection). Not the worker: HTTP, campaigns and status stay in worker.ts.
  */
+import type { MongoClient } from 'mongodb'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
@@ -51,6 +52,8 @@ export interface RuntimeOptions {
   sandbox?: SandboxForgeOptions
   /** The process stopping: ends the background connecting and the forge's queued requests before `close`. */
   signal?: AbortSignal
+  /** Hears the Mongo client once built, before it connects (its monitoring sees every connection). */
+  onMongoClient?: (client: MongoClient) => void
 }
 
 /** What every command opens: the store and the ledger, over one connection when there is a Mongo. */
@@ -153,6 +156,7 @@ async function openStores(
   } else {
     mongo = connectMongo(config.mongo.uri, config.mongo.db, log, signal, {
       ...(metrics ? { onStoreUp: (up: boolean) => metrics.storeUp.set(up ? 1 : 0) } : {}),
+      ...(options.onMongoClient ? { onClient: options.onMongoClient } : {}),
     })
     closes.add(() => mongo.close())
   }

@@ -1,0 +1,100 @@
+/**
+ * The fetch-style handler: `(Request) => Promise<Response>`, what Vercel's Node.js functions, Cloud Run
+ * functions behind a fetch adapter and most Node web frameworks can call, for Vercel Cron (GET with
+ * `Authorization: Bearer <CRON_SECRET>`) and Cloud Scheduler (an HTTP job whose request carries the
+ * schedule time in `X-CloudScheduler-ScheduleTime` and the bearer header the job was given).
+ *
+ * In order: the method (GET or POST, else 405), the secret (none configured: 500, and nothing runs), the
+ * bearer (bearer-secret.ts: 401 without one, 403 for a wrong one), the trigger (the net from `?net=` or
+ * the factory, the slot from the header or the request's own time; 400 when unusable), the slot
+ * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held` and
+ * `missed`, 500 for `failed`, `timed-out` and `aborted` — so a platform that retries on 5xx retries only a
+ * failed slot, and its retry answers `slot-taken`.
+ *
+ * Not a router: every request to the handler is a trigger. Not tied to the request's signal: a caller
+ * that hangs up does not abort a pass that has started (the platform's own timeout ends the instance).
+ */
+import { rememberSecret } from '../config/scrub.js'
+import { firstLine, type OnceResult } from '../worker/once.js'
+import { checkBearer } from './bearer-secret.js'
+import { runTrigger, type Trigger } from './run-trigger.js'
+import { ServerlessError } from './serverless-error.js'
+import type { WarmRuntime } from './warm-runtime.js'
+
+/** The handler a platform's HTTP function calls. */
+export type FetchHandler = (request: Request) => Promise<Response>
+
+/** Cloud Scheduler's header: the job's schedule time, RFC 3339 in UTC, for unix-cron jobs. */
+export const SCHEDULE_TIME_HEADER = 'x-cloudscheduler-scheduletime'
+
+const FAILED: ReadonlySet<OnceResult['outcome']> = new Set(['failed', 'timed-out', 'aborted'])
+
+export interface FetchHandlerOptions {
+  /** The net for requests without `?net=`. */
+  net: string | undefined
+  /** The bearer secret, read on each request (an environment set after import is seen). */
+  secret: () => string | undefined
+  /** Where a refused or failed request is logged (never with the secret). */
+  warn: (fields: object, message: string) => void
+}
+
+/** A fetch handler on `runtime`. */
+export function fetchHandler(runtime: WarmRuntime, options: FetchHandlerOptions): FetchHandler {
+  return async (request) => {
+    const refused = door(request, options)
+    if (refused) return refused
+    try {
+      const parts = await runtime.parts()
+      const result = await runTrigger(parts, readRequest(request), options.net, new AbortController().signal)
+      return answer(FAILED.has(result.outcome) ? 500 : 200, result)
+    } catch (error) {
+      const status =
+        error instanceof ServerlessError && error.code === 'SERVERLESS_TRIGGER_INVALID' ? 400 : 500
+      options.warn({ err: error, status }, 'serverless: a trigger was not run')
+      return answer(status, { error: firstLine(error) })
+    }
+  }
+}
+
+/** The method, the configured secret and the bearer: a refusal, or undefined to go on. */
+function door(request: Request, options: FetchHandlerOptions): Response | undefined {
+  if (request.method !== 'GET' && request.method !== 'POST')
+    return answer(
+      405,
+      { error: `method: expected GET or POST; got ${request.method}` },
+      { allow: 'GET, POST' },
+    )
+  const secret = options.secret()
+  if (!secret) {
+    const missing = new ServerlessError(
+      'SERVERLESS_SECRET_MISSING',
+      'no bearer secret configured: set CRON_SECRET (or the handlers’ `secret`) so that only your scheduler can trigger a slot',
+    )
+    options.warn({ err: missing }, 'serverless: refused a trigger')
+    return answer(500, { error: missing.message })
+  }
+  rememberSecret(secret)
+  const verdict = checkBearer(request.headers.get('authorization'), secret)
+  if (verdict === 'missing')
+    return answer(
+      401,
+      { error: 'Authorization: expected "Bearer <secret>"; got none' },
+      { 'www-authenticate': 'Bearer' },
+    )
+  if (verdict === 'wrong')
+    return answer(403, { error: 'Authorization: the bearer secret is not this function’s' })
+  return undefined
+}
+
+function readRequest(request: Request): Trigger {
+  const net = new URL(request.url).searchParams.get('net') ?? undefined
+  const time = request.headers.get(SCHEDULE_TIME_HEADER) ?? undefined
+  return { net, time, timeSource: 'X-CloudScheduler-ScheduleTime' }
+}
+
+function answer(status: number, body: object, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  })
+}

@@ -1,0 +1,60 @@
+/**
+ * One `once` slot on an open runtime (runtime.ts): the store, the ledger, the forge and the net's set-up
+ * it opened, wired into runOnce (once.ts) the one way — so `leasecron once` (cli/once.ts), a serverless
+ * trigger (serverless/) and anything else that runs a slot from a runtime run the same claim, attempts
+ * and release, and say a never-connected Mongo's real cause the same way (connect-cause.ts).
+ *
+ * Not the runtime's owner: it opens and closes nothing (a warm serverless instance keeps its runtime).
+ */
+import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
+import { type Clock, systemClock } from '../lease/clock.js'
+import { withConnectCause } from './connect-cause.js'
+import type { Logger } from './logger.js'
+import { type OnceResult, runOnce } from './once.js'
+import { netPinger } from './ping.js'
+import type { PassRuntime } from './runtime.js'
+
+export interface RuntimeOnceSpec {
+  runtime: PassRuntime
+  config: WorkerConfig
+  net: NetConfig
+  slot: Date
+  owner: string
+  /** Bound to the net (and owner). */
+  log: Logger
+  /** Ends the campaign and aborts the pass (recorded `aborted`); the lease is released. */
+  signal: AbortSignal
+  /** A manual run (`once --now`). */
+  manual?: boolean
+  /** A slot older than this is recorded `missed` instead of run (serverless triggers: CATCH_UP_WINDOW). */
+  missAfterMs?: number
+  /** The net's set-up for a claimed slot; the runtime's own by default (a warm instance caches it). */
+  setUp?: PassRuntime['setUpNet']
+  clock?: Clock
+}
+
+/** Runs one term with one pass for `spec.slot` on the runtime's parts; resolves what happened. */
+export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResult> {
+  const { runtime, net, log } = spec
+  const setUp = spec.setUp ?? runtime.setUpNet
+  const result = await runOnce({
+    net,
+    slot: spec.slot,
+    owner: spec.owner,
+    store: runtime.store,
+    ledger: runtime.ledger,
+    runHistory: spec.config.runHistory,
+    // The net's set-up, then its term: only for a claimed slot (once.ts).
+    pass: async (term, stepDownAt) =>
+      net.net.term(await setUp(net, log, term), { options: net.options, log, signal: term, stepDownAt }),
+    // Its client is built only if the pass runs and asks for it (slot-pass.ts).
+    forge: runtime.forge,
+    pinger: netPinger(net, log),
+    log,
+    clock: spec.clock ?? systemClock,
+    signal: spec.signal,
+    ...(spec.manual ? { manual: true } : {}),
+    ...(spec.missAfterMs === undefined ? {} : { missAfterMs: spec.missAfterMs }),
+  })
+  return withConnectCause(result, runtime.mongo)
+}
