@@ -9,6 +9,7 @@
 import { fetchHandler, type FetchHandler } from './fetch-handler.js'
 import { type LambdaHandler, lambdaHandler } from './lambda-handler.js'
 import { type WarmRuntimeOptions, warmRuntime } from './warm-runtime.js'
+import { LOG_LEVELS } from '../config/log-level.js'
 import { createLogger } from '../worker/logger.js'
 
 export interface ServerlessOptions extends WarmRuntimeOptions {
@@ -34,10 +35,12 @@ export interface ServerlessHandlers {
 export function createServerlessHandlers(options: ServerlessOptions = {}): ServerlessHandlers {
   const runtime = warmRuntime(options)
   const env = () => options.env ?? process.env
-  // Refusals happen before the runtime (and its logger) exists: they log through a logger of their own.
+  // Refusals happen before the runtime (and its logger) exists: they log through a logger of their own,
+  // at LOG_LEVEL when it names a level (the runtime's configuration checks it properly), else `warn`.
   let doorLog: ReturnType<typeof createLogger> | undefined
   const warn = (fields: object, message: string) => {
-    doorLog ??= options.logger ?? createLogger({ level: 'warn' }).child({ component: 'serverless' })
+    const level = LOG_LEVELS.find((l) => l === env().LOG_LEVEL) ?? 'warn'
+    doorLog ??= options.logger ?? createLogger({ level }).child({ component: 'serverless' })
     doorLog.warn(fields, message)
   }
   return {
