@@ -4,7 +4,7 @@
  * host:port, host not found, authentication) is the connect attempt's (mongo-connection.ts). Not a retry.
  */
 import { waitFor } from '../lease/wait.js'
-import { describeMongoError, type MongoConnection } from './mongo-connection.js'
+import type { MongoConnection } from './mongo-connection.js'
 import type { OnceResult } from './once.js'
 
 /** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
@@ -37,5 +37,8 @@ export async function connectCause(connection: MongoConnection | undefined): Pro
       waitFor(CONNECT_VERDICT_MS, done.signal).then(() => undefined),
     ]).finally(() => done.abort()))
   if (failure === undefined) return undefined
+  // Loaded here, not at the top: a connection exists, so the driver is loaded already; a path that never
+  // connects (a function on the memory store) never loads it (test/library/bundle-graph.test.ts).
+  const { describeMongoError } = await import('./mongo-connection.js')
   return `MongoDB (MONGO_URI) did not answer: ${describeMongoError(failure)}`
 }

@@ -70,6 +70,14 @@ describe('the bundle loads only what a path uses', () => {
     )
   })
 
+  test('importing leasecron/serverless loads neither the driver, the sandbox nor the worker: a cold function pays for them only when its trigger needs them', () => {
+    const inputs = staticInputs(readOutputs(), 'dist/bundle/serverless.js')
+    expect(inputs, 'the serverless entry does not run the once path').toContain('dist/src/worker/once.js')
+    expect(driver(inputs), 'a function on the memory store would load the Mongo driver').toEqual([])
+    expect(sandbox(inputs), 'a function that talks to GitHub would load the sandbox forge').toEqual([])
+    expect(inputs, 'a function would load the whole worker').not.toContain('dist/src/worker/worker.js')
+  })
+
   test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
@@ -128,6 +136,7 @@ describe('the bundle loads only what a path uses', () => {
       'a worker before its first pass': staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js')),
       'leasecron/sandbox': staticInputs(outputs, 'dist/bundle/sandbox.js'),
       'leasecron/testing': staticInputs(outputs, 'dist/bundle/testing.js'),
+      'leasecron/serverless before its first trigger': staticInputs(outputs, 'dist/bundle/serverless.js'),
     }
     for (const [path, inputs] of Object.entries(everyPathBeforeTheForge)) {
       expect(forgeClient(inputs), `${path} would load Octokit or undici before any forge request`).toEqual([])
