@@ -21,6 +21,8 @@ export const resultsDir = join(repoRoot, 'bench', 'results')
 /** The package's bin, as installed users run it (the bundled CLI). */
 export const WORKER_MAIN = join(repoRoot, 'dist', 'bundle', 'leasecron.js')
 export const UNELECTED_MAIN = join(repoRoot, 'bench', 'unelected-worker.mjs')
+/** One cold function instance of `leasecron/serverless` (footprint). */
+export const SERVERLESS_COLD = join(repoRoot, 'bench', 'serverless-cold.mjs')
 export const AGENDA_MAIN = join(repoRoot, 'bench', 'agenda-worker.mjs')
 export const SANDBOX_MAIN = join(repoRoot, 'bench', 'sandbox-process.mjs')
 export const NETS = {

@@ -4,7 +4,10 @@
  * - Cold start, 5 trials: spawn of `leasecron run --config bench/nets/idle-ten.mjs` → its first acquire
  *   on the wire (the first `findAndModify leases` — an acquire — the op counter sees) and → `/readyz` answering 200 (polled
  *   every 10 ms), against spawn → exit of `node -e 0`; and spawn → exit of `leasecron once bench-net-1`
- *   (acquire, a pass that does nothing, release), what a serverless trigger pays each time.
+ *   (acquire, a pass that does nothing, release), what a serverless trigger pays each time; and one cold
+ *   function instance of `leasecron/serverless` (bench/serverless-cold.mjs: import the entry, build the
+ *   handlers, invoke the Lambda handler once for the slot due now): spawn → its answer printed, and the
+ *   import and the answer as the process itself timed them (ms since it started).
  * - Idle minute: RSS (VmRSS) and CPU % of one core (utime + stime from /proc/<pid>/stat) over 60 s, for
  *   the ten nets at the shipped pace (every minute: TTL 180 s) and compressed (every second: TTL 3 s),
  *   each the only worker on its own fresh database, the two measured side by side in the same minute;
@@ -32,6 +35,7 @@ import {
   startSandboxProcess,
   table,
   WORKER_MAIN,
+  SERVERLESS_COLD,
   workerEnv,
   writeResult,
 } from '../support.js'
@@ -63,6 +67,22 @@ async function onceColdStart(env: Record<string, string>): Promise<number> {
   return Date.now() - child.spawnedAt
 }
 
+/** One cold function instance: spawn → the first invocation's answer, and the child's own instants. */
+async function serverlessColdStart(env: Record<string, string>): Promise<ServerlessTrial> {
+  const isReady = (l: { event?: unknown }) => l.event === 'serverless-ready'
+  const child = spawnNode('serverless', SERVERLESS_COLD, [NETS.idleTen, 'bench-net-2'], env, isReady)
+  const line = await child.waitFor(isReady, 30_000, 'the serverless answer')
+  const answeredAt = Date.now()
+  const { code } = await child.exited
+  if (code !== 0 || !['ran', 'slot-taken', 'held'].includes(String(line.outcome)))
+    throw new Error(`footprint: the serverless instance answered ${String(line.outcome)}, exited ${code}`)
+  return {
+    serverlessMs: answeredAt - child.spawnedAt,
+    serverlessImportMs: Math.round(Number(line.importedMs)),
+    serverlessFirstInvocationMs: Math.round(Number(line.readyMs)),
+  }
+}
+
 async function pollReady(port: number, deadline: number): Promise<number> {
   for (;;) {
     try {
@@ -77,8 +97,18 @@ async function pollReady(port: number, deadline: number): Promise<number> {
   }
 }
 
+/** One cold function instance's figures (bench/serverless-cold.mjs). */
+interface ServerlessTrial {
+  /** Spawn → the first invocation's answer printed, timed by the bench. */
+  serverlessMs: number
+  /** The entry imported, ms since the child started (its own performance.now()). */
+  serverlessImportMs: number
+  /** The first invocation answered, ms since the child started. */
+  serverlessFirstInvocationMs: number
+}
+
 /** One cold-start trial: its figures, against `node -e 0` spawned just before it. */
-interface ColdTrial {
+interface ColdTrial extends ServerlessTrial {
   firstAcquireMs: number
   readyMs: number
   onceMs: number
@@ -140,6 +170,8 @@ const INPUTS = {
   coldStarts: COLD_STARTS,
   coldStart:
     'spawn → first `findAndModify leases` (acquire) seen by bench/mongo-op-counter.ts; spawn → first 200 from /readyz (polled every 10 ms); `leasecron once bench-net-1`: spawn → exit; node -e 0: spawn → exit',
+  serverlessColdStart:
+    'bench/serverless-cold.mjs: `import("dist/bundle/serverless.js")`, createServerlessHandlers({ config: bench/nets/idle-ten.mjs }), handler({ net: "bench-net-2", time: now }) on the same Mongo and sandbox; spawn → its answer line, and its own performance.now() at the import and at the answer',
   idleWindowMs: IDLE_WINDOW_MS,
   idle: 'VmRSS sampled every second; CPU = Δ(utime + stime) / CLK_TCK / wall time, % of one core',
   paces: { shipped: '* * * * * (TTL 180 s, retry 60 s)', compressed: '* * * * * * (TTL 3 s, retry 1 s)' },
@@ -164,7 +196,8 @@ async function coldStarts(
     const nodeMs = await nodeColdStart()
     const trial = await workerColdStart(counter, env, i, children)
     const onceMs = await onceColdStart(env)
-    cold.push({ ...trial, onceMs, nodeMs })
+    const serverless = await serverlessColdStart(env)
+    cold.push({ ...trial, onceMs, ...serverless, nodeMs })
     console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
   }
   return cold
@@ -271,7 +304,12 @@ function summarizeColdStarts(cold: ColdTrial[]) {
   const ready = distribution(cold.map((c) => c.readyMs))
   const onceTotal = distribution(cold.map((c) => c.onceMs))
   const node = distribution(cold.map((c) => c.nodeMs))
+  const serverless = distribution(cold.map((c) => c.serverlessMs))
   return {
+    serverless,
+    serverlessImport: distribution(cold.map((c) => c.serverlessImportMs)),
+    serverlessFirstInvocation: distribution(cold.map((c) => c.serverlessFirstInvocationMs)),
+    serverlessOverNode: sig(serverless.medianMs / node.medianMs, 3),
     trials: cold,
     firstAcquire,
     ready,
@@ -307,6 +345,18 @@ function summaryRows(coldStart: ReturnType<typeof summarizeColdStarts>, idle: Id
       String(coldStart.once.medianMs),
       node,
       `${coldStart.onceOverNode}×`,
+    ],
+    [
+      '`leasecron/serverless`, cold instance: spawn → first invocation answered (median ms)',
+      String(coldStart.serverless.medianMs),
+      node,
+      `${coldStart.serverlessOverNode}×`,
+    ],
+    [
+      '… of which: import of the entry / first invocation, in-process (median ms since start)',
+      `${coldStart.serverlessImport.medianMs} / ${coldStart.serverlessFirstInvocation.medianMs}`,
+      '',
+      '',
     ],
     [
       'RSS, shipped pace (MiB)',
