@@ -179,9 +179,10 @@ describe('the packed leasecron', () => {
 
   test('ships the bundled library, CLI and declarations, and no tests, benchmarks, source maps or fixtures', () => {
     const paths = packed.files.map((f) => f.path)
-    for (const entry of ['index', 'sandbox', 'testing', 'leasecron', 'worker.config'])
+    for (const entry of ['index', 'sandbox', 'testing', 'serverless', 'leasecron', 'worker.config'])
       expect(paths).toContain(`dist/bundle/${entry}.js`)
     expect(paths).toContain('dist/src/index.d.ts')
+    expect(paths).toContain('dist/src/serverless.d.ts')
     expect(paths).toContain('dist/src/sandbox.d.ts')
     expect(paths).toContain('dist/src/testing.d.ts')
     const stray = paths.filter(
@@ -209,6 +210,24 @@ describe('the packed leasecron', () => {
       JSON.stringify(kinds),
     ).toBe(true)
     expect(Object.keys(kinds)).toHaveLength(8)
+  }, 60_000)
+
+  test('runs an EventBridge Scheduler invocation through leasecron/serverless from the installed package', async () => {
+    const script = [
+      "import { createServerlessHandlers } from 'leasecron/serverless'",
+      "const lambda = createServerlessHandlers({ env: { LEASECRON_FORGE: 'sandbox', LOG_LEVEL: 'silent' } })",
+      "const event = { net: 'board-issue-sync', time: new Date().toISOString() }",
+      'const first = await lambda.handler(event)',
+      'const again = await lambda.handler(event)',
+      'await lambda.close()',
+      'console.log(JSON.stringify([first.outcome, again.outcome]))',
+    ].join('\n')
+    writeFileSync(join(consumer, 'lambda.mjs'), script)
+    const { stdout } = await sh(process.execPath, ['lambda.mjs'], consumer)
+    expect(JSON.parse(stdout), 'the installed serverless entry did not run the slot once').toEqual([
+      'ran',
+      'slot-taken',
+    ])
   }, 60_000)
 
   test('loads with require() (require of ESM, Node 20.19 and later)', async () => {
@@ -253,7 +272,9 @@ describe('the packed leasecron', () => {
         "import { leaseCoordinator, MemoryStore, type LeaseStore } from 'leasecron'",
         "import { type OnePass, runOnePass, storeConformance } from 'leasecron/testing'",
         "import { type SandboxForge, startSandboxForge } from 'leasecron/sandbox'",
+        "import { createServerlessHandlers, type OnceResult } from 'leasecron/serverless'",
         'const store: LeaseStore = new MemoryStore()',
+        'export const invoke: (event: unknown) => Promise<OnceResult> = createServerlessHandlers().handler',
         'export const sandbox: Promise<SandboxForge> | undefined = process.env.NEVER ? startSandboxForge() : undefined',
         'const coordinator = leaseCoordinator({ store })',
         'export const owner: string = coordinator.owner',
