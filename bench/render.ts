@@ -375,6 +375,17 @@ function footprintTable(footprint: Json): string {
           ],
         ]
       : []),
+    ...(c.serverless
+      ? [
+          [
+            '`leasecron/serverless`, a cold function instance: spawn → first invocation answered (median; in-process: import at ' +
+              `${c.serverlessImport.medianMs} ms, answer at ${c.serverlessFirstInvocation.medianMs} ms)`,
+            `${c.serverless.medianMs} ms`,
+            `${c.nodeE0.medianMs} ms`,
+            `${c.serverlessOverNode}×`,
+          ],
+        ]
+      : []),
     [
       'RSS, shipped pace (every minute)',
       rss(i.workerShippedPace),
