@@ -14,6 +14,7 @@
  * Not a router: every request to the handler is a trigger. Not tied to the request's signal: a caller
  * that hangs up does not abort a pass that has started (the platform's own timeout ends the instance).
  */
+import { ConfigError } from '../config/config-error.js'
 import { rememberSecret } from '../config/scrub.js'
 import { firstLine, type OnceResult } from '../worker/once.js'
 import { checkBearer } from './bearer-secret.js'
@@ -51,7 +52,7 @@ export function fetchHandler(runtime: WarmRuntime, options: FetchHandlerOptions)
       const status =
         error instanceof ServerlessError && error.code === 'SERVERLESS_TRIGGER_INVALID' ? 400 : 500
       options.warn({ err: error, status }, 'serverless: a trigger was not run')
-      return answer(status, { error: firstLine(error) })
+      return answer(status, { error: describeFailure(error) })
     }
   }
 }
@@ -84,6 +85,11 @@ function door(request: Request, options: FetchHandlerOptions): Response | undefi
   if (verdict === 'wrong')
     return answer(403, { error: 'Authorization: the bearer secret is not this function’s' })
   return undefined
+}
+
+/** The answer's error: a configuration's every issue on one line (scrubbed), else the first line. */
+function describeFailure(error: unknown): string {
+  return error instanceof ConfigError ? error.message.replace(/\n\s*/g, ' ') : firstLine(error)
 }
 
 function readRequest(request: Request): Trigger {

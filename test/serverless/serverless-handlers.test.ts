@@ -347,6 +347,33 @@ describe.each(STORES)('on the $kind store', ({ withMongo }) => {
     expect(passes.filter((p) => p.db === db)).toEqual([])
   }, 30_000)
 
+  it('refuses to run on an invalid configuration, naming the variable, and reads it again on the next invocation', async () => {
+    const db = freshDb()
+    const env: Record<string, string> = {
+      ...{ GITHUB_APP_ID: String(sandbox.appId), GITHUB_INSTALLATION_ID: String(sandbox.installationId) },
+      ...{ GITHUB_APP_PRIVATE_KEY: sandbox.privateKey, GITHUB_API_URL: sandbox.url, LOG_LEVEL: 'silent' },
+      ...(withMongo ? { MONGO_URI: mongoServer().url, MONGO_DB: db } : {}),
+      CRON_SECRET: SECRET,
+      LEASECRON_NET_SERVERLESS_NET_SCHEDULE: 'every minute',
+    }
+    const handlers = createServerlessHandlers({ config: CONFIG, env })
+    open.push(handlers)
+    const event = { net: NET, time: late(slotAgo(11)) }
+    await expect(handlers.handler(event)).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: expect.stringContaining('LEASECRON_NET_SERVERLESS_NET_SCHEDULE'),
+    })
+    const refused = await handlers.fetch(
+      new Request(`https://fn.example/?net=${NET}`, { headers: { authorization: `Bearer ${SECRET}` } }),
+    )
+    expect(refused.status).toBe(500)
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /invalid configuration \(1 problem\): LEASECRON_NET_SERVERLESS_NET_SCHEDULE: expected/,
+    )
+    delete env.LEASECRON_NET_SERVERLESS_NET_SCHEDULE
+    expect(await handlers.handler(event), 'a failed open was kept').toMatchObject({ outcome: 'ran' })
+  }, 30_000)
+
   it('keeps its runtime warm: the second invocation opens no new Mongo client or connection and mints no new forge token', async () => {
     const db = freshDb()
     let clients = 0
