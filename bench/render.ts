@@ -299,11 +299,33 @@ async function footprintSection(footprint: Json): Promise<string[]> {
     '',
     `Load average when it ran: ${footprint.machine.loadAverage.join(' / ')} (1 / 5 / 15 min). Read the ratios on a quiet machine: under load \`node -e 0\` slows more than the worker does, which flatters them.`,
     '',
+    `On ${footprint.machine.node}, the Node running the bench:`,
+    '',
     footprintTable(footprint),
     '',
+    ...node24Lines(footprint),
     '![footprint](bench-footprint.svg)',
     '',
     ...installLines(footprint),
+  ]
+}
+
+/** The same figures on the image's Node 24, in the same sitting, when the result records them. */
+function node24Lines(footprint: Json): string[] {
+  const n = footprint.node24
+  if (!n) return []
+  const image = n.idle.workerShippedPaceImage
+  return [
+    `On ${n.node}, the Node the image ships (cold starts trial by trial with the above, idle in the same minute):`,
+    '',
+    footprintTable({ coldStart: n.coldStart, idle: n.idle }),
+    ...(image
+      ? [
+          '',
+          `With the image's \`NODE_OPTIONS=${n.imageNodeOptions}\` (Dockerfile), shipped pace: RSS ${image.rssMiB.mean} MiB (max ${image.rssMiB.max}), ${image.rssOverNode}× bare Node 24; CPU ${image.cpuPercentOfOneCore}% of a core.`,
+        ]
+      : []),
+    '',
   ]
 }
 

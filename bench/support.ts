@@ -62,8 +62,15 @@ export function spawnNode(
   args: string[],
   env: Record<string, string>,
   keep: (line: LogLine) => boolean = () => true,
+  node?: string,
 ): Child {
-  const child = spawnNodeProcess<LogLine>(script, args, env, { label, cwd: repoRoot, keep, maxText: 200 })
+  const child = spawnNodeProcess<LogLine>(script, args, env, {
+    label,
+    cwd: repoRoot,
+    keep,
+    maxText: 200,
+    ...(node ? { node } : {}),
+  })
   running.add(child)
   void child.exited.then(() => running.delete(child))
   return child

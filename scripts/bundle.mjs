@@ -35,6 +35,26 @@ const lazySaslprep = {
     )
   },
 }
+/** Routes `whatwg-url` (only mongodb-connection-string-url imports it) to Node's own URL classes. */
+const nativeWhatwgUrl = {
+  name: 'native-whatwg-url',
+  setup(build) {
+    build.onResolve({ filter: /^whatwg-url$/ }, () => ({
+      path: resolve('scripts/bundle-shims/native-whatwg-url.cjs'),
+    }))
+  },
+}
+/** Routes zod's `locales` namespace (every language's messages) to English alone. */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
+        ? { path: resolve('scripts/bundle-shims/zod-english-locale.mjs') }
+        : undefined,
+    )
+  },
+}
 /** Routes every import of @opentelemetry/api to the CommonJS build prom-client already requires. */
 const oneOpenTelemetryApi = {
   name: 'one-opentelemetry-api',
@@ -65,7 +85,7 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
   },
-  plugins: [lazySaslprep, oneOpenTelemetryApi],
+  plugins: [lazySaslprep, nativeWhatwgUrl, zodEnglishOnly, oneOpenTelemetryApi],
   logLevel: 'warning',
   // Which inputs each output holds and how outputs import each other (statically or on demand): what
   // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.

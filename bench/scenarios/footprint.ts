@@ -14,11 +14,18 @@
  *   against an idle `node -e "setInterval(() => {}, 1000)"` in the same minute.
  * - Consumer install: `npm pack`, then `npm install <tarball>` alone in an empty project — packages, MB,
  *   seconds and npm's warnings (footprint-install.ts), before the worker measures start.
+ * - Both Nodes: the one running the bench (the top-level figures) and the image's Node 24 (`node24`,
+ *   installed under .cache/ like .ci/run does when missing, bench/node24.ts), trial by trial in the same
+ *   sitting and side by side in the same idle minute; on Node 24 also the worker with the NODE_OPTIONS
+ *   the Dockerfile sets (read from it), the figure the image ships.
  *
  * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
  * node-cron, the HTTP server; the forge client is built only when a pass reads it, which these never do).
  */
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { type MongoOpCounter, startMongoOpCounter } from '../mongo-op-counter.js'
+import { ensureNode24 } from '../node24.js'
 import { type ConsumerInstallFigure, INSTALL_INPUTS, measureConsumerInstall } from './footprint-install.js'
 import {
   type BenchContext,
@@ -28,6 +35,7 @@ import {
   NETS,
   procSample,
   QUICK,
+  repoRoot,
   type SandboxProcess,
   sig,
   sleep,
@@ -47,20 +55,42 @@ const everyMinute = Object.fromEntries(
   Array.from({ length: 10 }, (_, i) => [`LEASECRON_NET_BENCH_NET_${i + 1}_SCHEDULE`, '* * * * *']),
 )
 
-async function nodeColdStart(): Promise<number> {
-  const child = spawnNode('node -e 0', '-e', ['0'], {})
+/** A Node the worker is measured on: its binary, its version, and the NODE_OPTIONS it runs with. */
+interface Runtime {
+  key: string
+  path: string
+  version: string
+  nodeOptions?: string
+}
+
+/** The NODE_OPTIONS the Dockerfile sets for the worker (`ENV NODE_OPTIONS=…`), or undefined when none. */
+async function imageNodeOptions(): Promise<string | undefined> {
+  const dockerfile = await readFile(join(repoRoot, 'Dockerfile'), 'utf8')
+  return /^ENV NODE_OPTIONS=(?:"([^"]*)"|(\S+))$/m
+    .exec(dockerfile)
+    ?.slice(1)
+    .find((v) => v !== undefined)
+}
+
+/** The environment `runtime` adds: its NODE_OPTIONS when it has any. */
+const runtimeEnv = (runtime: Runtime): Record<string, string> =>
+  runtime.nodeOptions ? { NODE_OPTIONS: runtime.nodeOptions } : {}
+
+async function nodeColdStart(runtime: Runtime): Promise<number> {
+  const child = spawnNode('node -e 0', '-e', ['0'], {}, undefined, runtime.path)
   await child.exited
   return Date.now() - child.spawnedAt
 }
 
 /** Spawn → exit of `leasecron once bench-net-1`: acquire, one pass that does nothing, release. */
-async function onceColdStart(env: Record<string, string>): Promise<number> {
+async function onceColdStart(env: Record<string, string>, runtime: Runtime): Promise<number> {
   const child = spawnNode(
     'once',
     WORKER_MAIN,
     ['once', 'bench-net-1', '--config', NETS.idleTen],
-    env,
+    { ...env, ...runtimeEnv(runtime) },
     () => false,
+    runtime.path,
   )
   const { code } = await child.exited
   if (code !== 0) throw new Error(`footprint: leasecron once exited ${code}`)
@@ -68,9 +98,16 @@ async function onceColdStart(env: Record<string, string>): Promise<number> {
 }
 
 /** One cold function instance: spawn → the first invocation's answer, and the child's own instants. */
-async function serverlessColdStart(env: Record<string, string>): Promise<ServerlessTrial> {
+async function serverlessColdStart(env: Record<string, string>, runtime: Runtime): Promise<ServerlessTrial> {
   const isReady = (l: { event?: unknown }) => l.event === 'serverless-ready'
-  const child = spawnNode('serverless', SERVERLESS_COLD, [NETS.idleTen, 'bench-net-2'], env, isReady)
+  const child = spawnNode(
+    'serverless',
+    SERVERLESS_COLD,
+    [NETS.idleTen, 'bench-net-2'],
+    { ...env, ...runtimeEnv(runtime) },
+    isReady,
+    runtime.path,
+  )
   const line = await child.waitFor(isReady, 30_000, 'the serverless answer')
   const answeredAt = Date.now()
   const { code } = await child.exited
@@ -128,39 +165,61 @@ interface IdleResult {
   nodeIdle: IdleStats
   workerShippedPace: IdleStats & { rssOverNode: number }
   workerCompressedPace: IdleStats & { rssOverNode: number }
+  /** Node 24 only: the shipped pace with the NODE_OPTIONS the Dockerfile sets. */
+  workerShippedPaceImage?: IdleStats & { rssOverNode: number }
 }
 
 /** The lines a worker's output keeps: what the bench waits for. */
 const keep = (l: { msg?: unknown }) =>
   typeof l.msg === 'string' && /^(serving|elected|campaigning)/.test(l.msg)
 
+/** The Node running the bench and the image's Node 24 (installed when missing), with the image's options. */
+async function runtimes(): Promise<{ current: Runtime; node24: Runtime; node24Image: Runtime }> {
+  const node24 = await ensureNode24()
+  const options = await imageNodeOptions()
+  return {
+    current: { key: 'current', path: process.execPath, version: process.version },
+    node24: { key: 'node24', ...node24 },
+    node24Image: { key: 'node24Image', ...node24, ...(options ? { nodeOptions: options } : {}) },
+  }
+}
+
 /** The scenario: cold starts, then the idle minute, then the result file and the table. */
 export async function runFootprint(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
   const consumerInstall = await measureConsumerInstall()
   console.log(`bench footprint: consumer install: ${JSON.stringify(consumerInstall)}`)
+  const nodes = await runtimes()
   const counter = await startMongoOpCounter(context.mongo.url)
   const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
   const children: Child[] = []
-  let cold: ColdTrial[]
-  let idle: IdleResult
+  let cold: Record<string, ColdTrial[]>
+  let idle: Record<string, IdleResult>
   try {
-    cold = await coldStarts(context, counter, sandbox, children)
-    idle = await idleMinute(context, sandbox, children)
+    cold = await coldStarts(context, counter, sandbox, children, [nodes.current, nodes.node24])
+    idle = await idleMinute(context, sandbox, children, nodes)
   } finally {
     await Promise.all(children.map((c) => c.stop('SIGTERM', 10_000)))
     await sandbox.child.stop()
     await counter.close()
   }
-  const coldStart = summarizeColdStarts(cold)
+  const coldStart = summarizeColdStarts(cold.current!)
+  const node24 = {
+    node: nodes.node24.version,
+    imageNodeOptions: nodes.node24Image.nodeOptions ?? null,
+    coldStart: summarizeColdStarts(cold.node24!),
+    idle: idle.node24!,
+  }
   const path = await writeResult('footprint', context, startedAt, {
     inputs: INPUTS,
     consumerInstall,
     coldStart,
-    idle,
+    idle: idle.current!,
+    node24,
   })
-  console.log(`\n${table(summaryRows(coldStart, idle))}\n\n${table(installRows(consumerInstall))}\n`)
-  console.log(`bench footprint: wrote ${path}`)
+  console.log(`\n${table(summaryRows(coldStart, idle.current!))}\n`)
+  console.log(`Node ${node24.node} (the image's):\n${table(summaryRows(node24.coldStart, node24.idle))}\n`)
+  console.log(`${table(installRows(consumerInstall))}\n\nbench footprint: wrote ${path}`)
   return path
 }
 
@@ -178,6 +237,8 @@ const INPUTS = {
   baseline: 'node -e "setInterval(() => {}, 1000)" in the same minute',
   forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
   consumerInstall: INSTALL_INPUTS,
+  nodes:
+    "top-level figures: the Node running the bench; `node24`: the image's Node (.ci/run's NODE24_VERSION, under .cache/), each trial on both Nodes in turn, the idle minute side by side; `node24.idle.workerShippedPaceImage`: with the NODE_OPTIONS the Dockerfile sets",
 }
 
 async function coldStarts(
@@ -185,21 +246,25 @@ async function coldStarts(
   counter: MongoOpCounter,
   sandbox: SandboxProcess,
   children: Child[],
-): Promise<ColdTrial[]> {
+  nodes: Runtime[],
+): Promise<Record<string, ColdTrial[]>> {
   const env = workerEnv({
     ...sandbox.env,
     MONGO_URI: counter.url,
     MONGO_DB: context.database('footprint_cold'),
   })
-  const cold: ColdTrial[] = []
-  for (let i = 0; i < COLD_STARTS; i++) {
-    const nodeMs = await nodeColdStart()
-    const trial = await workerColdStart(counter, env, i, children)
-    const onceMs = await onceColdStart(env)
-    const serverless = await serverlessColdStart(env)
-    cold.push({ ...trial, onceMs, ...serverless, nodeMs })
-    console.log(`bench footprint: cold start ${i + 1}/${COLD_STARTS}: ${JSON.stringify(cold.at(-1))}`)
-  }
+  const cold: Record<string, ColdTrial[]> = Object.fromEntries(nodes.map((n) => [n.key, []]))
+  for (let i = 0; i < COLD_STARTS; i++)
+    for (const runtime of nodes) {
+      const nodeMs = await nodeColdStart(runtime)
+      const trial = await workerColdStart(counter, env, i, children, runtime)
+      const onceMs = await onceColdStart(env, runtime)
+      const serverless = await serverlessColdStart(env, runtime)
+      cold[runtime.key]!.push({ ...trial, onceMs, ...serverless, nodeMs })
+      console.log(
+        `bench footprint: cold start ${i + 1}/${COLD_STARTS} on ${runtime.version}: ${JSON.stringify(cold[runtime.key]!.at(-1))}`,
+      )
+    }
   return cold
 }
 
@@ -209,13 +274,22 @@ async function workerColdStart(
   env: Record<string, string>,
   i: number,
   children: Child[],
+  runtime: Runtime,
 ): Promise<{ firstAcquireMs: number; readyMs: number }> {
   let firstAcquire: number | undefined
   const off = counter.onOp((op) => {
     const write = op.command === 'findAndModify' || op.command === 'update'
     if (firstAcquire === undefined && write && op.collection === 'leases') firstAcquire = op.at
   })
-  const w = spawnNode(`cold-${i + 1}`, WORKER_MAIN, ['run', '--config', NETS.idleTen], env, keep)
+  const args = ['run', '--config', NETS.idleTen]
+  const w = spawnNode(
+    `cold-${i + 1}`,
+    WORKER_MAIN,
+    args,
+    { ...env, ...runtimeEnv(runtime) },
+    keep,
+    runtime.path,
+  )
   children.push(w)
   try {
     const serving = await w.waitFor((l) => String(l.msg).startsWith('serving'), 30_000, 'the HTTP server')
@@ -229,35 +303,67 @@ async function workerColdStart(
   }
 }
 
-/** The idle minute: the two paces and bare Node side by side, each worker on its own database. */
+/**
+ * The idle minute: on each Node the two paces and bare Node, and on Node 24 the shipped pace with the
+ * image's NODE_OPTIONS, all side by side, each worker on its own database.
+ */
 async function idleMinute(
   context: BenchContext,
   sandbox: SandboxProcess,
   children: Child[],
-): Promise<IdleResult> {
-  const idleWorker = (label: string, extra: Record<string, string>, db: string) =>
-    spawnNode(
+  nodes: { current: Runtime; node24: Runtime; node24Image: Runtime },
+): Promise<Record<string, IdleResult>> {
+  const idleWorker = (label: string, extra: Record<string, string>, runtime: Runtime) => {
+    const env = { ...sandbox.env, ...extra, ...runtimeEnv(runtime) }
+    const db = context.database(`footprint_${label.replace(/\W+/g, '_')}`)
+    const args = ['run', '--config', NETS.idleTen]
+    const w = spawnNode(
       label,
       WORKER_MAIN,
-      ['run', '--config', NETS.idleTen],
-      workerEnv({ ...sandbox.env, ...extra, MONGO_URI: context.mongo.url, MONGO_DB: context.database(db) }),
+      args,
+      workerEnv({ ...env, MONGO_URI: context.mongo.url, MONGO_DB: db }),
       keep,
+      runtime.path,
     )
-  const shipped = idleWorker('idle (every minute)', everyMinute, 'footprint_min')
-  const compressed = idleWorker('idle (every second)', {}, 'footprint_sec')
-  const bare = spawnNode('node idle', '-e', ['setInterval(() => {}, 1000)'], {})
-  children.push(shipped, compressed, bare)
-  for (const w of [shipped, compressed]) await w.waitFor((l) => l.msg === 'elected', 30_000, 'an election')
-  await sleep(5_000)
-  const { stats, windowS } = await sampleIdle({ shipped, compressed, bare })
-  const withRatio = (s: IdleStats) => ({ ...s, rssOverNode: sig(s.rssMiB.mean / stats.bare!.rssMiB.mean, 3) })
-  return {
-    windowS,
-    clockTicksPerSecond: clockTicks(),
-    nodeIdle: stats.bare!,
-    workerShippedPace: withRatio(stats.shipped!),
-    workerCompressedPace: withRatio(stats.compressed!),
+    return w
   }
+  const subjects: Record<string, Child> = {}
+  for (const runtime of [nodes.current, nodes.node24]) {
+    subjects[`${runtime.key}.shipped`] = idleWorker(`${runtime.key} every minute`, everyMinute, runtime)
+    subjects[`${runtime.key}.compressed`] = idleWorker(`${runtime.key} every second`, {}, runtime)
+    subjects[`${runtime.key}.bare`] = spawnNode(
+      `${runtime.key} idle`,
+      '-e',
+      ['setInterval(() => {}, 1000)'],
+      {},
+      undefined,
+      runtime.path,
+    )
+  }
+  subjects['node24.image'] = idleWorker('node24 image every minute', everyMinute, nodes.node24Image)
+  children.push(...Object.values(subjects))
+  for (const [k, w] of Object.entries(subjects))
+    if (!k.endsWith('.bare')) await w.waitFor((l) => l.msg === 'elected', 30_000, `an election (${k})`)
+  await sleep(5_000)
+  const { stats, windowS } = await sampleIdle(subjects)
+  return idleResults(stats, windowS)
+}
+
+/** Per Node: its bare idle, and each worker's figures with their ratio to it. */
+function idleResults(stats: Record<string, IdleStats>, windowS: number): Record<string, IdleResult> {
+  const result = (key: string): IdleResult => {
+    const bare = stats[`${key}.bare`]!
+    const withRatio = (s: IdleStats) => ({ ...s, rssOverNode: sig(s.rssMiB.mean / bare.rssMiB.mean, 3) })
+    return {
+      windowS,
+      clockTicksPerSecond: clockTicks(),
+      nodeIdle: bare,
+      workerShippedPace: withRatio(stats[`${key}.shipped`]!),
+      workerCompressedPace: withRatio(stats[`${key}.compressed`]!),
+      ...(stats[`${key}.image`] ? { workerShippedPaceImage: withRatio(stats[`${key}.image`]!) } : {}),
+    }
+  }
+  return { current: result('current'), node24: result('node24') }
 }
 
 /** RSS every second and CPU over the window, per subject. */
@@ -370,6 +476,16 @@ function summaryRows(coldStart: ReturnType<typeof summarizeColdStarts>, idle: Id
       String(bare.rssMiB.mean),
       `${compressed.rssOverNode}×`,
     ],
+    ...(idle.workerShippedPaceImage
+      ? [
+          [
+            'RSS, shipped pace, the image’s NODE_OPTIONS (MiB)',
+            String(idle.workerShippedPaceImage.rssMiB.mean),
+            String(bare.rssMiB.mean),
+            `${idle.workerShippedPaceImage.rssOverNode}×`,
+          ],
+        ]
+      : []),
     ['CPU %, shipped pace', String(shipped.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
     ['CPU %, compressed pace', String(compressed.cpuPercentOfOneCore), String(bare.cpuPercentOfOneCore), ''],
   ]

@@ -7,12 +7,8 @@
  * 78 invalid configuration (nothing was started), 64 bad usage, 75 `backfill` found the lease held (nothing
  * ran), 130 a second signal during shutdown (or a `once` or `backfill` pass aborted by a signal).
  */
-import { ConfigError } from '../config/config-error.js'
-import { loadConfig } from '../config/load-config.js'
 import { loadWorkerFile, type WorkerFileConfig } from '../config/load-config-file.js'
-import { mongoUriIssue } from '../config/store-section.js'
 import type { WorkerConfig } from '../config/worker-config.js'
-import { LEASES } from '../leases.js'
 import { packageVersion } from '../worker/status/package-version.js'
 import { COMMANDS } from './commands.js'
 import { EXIT } from './exit-codes.js'
@@ -43,16 +39,33 @@ export async function main(argv: string[], given: Io = defaultIo()): Promise<num
     io.err(`leasecron: ${(error as Error).message}`)
     return EXIT.config
   }
-  // Commands that use no forge (`status`, `config`, `sandbox`) must work without the App variables.
-  const loaded = loadConfig(io.env, file.nets, file.leases ?? LEASES, {
-    needsForge: command.needs === 'forge',
-  })
+  const config = await readConfig(io, file, command.needs === 'forge')
+  if (config === undefined) return EXIT.config
+  return command.handler({ args, values, file, config, io })
+}
+
+/**
+ * The worker's configuration from the environment and the file, or undefined after printing why it is
+ * not valid (a configuration error). Loaded on demand: `--version`, `--help` and the commands that need
+ * nothing do not compile or evaluate the readers (zod, the connection-string parser, the schedule checks).
+ * Commands that use no forge (`status`, `config`, `sandbox`) must work without the App variables.
+ */
+async function readConfig(
+  io: Io,
+  file: WorkerFileConfig,
+  needsForge: boolean,
+): Promise<WorkerConfig | undefined> {
+  const [{ loadConfig }, { ConfigError }, { LEASES }] = await Promise.all([
+    import('../config/load-config.js'),
+    import('../config/config-error.js'),
+    import('../leases.js'),
+  ])
+  const loaded = loadConfig(io.env, file.nets, file.leases ?? LEASES, { needsForge })
   if (!loaded.ok) {
     io.err(new ConfigError(loaded.issues).message)
-    return EXIT.config
+    return undefined
   }
-  if (!(await driverAcceptsMongoUri(loaded.config, io))) return EXIT.config
-  return command.handler({ args, values, file, config: loaded.config, io })
+  return (await driverAcceptsMongoUri(loaded.config, io)) ? loaded.config : undefined
 }
 
 /**
@@ -64,6 +77,10 @@ async function driverAcceptsMongoUri(config: WorkerConfig, io: Io): Promise<bool
   const { mongoUriRefusal } = await import('../worker/mongo-connection.js')
   const refusal = mongoUriRefusal(config.mongo.uri)
   if (refusal === undefined) return true
+  const [{ ConfigError }, { mongoUriIssue }] = await Promise.all([
+    import('../config/config-error.js'),
+    import('../config/store-section.js'),
+  ])
   io.err(new ConfigError([mongoUriIssue(refusal)]).message)
   return false
 }

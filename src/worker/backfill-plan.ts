@@ -9,13 +9,10 @@
  */
 import type { NetConfig } from '../config/worker-config.js'
 import { slotsBetween } from '../schedule-range.js'
+import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from './backfill-limits.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 
-/** Above this many slots, a backfill runs only with `--yes`. */
-export const BACKFILL_CONFIRM_ABOVE = 100
-
-/** The most slots one backfill lists or runs; a larger range is split (listing is ~0.5 ms a slot). */
-export const BACKFILL_MAX_SLOTS = 10_000
+export { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS }
 
 export interface BackfillRequest {
   net: NetConfig

@@ -19,7 +19,7 @@ import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import type { ForgeConfig } from '../forge/forge-config.js'
-import { createForge, type Forge } from '../forge/github-app.js'
+import type { Forge } from '../forge/github-app.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
@@ -194,6 +194,10 @@ async function openForge(
     log.warn({ url: local.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
     forgeConfig = local.config
   }
+  // Loaded here, after the connection has started (openStores): the forge's modules (Octokit's wrapper,
+  // its meter, prom-client, lru-cache, the tracing API) compile and evaluate while the driver waits on the
+  // network, instead of before it starts connecting; none is needed before the first store call.
+  const { createForge } = await import('../forge/github-app.js')
   const forge = createForge({
     config: forgeConfig,
     logger: log.child({ component: 'forge' }),

@@ -78,6 +78,33 @@ describe('the bundle loads only what a path uses', () => {
     expect(inputs, 'a function would load the whole worker').not.toContain('dist/src/worker/worker.js')
   })
 
+  test('`--version` and `--help` load none of the configuration readers (zod, the cron libraries)', () => {
+    const outputs = readOutputs()
+    const inputs = [
+      ...staticInputs(outputs, 'dist/bundle/leasecron.js'),
+      ...staticInputs(outputs, outputOf(outputs, 'dist/src/cli/cli.js')),
+    ]
+    expect(
+      inputs.filter((i) =>
+        /node_modules\/(zod|node-cron|cron-parser|luxon|mongodb-connection-string-url)\//.test(i),
+      ),
+      '`leasecron --version` would compile and evaluate what only reading the configuration needs',
+    ).toEqual([])
+    expect(inputs, '`--version` would read the configuration').not.toContain('dist/src/config/load-config.js')
+  })
+
+  test('carries neither the whatwg-url package nor zod’s other languages (Node’s URL and English serve)', () => {
+    const every = [...new Set(Object.values(readOutputs()).flatMap((o) => Object.keys(o.inputs)))]
+    expect(
+      every.filter((i) => /node_modules\/(whatwg-url|tr46|webidl-conversions)\//.test(i)),
+      'every command that reads MONGO_URI would compile tr46’s Unicode tables again',
+    ).toEqual([])
+    expect(
+      every.filter((i) => i.includes('node_modules/zod/v4/locales/')),
+      'every command would compile zod’s messages in forty languages',
+    ).toEqual(['node_modules/zod/v4/locales/en.js'])
+  })
+
   test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))

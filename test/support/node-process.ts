@@ -29,6 +29,8 @@ export interface SpawnOptions<L> {
   /** Which parsed lines to retain (all by default), so chatty long runs stay small; waiters see all. */
   keep?: (line: L) => boolean
   maxText?: number
+  /** The Node binary to run (this process's own by default): the footprint bench measures two. */
+  node?: string
 }
 
 /** Starts `node script ...args` with exactly `env` (plus PATH). */
@@ -42,7 +44,7 @@ export function spawnNodeProcess<L extends object = Record<string, unknown>>(
   const keep = options.keep ?? (() => true)
   const maxText = options.maxText ?? 10_000
   const spawnedAt = Date.now()
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(options.node ?? process.execPath, [script, ...args], {
     ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

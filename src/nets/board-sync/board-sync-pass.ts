@@ -9,13 +9,15 @@
  * skipped. With no repositories configured, the installation's own list is read first
  * (`GET /installation/repositories`, 100 a page).
  *
- * A repository's watermark moves only after its sync finished, and only when issues came back: to the
- * newest `updated_at` they carried, but never past the pass's start minus the overlap (1 minute), so an
- * issue updated during the pass (on a page already read) is read again next pass and never lost. A quiet
- * repository therefore keeps its watermark, and with it the list's URL, from pass to pass: the
- * conditional request revalidates one URL and the forge answers a free 304. (Moving it to the pass's
- * start every pass made each pass ask a URL never asked before, paying a point for "nothing new".) One
- * repository failing is logged and counted; the others go on, and its watermark stays.
+ * A repository's watermark moves only after its sync finished, and only when the list outgrew one page
+ * (more than 100 issues since the watermark): to the newest `updated_at` read, but never past the pass's
+ * start minus the overlap (1 minute), so an issue updated during the pass (on a page already read) is
+ * read again next pass and never lost. Otherwise it stays, and with it the list's URL: the conditional
+ * request revalidates the one URL and a quiet repository costs a free 304 every pass. (Moving it whenever
+ * issues came back made the pass after each change ask a URL never asked before, paying a point for
+ * "nothing new"; a one-page answer costs one point whatever its `since`, so keeping the older watermark
+ * costs only re-reading that page's unchanged issues, which write nothing.) One repository failing is
+ * logged and counted; the others go on, and its watermark stays.
  *
  * Not the net declaration (`board-issue-sync.ts`) and not a store.
  */
@@ -96,7 +98,8 @@ export async function runBoardSyncPass(context: BoardSyncPassContext): Promise<B
     report.repos.push(entry)
     try {
       const newest = await syncRepository(repo, context, entry)
-      if (newest !== undefined)
+      // One page keeps the URL (see the module doc); past it, re-reading would grow with every change.
+      if (newest !== undefined && entry.pages > 1)
         await context.store.setWatermark(repo, nextWatermark(newest, context.startedAt), {
           signal: context.signal,
         })
