@@ -8,12 +8,15 @@
  * - `run=install`: in a project folder beside a folder `leasecron` that holds this package's tarball, as
  *   `npm pack` names it (so the version in the block is the package's).
  *
- * A block with neither and no `no-run: <reason>` fails the first test, so a new block cannot rot.
+ * A block with neither and no `no-run: <reason>` fails the first test, so a new block cannot rot. The
+ * process settings' defaults docs/configuration.md gives are checked against `leasecron config` too.
  */
+import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { packPackage } from '../support/consumer-install.js'
 import { freePort } from '../support/free-port.js'
@@ -152,4 +155,32 @@ describe('the install from a release tarball (docs/install.md)', () => {
       expect(installed.version).toBe(ours.version)
     }, 300_000)
   }
+})
+
+describe('the figures docs/configuration.md quotes', () => {
+  it('gives the process settings the defaults `leasecron config` prints', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'dist/bundle/leasecron.js'), 'config'],
+      { cwd: work, env: { PATH: process.env.PATH ?? '', MONGO_URI: 'mongodb://127.0.0.1:9/' } },
+    )
+    const config = JSON.parse(stdout) as Record<string, unknown> & { mongo: { db: string } }
+    const printed: Record<string, unknown> = {
+      MONGO_DB: config.mongo.db,
+      PORT: config.port,
+      LEASECRON_STATUS_PAGE: config.statusPage,
+      LOG_LEVEL: config.logLevel,
+      LEASECRON_SHUTDOWN_TIMEOUT_MS: config.shutdownTimeoutMs,
+      LEASECRON_RUN_HISTORY: config.runHistory,
+      LEASECRON_FORGE_CACHE_MB: config.forgeCacheMb,
+    }
+    const markdown = readFileSync(join(DOCS, 'configuration.md'), 'utf8')
+    for (const [variable, value] of Object.entries(printed)) {
+      const row = new RegExp(`^\\| \`${variable}\` \\| \`?([^\`|]+?)\`? \\|`, 'm').exec(markdown)
+      expect(row, `docs/configuration.md lost its row for ${variable}`).not.toBeNull()
+      expect(row![1], `docs/configuration.md gives ${variable} a default config does not print`).toBe(
+        String(value),
+      )
+    }
+  }, 60_000)
 })
