@@ -1,10 +1,13 @@
 /**
  * `leasecron run` (the default): the long-running worker (worker/worker.ts) in this process, stopped
- * cleanly by SIGTERM/SIGINT; a second signal exits at once (130). With neither a GitHub App nor Mongo it
- * first seeds the demo (demo.ts).
+ * cleanly by SIGTERM, SIGINT or SIGHUP, and, when npm started it (`npx leasecron run &`), by its parent's
+ * exit (until-stopped.ts: npm's shell does not pass a SIGTERM on); a second signal exits at once (130).
+ * With neither a GitHub App nor Mongo it first seeds the demo (demo.ts).
  */
+import type { Worker } from '../worker/worker.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
+import { startedByNpm, untilStopped } from './until-stopped.js'
 
 /** Starts the worker; resolves to 1 when it cannot start, else never (the signal handlers exit). */
 export async function runCommand({ file, config, io }: CommandContext): Promise<number> {
@@ -22,24 +25,8 @@ export async function runCommand({ file, config, io }: CommandContext): Promise<
     env: io.env,
   })
   if (demo) worker.logger.info({ gatingRuns: demo.seeded }, 'demo: sandbox forge and gating runs seeded')
-  let signals = 0
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++
-    if (signals > 1) {
-      worker.logger.warn({ signal }, 'second signal: exiting at once')
-      process.exit(EXIT.interrupted)
-    }
-    worker.logger.info({ signal }, 'stopping')
-    void worker.stop().then(
-      () => process.exit(EXIT.ok),
-      (error: unknown) => {
-        worker.logger.error({ err: error }, 'stop failed')
-        process.exit(EXIT.failure)
-      },
-    )
-  }
-  process.on('SIGTERM', onSignal)
-  process.on('SIGINT', onSignal)
+  // Watching from before the start, so that a signal while it starts stops the worker once started.
+  void untilStopped({ followParent: startedByNpm(io.env) }).then((reason) => stopAndExit(worker, reason))
   process.on('unhandledRejection', (reason) =>
     worker.logger.error({ err: reason }, 'unhandled rejection (a bug: please report it); the worker goes on'),
   )
@@ -51,4 +38,21 @@ export async function runCommand({ file, config, io }: CommandContext): Promise<
     return EXIT.failure
   }
   return new Promise<number>(() => {})
+}
+
+/** Stops the worker (drain, release, flush) and exits 0, or 1 if the stop failed; a second signal exits 130. */
+function stopAndExit(worker: Worker, reason: string): void {
+  worker.logger.info({ reason }, 'stopping')
+  const atOnce = (signal: NodeJS.Signals) => {
+    worker.logger.warn({ signal }, 'second signal: exiting at once')
+    process.exit(EXIT.interrupted)
+  }
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, atOnce)
+  worker.stop().then(
+    () => process.exit(EXIT.ok),
+    (error: unknown) => {
+      worker.logger.error({ err: error }, 'stop failed')
+      process.exit(EXIT.failure)
+    },
+  )
 }

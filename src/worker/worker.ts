@@ -109,7 +109,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let started: Promise<void> | undefined
   let stopped: Promise<void> | undefined
   const start = async () => {
-    w.log.info({ config: redactedConfig(config) }, 'leasecron starting')
+    w.log.info({ pid: process.pid, config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
     // The store, the ledger and the forge: the driver and the sandbox load only now, when configured.
     w.runtime = await openRuntime({

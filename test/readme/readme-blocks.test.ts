@@ -24,6 +24,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../support/free-port.js'
 import { mongoServer } from '../support/mongo.js'
 import { headingAnchor, type ReadmeBlock, readmeBlocks } from '../support/readme-blocks.js'
+import { REAP, runShell } from '../support/shell-block.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const RUNNERS = ['tour', 'cli', 'module', 'vitest', 'coordinator', 'scaled-demo']
@@ -104,26 +105,7 @@ describe('the README', () => {
 
 /** Runs `script` with bash in DIR under a clean environment; resolves its exit code and output. */
 function bash(script: string, env: Record<string, string>, timeoutMs: number) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['-c', script], {
-      cwd: DIR,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? DIR, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+  return runShell(script, DIR, env, timeoutMs)
 }
 
 /**
@@ -137,9 +119,6 @@ function onThisMachine(text: string, port: number, db: string): string {
     .replaceAll('MONGO_DB=leasecron_tour', `MONGO_DB=${db}`)
     .replaceAll('node dist/bundle/leasecron.js', `node ${join(ROOT, 'dist/bundle/leasecron.js')}`)
 }
-
-// Whatever a block leaves running in the background is stopped when its shell ends, pass or fail.
-const REAP = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\nset -e\n"
 
 describe('the five-minute tour', () => {
   it('starts the worker, reads the page, runs once, status, history and config as written', async () => {
