@@ -17,7 +17,11 @@ type Chart = (
   bars: Array<{ label: string; value: number; color?: string }>,
 ) => string
 
-const COLOR_OF: Record<string, string> = { leasecron: '#16a34a', 'node-cron': '#0891b2' }
+const COLOR_OF: Record<string, string> = {
+  leasecron: '#16a34a',
+  'leasecron CATCH_UP=all': '#86efac',
+  'node-cron': '#0891b2',
+}
 const counts = (c: Json) => `${c.once} / ${c.twiceOrMore} / ${c.never}`
 const seconds = (ms: number | null) => (ms === null ? 'none' : `${(ms / 1000).toFixed(1)} s`)
 
@@ -53,8 +57,9 @@ function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): str
 }
 
 async function writeCharts(systems: Json[], docsDir: string, barChart: Chart): Promise<void> {
-  const bar = (value: (s: Json) => number) =>
-    systems.map((s) => ({ label: s.system, value: value(s), color: COLOR_OF[s.system] ?? '#6b7280' }))
+  const bar = (value: (s: Json) => number, label: (s: Json) => string = (s) => s.system) =>
+    systems.map((s) => ({ label: label(s), value: value(s), color: COLOR_OF[s.system] ?? '#6b7280' }))
+  const split = (s: Json) => `${s.system} (${s.overall.twiceOrMore} twice+, ${s.overall.never} never)`
   await writeFile(
     join(docsDir, 'bench-peers-ops.svg'),
     barChart(
@@ -68,7 +73,7 @@ async function writeCharts(systems: Json[], docsDir: string, barChart: Chart): P
     barChart(
       'Slots not run exactly once (run twice or more + never)',
       'slots',
-      bar((s) => s.overall.twiceOrMore + s.overall.never),
+      bar((s) => s.overall.twiceOrMore + s.overall.never, split),
     ),
   )
 }
@@ -89,7 +94,7 @@ export async function renderPeers(
   return [
     '## 7. Peers: BullMQ, pg-boss, graphile-worker, agenda, node-cron + leaseCoordinator, leasecron',
     '',
-    `\`${peers.command}\` (${peers.durationS} s, ${new Date(peers.generatedAt).toISOString().slice(0, 16)} UTC, commit \`${String(peers.commit).slice(0, 10)}\`${peers.quick ? '; QUICK — not a real run' : ''}). Schedule ${i.schedule}; ${i.processesPerSystem} processes per system on one store, ${i.plan.slots} slots. Faults: ${i.faults}. Windows: ${i.windows}. ${i.concurrency}. Slot of a handler start: ${i.slotAttribution}. Operations at rest: ${i.opsAtRest}, over ${(i.plan.restTo - i.plan.restFrom) / 60_000} min before any fault.`,
+    `\`${peers.command}\` (scenario ${peers.durationS} s, ${new Date(peers.generatedAt).toISOString().slice(0, 16)} UTC, commit \`${String(peers.commit).slice(0, 10)}\`${peers.quick ? '; QUICK — not a real run' : ''}). Schedule ${i.schedule.replace(/^(\S+ \S+ \S+ \S+ \S+)/, '`$1`')}; ${i.processesPerSystem} processes per system on one store, ${i.plan.slots} slots. Faults: ${i.faults}. Windows: ${i.windows}. ${i.concurrency.charAt(0).toUpperCase()}${i.concurrency.slice(1)}. Slot of a handler start: ${i.slotAttribution}. Operations at rest: ${i.opsAtRest}, over ${(i.plan.restTo - i.plan.restFrom) / 60_000} min before any fault.`,
     '',
     'Slot counts are read from files each handler appended; every cell is *once / twice or more / never*.',
     '',
