@@ -44,6 +44,16 @@ export const GLOBAL_VARIABLES = [
     '1000',
     'runs kept per net in the run ledger (net_runs); the holder prunes older ones',
   ],
+  [
+    'LEASECRON_CLOCK_GUARD',
+    'on',
+    '`off` keeps campaigning while this replica’s clock is off from the Mongo server by more than a net’s ttl/6 (the offset is measured and exported either way)',
+  ],
+  [
+    'LEASECRON_FAIR_SHARE_SLACK',
+    '1',
+    'leases a replica keeps above its fair share (⌈leases ÷ live replicas⌉) before it steps down from the excess',
+  ],
 ] as const
 
 /**

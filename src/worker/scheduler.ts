@@ -54,6 +54,13 @@ export interface NetCampaignOptions extends PassSetting {
   controls?: NetControlStore
   /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
   controlPollMs?: number
+  /** Asked before each acquire (lease.run's gate): the clock guard and the fair share hold back here. */
+  mayCampaign?: () => boolean
+  /**
+   * Ends a term of this net between passes (the fair share's step-down): called once per term with a
+   * function that ends it; returns a function that forgets it when the term ends first.
+   */
+  onTerm?: (stepDown: () => void) => () => void
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -82,6 +89,7 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       log,
       onEvent: termMetrics(metrics),
       onAttempt: () => heartbeat?.beat(),
+      ...(options.mayCampaign ? { mayCampaign: options.mayCampaign } : {}),
     },
     async (term, info) => {
       options.held?.set(lease, { name: lease, owner, token: info.token })

@@ -30,6 +30,7 @@ import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
+import { type ClockWatch, createClockWatch } from './clock-watch.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -91,6 +92,7 @@ export function createWorker(options: WorkerOptions): Worker {
     held: new Map(),
     heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
   }
+  w.clockWatch = createClockWatch({ enforce: config.replicas.clockGuard, ...w })
   w.status = createWorkerStatus({
     owner,
     config,
@@ -121,6 +123,7 @@ export function createWorker(options: WorkerOptions): Worker {
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     })
     w.status?.start()
+    w.clockProbe = w.clockWatch?.start(w.runtime.mongo, w.stopping.signal)
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
     w.campaigns = startCampaigns(w, setups, resources)
@@ -149,6 +152,9 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 }
 
+/** The longest the campaigns wait for the first clock offset before campaigning anyway. */
+const CLOCK_FIRST_MEASURE_MS = 5_000
+
 /** What the steps share: the configuration and the parts opened so far. */
 interface WorkerState {
   readonly config: WorkerConfig
@@ -168,6 +174,10 @@ interface WorkerState {
   readonly held: Map<string, LeaseTerm>
   /** When each campaign last attempted: /healthz fails naming one that stopped. */
   readonly heartbeats: CampaignHeartbeats
+  /** The clock guard: campaigns are held back while the offset to the server exceeds their ttl/6. */
+  clockWatch?: ClockWatch
+  /** The clock probe's loop, awaited at stop. */
+  clockProbe?: Promise<void>
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -177,7 +187,12 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     // Not ready while the driver is still loading (openRuntime), before there is a connection to ask.
     const up = (await w.runtime?.mongo?.ping()) ?? false
     w.metrics.storeUp.set(up ? 1 : 0)
-    return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
+    // A replica whose clock is too far off campaigns for nothing it is held back from: not ready, and why.
+    const clockGuard = w.clockWatch?.readiness()
+    return {
+      ready: up && !w.stopping.signal.aborted && clockGuard === undefined,
+      detail: { store: 'mongo', storeAnswering: up, ...(clockGuard ? { clockGuard } : {}) },
+    }
   }
   const page = w.config.statusPage
   const http = await startHealthServer({
@@ -238,6 +253,10 @@ function startCampaigns(
 ): Promise<void>[] {
   return enabledNets(w).map(async (n, i) => {
     if (!(await setups[i])) return
+    // The first offset is known before the first acquire (bounded: a server that never answers hello
+    // still gets campaigned for, as before the guard).
+    if (w.clockWatch)
+      await Promise.race([w.clockWatch.measured, waitFor(CLOCK_FIRST_MEASURE_MS, w.stopping.signal, w.clock)])
     const { ttlMs, retryMs } = n.pacing
     w.log.info(
       { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
@@ -264,6 +283,7 @@ function startCampaigns(
       unelected: w.options.unelected ?? false,
       held: w.held,
       heartbeats: w.heartbeats,
+      mayCampaign: () => w.clockWatch?.guard.verdict(n.net.lease, ttlMs).campaign ?? true,
     }).catch((error: unknown) => {
       w.log.error(
         { net: n.net.name, lease: n.net.lease, err: error },
@@ -307,6 +327,7 @@ async function stopWorker(w: WorkerState): Promise<void> {
       ),
     )
   }
+  await w.clockProbe
   await w.status?.stop()
   await w.http?.close()
   await w.runtime?.close()

@@ -1,0 +1,41 @@
+/**
+ * The replica section: how replicas share the work and guard their clocks — LEASECRON_CLOCK_GUARD (stop
+ * campaigning while this replica's clock is off from the store's server by more than a net's ttl/6) and
+ * LEASECRON_FAIR_SHARE_SLACK (how many leases above its fair share a replica keeps before it steps down
+ * from the excess). Only read here; the guard is clock-guard.ts, the share fair-share.ts.
+ */
+import { z } from 'zod'
+import type { EnvReader } from './env-reader.js'
+
+export interface ReplicaSettings {
+  /** LEASECRON_CLOCK_GUARD: whether a clock offset beyond ttl/6 holds campaigns back (always measured). */
+  clockGuard: boolean
+  /** LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down. */
+  shareSlack: number
+}
+
+/** The largest slack accepted: more would turn the fair share off by accident. */
+export const MAX_SHARE_SLACK = 1000
+
+/** Reads the replica settings; a bad value is an issue naming what was expected. */
+export function readReplicas(r: EnvReader): ReplicaSettings {
+  return {
+    clockGuard: r.parse(
+      'LEASECRON_CLOCK_GUARD',
+      z.enum(['on', 'off']).transform((v) => v === 'on'),
+      true,
+      '`on` or `off`',
+    ),
+    shareSlack: r.parse(
+      'LEASECRON_FAIR_SHARE_SLACK',
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,4}$/)
+        .transform(Number)
+        .refine((n) => n <= MAX_SHARE_SLACK),
+      1,
+      `a whole number of leases from 0 to ${MAX_SHARE_SLACK}`,
+    ),
+  }
+}
