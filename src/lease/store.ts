@@ -123,7 +123,17 @@ export interface LeaseStore {
 }
 
 /** Which store call an error concerns. */
-export type LeaseOperation = 'acquire' | 'renew' | 'release' | 'list' | 'get'
+export type LeaseOperation =
+  | 'acquire'
+  | 'renew'
+  | 'release'
+  | 'list'
+  | 'get'
+  | 'vacant'
+  | 'announce'
+  | 'live'
+  | 'withdraw'
+  | 'sweep'
 
 /** Fields every lease error carries, so a log line names what failed where. */
 export interface LeaseErrorContext {
