@@ -10,7 +10,10 @@ import type { EnvReader } from './env-reader.js'
 export interface ReplicaSettings {
   /** LEASECRON_CLOCK_GUARD: whether a clock offset beyond ttl/6 holds campaigns back (always measured). */
   clockGuard: boolean
-  /** LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down. */
+  /**
+   * LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down (0:
+   * balance first; more: fewer hand-overs when the replica count changes, at the cost of balance).
+   */
   shareSlack: number
 }
 
@@ -34,7 +37,7 @@ export function readReplicas(r: EnvReader): ReplicaSettings {
         .regex(/^\d{1,4}$/)
         .transform(Number)
         .refine((n) => n <= MAX_SHARE_SLACK),
-      1,
+      0,
       `a whole number of leases from 0 to ${MAX_SHARE_SLACK}`,
     ),
   }

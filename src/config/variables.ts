@@ -51,8 +51,8 @@ export const GLOBAL_VARIABLES = [
   ],
   [
     'LEASECRON_FAIR_SHARE_SLACK',
-    '1',
-    'leases a replica keeps above its fair share (⌈leases ÷ live replicas⌉) before it steps down from the excess',
+    '0',
+    'leases a replica keeps above its fair share (⌈leases ÷ live replicas⌉) before it steps down to the share',
   ],
 ] as const
 

@@ -31,6 +31,10 @@ import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 import { type ClockWatch, createClockWatch } from './clock-watch.js'
+import { netCampaignGate } from './campaign-gate.js'
+import { ShareKeeper } from './share-keeper.js'
+import { MongoReplicaStore } from '../lease/mongo-replica-store.js'
+import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -124,6 +128,7 @@ export function createWorker(options: WorkerOptions): Worker {
     })
     w.status?.start()
     w.clockProbe = w.clockWatch?.start(w.runtime.mongo, w.stopping.signal)
+    startFairShare(w)
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
     w.campaigns = startCampaigns(w, setups, resources)
@@ -155,6 +160,9 @@ export function createWorker(options: WorkerOptions): Worker {
 /** The longest the campaigns wait for the first clock offset before campaigning anyway. */
 const CLOCK_FIRST_MEASURE_MS = 5_000
 
+/** The shortest interval between a replica's announcements (a net retrying faster does not need more). */
+const MIN_SHARE_INTERVAL_MS = 500
+
 /** What the steps share: the configuration and the parts opened so far. */
 interface WorkerState {
   readonly config: WorkerConfig
@@ -178,6 +186,10 @@ interface WorkerState {
   clockWatch?: ClockWatch
   /** The clock probe's loop, awaited at stop. */
   clockProbe?: Promise<void>
+  /** The fair share: announcements, the live replicas, the step-downs above the share. */
+  share?: ShareKeeper
+  /** The share keeper's loop (it withdraws the announcement when it ends), awaited at stop. */
+  shareLoop?: Promise<void>
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -283,7 +295,9 @@ function startCampaigns(
       unelected: w.options.unelected ?? false,
       held: w.held,
       heartbeats: w.heartbeats,
-      mayCampaign: () => w.clockWatch?.guard.verdict(n.net.lease, ttlMs).campaign ?? true,
+      ...(w.options.unelected
+        ? {}
+        : { gate: netCampaignGate(n.net.lease, ttlMs, w.clockWatch, () => w.share) }),
     }).catch((error: unknown) => {
       w.log.error(
         { net: n.net.name, lease: n.net.lease, err: error },
@@ -293,6 +307,27 @@ function startCampaigns(
     // The last pass's end ping (bounded) gets its answer before the runtime closes.
     await pinger?.settle()
   })
+}
+
+/**
+ * The fair share among the replicas sharing the store: announced and read every retry interval of the
+ * quickest net (an announcement lives three of them). Not in unelected (bench) mode: nothing is elected.
+ */
+function startFairShare(w: WorkerState): void {
+  const nets = enabledNets(w)
+  if (w.options.unelected || nets.length === 0) return
+  const mongo = w.runtime?.mongo
+  w.share = new ShareKeeper({
+    store: mongo ? new MongoReplicaStore(mongo.db) : new MemoryReplicaStore(),
+    owner: w.owner,
+    leases: nets.length,
+    slack: w.config.replicas.shareSlack,
+    intervalMs: Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs))),
+    clock: w.clock,
+    log: w.log,
+    metrics: w.metrics,
+  })
+  w.shareLoop = w.share.run(w.stopping.signal)
 }
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */
@@ -328,6 +363,7 @@ async function stopWorker(w: WorkerState): Promise<void> {
     )
   }
   await w.clockProbe
+  await w.shareLoop
   await w.status?.stop()
   await w.http?.close()
   await w.runtime?.close()
