@@ -33,6 +33,7 @@ import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js
 import { type ClockWatch, createClockWatch } from './clock-watch.js'
 import { netCampaignGate } from './campaign-gate.js'
 import { ShareKeeper } from './share-keeper.js'
+import { VacancyWatch } from './vacancy-watch.js'
 import { MongoReplicaStore } from '../lease/mongo-replica-store.js'
 import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
 
@@ -190,6 +191,9 @@ interface WorkerState {
   share?: ShareKeeper
   /** The share keeper's loop (it withdraws the announcement when it ends), awaited at stop. */
   shareLoop?: Promise<void>
+  /** One vacancy read per interval: campaigns acquire only leases it found free. */
+  vacancy?: VacancyWatch
+  vacancyLoop?: Promise<void>
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -297,7 +301,13 @@ function startCampaigns(
       heartbeats: w.heartbeats,
       ...(w.options.unelected
         ? {}
-        : { gate: netCampaignGate(n.net.lease, ttlMs, w.clockWatch, () => w.share) }),
+        : {
+            gate: netCampaignGate(n.net.lease, ttlMs, {
+              clock: w.clockWatch,
+              share: () => w.share,
+              vacancy: () => w.vacancy,
+            }),
+          }),
     }).catch((error: unknown) => {
       w.log.error(
         { net: n.net.name, lease: n.net.lease, err: error },
@@ -310,24 +320,30 @@ function startCampaigns(
 }
 
 /**
- * The fair share among the replicas sharing the store: announced and read every retry interval of the
- * quickest net (an announcement lives three of them). Not in unelected (bench) mode: nothing is elected.
+ * The fair share among the replicas sharing the store, and the vacancy watch: announced, read and the
+ * vacant leases found every retry interval of the quickest net (an announcement lives three of them). Not
+ * in unelected (bench) mode: nothing is elected.
  */
 function startFairShare(w: WorkerState): void {
   const nets = enabledNets(w)
   if (w.options.unelected || nets.length === 0) return
   const mongo = w.runtime?.mongo
+  const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))
   w.share = new ShareKeeper({
     store: mongo ? new MongoReplicaStore(mongo.db) : new MemoryReplicaStore(),
     owner: w.owner,
     leases: nets.length,
     slack: w.config.replicas.shareSlack,
-    intervalMs: Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs))),
+    intervalMs,
     clock: w.clock,
     log: w.log,
     metrics: w.metrics,
   })
   w.shareLoop = w.share.run(w.stopping.signal)
+  const store = w.runtime?.store
+  if (!store?.vacant) return
+  w.vacancy = new VacancyWatch({ store, leases: nets.map((n) => n.net.lease), clock: w.clock, log: w.log })
+  w.vacancyLoop = w.vacancy.run(intervalMs, w.stopping.signal)
 }
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */
@@ -364,6 +380,7 @@ async function stopWorker(w: WorkerState): Promise<void> {
   }
   await w.clockProbe
   await w.shareLoop
+  await w.vacancyLoop
   await w.status?.stop()
   await w.http?.close()
   await w.runtime?.close()
