@@ -205,7 +205,13 @@ export async function runStoreLoad(context: BenchContext): Promise<string> {
   const counter = await startMongoOpCounter(context.mongo.url)
   const dbName = context.database('store_load')
   const sandbox = await startSandboxProcess({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 })
-  const env = workerEnv({ ...sandbox.env, MONGO_URI: counter.url, MONGO_DB: dbName })
+  // The fair share (and its vacancy read) is opt-in; this scenario measures the model it brings.
+  const env = workerEnv({
+    ...sandbox.env,
+    MONGO_URI: counter.url,
+    MONGO_DB: dbName,
+    LEASECRON_FAIR_SHARE: 'on',
+  })
   const args = ['run', '--config', NETS.idleTen]
   const workers = Array.from({ length: WORKERS }, (_, i) =>
     spawnNode(`worker-${i + 1}`, WORKER_MAIN, args, env, keep),

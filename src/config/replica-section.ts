@@ -1,6 +1,8 @@
 /**
  * The replica section: how replicas share the work and guard their clocks — LEASECRON_CLOCK_GUARD (stop
- * campaigning while this replica's clock is off from the store's server by more than a net's ttl/6) and
+ * campaigning while this replica's clock is off from the store's server by more than a net's ttl/6),
+ * LEASECRON_FAIR_SHARE (spread terms over the replicas; off by default until its hand-overs are measured
+ * at scale: a term it moves costs a hand-over, and under a loaded store its announcements can flicker) and
  * LEASECRON_FAIR_SHARE_SLACK (how many leases above its fair share a replica keeps before it steps down
  * from the excess). Only read here; the guard is clock-guard.ts, the share fair-share.ts.
  */
@@ -10,6 +12,8 @@ import type { EnvReader } from './env-reader.js'
 export interface ReplicaSettings {
   /** LEASECRON_CLOCK_GUARD: whether a clock offset beyond ttl/6 holds campaigns back (always measured). */
   clockGuard: boolean
+  /** LEASECRON_FAIR_SHARE: whether replicas announce themselves, keep to a fair share and read vacancies. */
+  fairShare: boolean
   /**
    * LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down (0:
    * balance first; more: fewer hand-overs when the replica count changes, at the cost of balance).
@@ -27,6 +31,12 @@ export function readReplicas(r: EnvReader): ReplicaSettings {
       'LEASECRON_CLOCK_GUARD',
       z.enum(['on', 'off']).transform((v) => v === 'on'),
       true,
+      '`on` or `off`',
+    ),
+    fairShare: r.parse(
+      'LEASECRON_FAIR_SHARE',
+      z.enum(['on', 'off']).transform((v) => v === 'on'),
+      false,
       '`on` or `off`',
     ),
     shareSlack: r.parse(

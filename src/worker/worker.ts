@@ -326,7 +326,7 @@ function startCampaigns(
  */
 function startFairShare(w: WorkerState): void {
   const nets = enabledNets(w)
-  if (w.options.unelected || nets.length === 0) return
+  if (w.options.unelected || nets.length === 0 || !w.config.replicas.fairShare) return
   const mongo = w.runtime?.mongo
   const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))
   w.share = new ShareKeeper({

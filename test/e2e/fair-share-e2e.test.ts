@@ -55,6 +55,7 @@ function replica(): WorkerProcess {
     MONGO_URI: mongoServer().url,
     MONGO_DB: db,
     LEASECRON_FORGE: 'sandbox',
+    LEASECRON_FAIR_SHARE: 'on',
     ...pacing,
   })
   running.push(w)

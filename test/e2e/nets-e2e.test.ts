@@ -56,11 +56,6 @@ describe('both nets on three workers sharing Mongo', () => {
       LEASECRON_NET_MERGE_GATE_SWEEPER_TIMEOUT: '30s',
       LEASECRON_NET_BOARD_ISSUE_SYNC_TIMEOUT: '30s',
       LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000',
-      // Two leases on three replicas: the fair share (1 each) would move a net off a replica that was
-      // first to grab both, and a net that moved spent requests on two processes one after the other. This
-      // test is about each net spending on one process, so a slack of one keeps both where they start
-      // (test/e2e/fair-share-e2e.test.ts covers the moves).
-      LEASECRON_FAIR_SHARE_SLACK: '1',
     }
     const ws = [0, 1, 2].map(() => startWorkerProcess(['run'], env))
     running.push(...ws)
