@@ -246,13 +246,26 @@ async function storeLoadSection(store: Json): Promise<string[]> {
   return [
     '## 3. Store load',
     '',
-    `${store.inputs.workers} workers × ${store.inputs.netsPerWorker} nets (${store.inputs.schedule}; TTL ${store.inputs.ttlMs} ms, retry ${store.inputs.retryMs} ms) for ${store.windowMs / 1000} s, counted at \`bench/mongo-op-counter.ts\`, a TCP proxy that cuts the client→server stream into wire-protocol messages by their header and names each OP_MSG by its command and collection. Model: \`holders × 3/TTL + candidates × (1/retry + 1/TTL)\` (renewals, acquire attempts, the waiting candidates' reads) with ${store.model.holders} holders and ${store.model.candidates} candidates.`,
+    `${store.inputs.workers} workers × ${store.inputs.netsPerWorker} nets (${store.inputs.schedule}; TTL ${store.inputs.ttlMs} ms, retry ${store.inputs.retryMs} ms) for ${store.windowMs / 1000} s, counted at \`bench/mongo-op-counter.ts\`, a TCP proxy that cuts the client→server stream into wire-protocol messages by their header and names each OP_MSG by its command and collection. ${storeLoadModelText(store)}`,
     '',
     storeLoadTable(store),
     '',
     '![store load](bench-store-load.svg)',
     '',
   ]
+}
+
+/** The model sentence: issue 25's vacancy-read model beside the polling one, or the polling model alone. */
+function storeLoadModelText(store: Json): string {
+  const polling = '`holders × 3/TTL + candidates × (1/retry + 1/TTL)`'
+  const counts = `${store.model.holders} holders and ${store.model.candidates} candidates`
+  if (store.model.pollingModelPerHour === undefined)
+    return `Model: ${polling} (renewals, acquire attempts, the waiting candidates' reads) with ${counts}.`
+  return (
+    `Model: \`${store.model.formula}\` with ${counts}: each replica reads the vacant leases once a retry ` +
+    `instead of polling every lease it does not hold (the polling model, ${polling}, would be ` +
+    `${store.model.pollingModelPerHour} per hour).`
+  )
 }
 
 function storeLoadChart(store: Json): string {
@@ -276,6 +289,16 @@ function storeLoadTable(store: Json): string {
   for (const [k, v] of Object.entries(store.leaseByCommandPerHour)) rows.push([`  \`${k}\``, String(v)])
   rows.push(['model, nominal retry', String(store.model.nominalPerHour)])
   rows.push(['model, mean retry jitter (+10%)', String(store.model.withMeanJitterPerHour)])
+  if (store.model.pollingModelPerHour !== undefined)
+    rows.push([
+      'model before issue 25 (every candidate polls every lease)',
+      String(store.model.pollingModelPerHour),
+    ])
+  if (store.replicaOpsPerHour !== undefined)
+    rows.push([
+      'fair-share announcements (`replicas`), measured / model',
+      `${store.replicaOpsPerHour} / ${store.model.replicaModelPerHour}`,
+    ])
   rows.push([
     'measured ÷ model (nominal / jitter)',
     `${Number(store.model.leaseOverNominal).toFixed(2)}× / ${Number(store.model.leaseOverJitterModel).toFixed(2)}×`,

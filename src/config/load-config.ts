@@ -13,6 +13,7 @@ import type { ConfigIssue } from './config-error.js'
 import { envReader } from './env-reader.js'
 import { readForge, readForgeCacheMb } from './forge-section.js'
 import { readNet } from './net-section.js'
+import { readReplicas } from './replica-section.js'
 import { readAdminToken, readProcess, readRunHistory, readStatusPage } from './process-section.js'
 import { checkRegistry } from './registry-check.js'
 import { rememberSecrets } from './scrub.js'
@@ -42,6 +43,7 @@ export function loadConfig(
   const statusPage = readStatusPage(reader)
   const adminToken = readAdminToken(reader)
   const forgeCacheMb = readForgeCacheMb(reader)
+  const replicas = readReplicas(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
@@ -57,6 +59,7 @@ export function loadConfig(
       runHistory,
       statusPage,
       adminToken,
+      replicas,
       nets: netConfigs,
     },
   }

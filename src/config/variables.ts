@@ -44,6 +44,21 @@ export const GLOBAL_VARIABLES = [
     '1000',
     'runs kept per net in the run ledger (net_runs); the holder prunes older ones',
   ],
+  [
+    'LEASECRON_CLOCK_GUARD',
+    'on',
+    '`off` keeps campaigning while this replica’s clock is off from the Mongo server by more than a net’s ttl/6 (the offset is measured and exported either way)',
+  ],
+  [
+    'LEASECRON_FAIR_SHARE',
+    'off',
+    '`on` spreads terms over the replicas (each keeps to ⌈leases ÷ live replicas⌉) and replaces per-lease polling with one vacancy read per retry interval',
+  ],
+  [
+    'LEASECRON_FAIR_SHARE_SLACK',
+    '0',
+    'leases a replica keeps above its fair share (⌈leases ÷ live replicas⌉) before it steps down to the share',
+  ],
 ] as const
 
 /**

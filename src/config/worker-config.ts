@@ -3,6 +3,7 @@
  * returns once each section parser has accepted its variables. Types only.
  */
 import type { ForgeConfig } from '../forge/forge-config.js'
+import type { ReplicaSettings } from './replica-section.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
@@ -78,5 +79,7 @@ export interface WorkerConfig {
   runHistory: number
   /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
   forgeCacheMb: number
+  /** The clock guard and the fair share (replica-section.ts). */
+  replicas: ReplicaSettings
   nets: NetConfig[]
 }

@@ -14,6 +14,7 @@ import {
   checkRenewal,
   checkTimedCall,
   checkToken,
+  checkVacancyCall,
   type LeaseCallOptions,
   type LeaseGrant,
   LeaseLostError,
@@ -134,6 +135,13 @@ export class MemoryStore implements LeaseStore {
     checkNotAborted({ component: COMPONENT, operation: 'get', lease }, options?.signal)
     const entry = this.#leases.get(lease)
     return entry && record(lease, entry)
+  }
+
+  async vacant(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]> {
+    const call = checkVacancyCall(COMPONENT, names, now)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'vacant' }, options?.signal)
+    return call.names.filter((name) => (this.#leases.get(name)?.expiresAtMs ?? 0) <= call.nowMs)
   }
 }
 

@@ -39,6 +39,7 @@ import {
   checkRenewal,
   checkTimedCall,
   checkToken,
+  checkVacancyCall,
   type LeaseCallOptions,
   type LeaseErrorContext,
   type LeaseGrant,
@@ -177,6 +178,27 @@ export class MongoStore implements LeaseStore {
       leases.findOne({ _id: lease }, bounds.read),
     )
     return doc ? this.#parse(doc).record : undefined
+  }
+
+  /**
+   * One find of the leases among `names` that are held at `now` (a date expiry after it; a released lease
+   * has the epoch), by `_id`; every other name is vacant. The held ones are asked for rather than the free
+   * ones, so a lease never written yet, or without a usable expiry, comes out vacant as acquire would find it.
+   */
+  async vacant(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]> {
+    const call = checkVacancyCall(COMPONENT, names, now)
+    if (call.names.length === 0) return []
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'vacant' }
+    const held = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases
+        .find(
+          { _id: { $in: call.names }, expiresAt: { $gt: new Date(call.nowMs) } },
+          { projection: { _id: 1 }, ...bounds.read },
+        )
+        .toArray(),
+    )
+    const taken = new Set(held.map((doc) => doc._id))
+    return call.names.filter((name) => !taken.has(name))
   }
 
   /** Parses a document read from the store, reporting it once when it is malformed. */

@@ -56,12 +56,21 @@ export interface RunSpec {
    * still counts: the campaign moved on). A campaign that stops calling it for several retry periods is
    * stuck — a heartbeat for liveness checks. A throwing hook is ignored.
    */
-  onAttempt?: (operation: 'acquire' | 'renew') => void
+  onAttempt?: (operation: CampaignAttempt) => void
+  /**
+   * Asked before every acquire: `false` holds this attempt back (nothing is sent; `onAttempt('withheld')`
+   * is called, and the campaign tries again after the retry pause). The worker's clock guard and fair
+   * share decide here. Never asked during a term: it does not end one. A throwing gate withholds.
+   */
+  mayCampaign?: () => boolean
   /** Time source; the process clock by default. */
   clock?: Clock
   /** Random source in [0, 1) for the retry jitter; Math.random by default. */
   random?: () => number
 }
+
+/** What `onAttempt` reports: a store call settled, or an attempt the gate (`mayCampaign`) held back. */
+export type CampaignAttempt = 'acquire' | 'renew' | 'withheld'
 
 /** Thrown (as a rejection of run) for a spec it cannot campaign with. */
 export class LeaseSpecError extends Error {
@@ -105,7 +114,8 @@ interface CheckedSpec {
   retryMs: number
   signal: AbortSignal
   subscribers: Array<(event: TermEvent) => void>
-  onAttempt: (operation: 'acquire' | 'renew') => void
+  onAttempt: (operation: CampaignAttempt) => void
+  mayCampaign: () => boolean
   clock: Clock
   random: () => number
 }
@@ -142,6 +152,7 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
     signal: spec.signal ?? new AbortController().signal,
     subscribers: [spec.onEvent, spec.log && termEventLog(spec.log)].filter((s) => s !== undefined),
     onAttempt: ignoringThrows(spec.onAttempt),
+    mayCampaign: gateOf(spec.mayCampaign),
     clock: spec.clock ?? systemClock,
     random: spec.random ?? Math.random,
   }
@@ -154,6 +165,18 @@ function ignoringThrows(hook: RunSpec['onAttempt']): CheckedSpec['onAttempt'] {
       hook?.(operation)
     } catch {
       // A liveness hook that throws is the hook's problem, never the campaign's.
+    }
+  }
+}
+
+/** The gate, or always-yes; a gate that throws withholds (fail-closed: the gate exists to hold back). */
+function gateOf(gate: RunSpec['mayCampaign']): CheckedSpec['mayCampaign'] {
+  if (!gate) return () => true
+  return () => {
+    try {
+      return gate() === true
+    } catch {
+      return false
     }
   }
 }
@@ -215,6 +238,7 @@ class Campaign {
   /** One campaign attempt: acquire, then serve the term or note who holds the lease. */
   async #attempt(): Promise<void> {
     const { clock, ttlMs, signal, name, owner } = this.#spec
+    if (!this.#spec.mayCampaign()) return this.#spec.onAttempt('withheld')
     const sentAt = clock.monotonic()
     // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
     const token = randomUUID()

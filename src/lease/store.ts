@@ -120,10 +120,28 @@ export interface LeaseStore {
   list(options?: LeaseCallOptions): Promise<LeaseRecord[]>
   /** One lease as `list` shows it (one cheap read by name), or undefined when the store never had it. */
   get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined>
+  /**
+   * Which of `names` an acquire at `now` could find free — absent, released, expired at `now`, or without
+   * a usable expiry — in one read, in the order given (duplicates once). Optional: a worker on a store
+   * without it tries every lease it does not hold each retry, as before. A lease it names may be taken by
+   * the time the acquire lands (the acquire decides); one it leaves out may expire a moment later (the next
+   * call finds it).
+   */
+  vacant?(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]>
 }
 
 /** Which store call an error concerns. */
-export type LeaseOperation = 'acquire' | 'renew' | 'release' | 'list' | 'get'
+export type LeaseOperation =
+  | 'acquire'
+  | 'renew'
+  | 'release'
+  | 'list'
+  | 'get'
+  | 'vacant'
+  | 'announce'
+  | 'live'
+  | 'withdraw'
+  | 'sweep'
 
 /** Fields every lease error carries, so a log line names what failed where. */
 export interface LeaseErrorContext {
@@ -325,4 +343,28 @@ export function checkRenewal(
 ): LeaseCallArgs & { token: string } {
   const g = checkGrant(component, 'renew', grant)
   return { ...checkTimedCall(component, 'renew', g.name, g.owner, now, ttlMs), token: g.token }
+}
+
+/** Checks vacant's names (each as `checkName`) and `now`; returns the trimmed names, duplicates once. */
+export function checkVacancyCall(
+  component: string,
+  names: unknown,
+  now: unknown,
+): { names: string[]; nowMs: number } {
+  if (!Array.isArray(names)) {
+    throw new LeaseStoreError(
+      'LEASE_INVALID_ARGUMENT',
+      { component, operation: 'vacant' },
+      `names must be an array of lease names, got ${shownValue(names)}`,
+    )
+  }
+  const checked = [...new Set(names.map((name: unknown) => checkName(component, 'vacant', name)))]
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+    throw new LeaseStoreError(
+      'LEASE_INVALID_ARGUMENT',
+      { component, operation: 'vacant' },
+      `now must be a valid Date, got ${shownValue(now)}`,
+    )
+  }
+  return { names: checked, nowMs: Math.trunc(now.getTime()) }
 }

@@ -52,6 +52,7 @@ export function storeConformance(
     concurrencyCases(makeStore, options)
     badCallCases(makeStore)
     malformedLeaseCases(makeStore, options.writeRaw)
+    vacancyCases(makeStore)
   })
 }
 
@@ -556,6 +557,55 @@ function malformedLeaseCases(makeStore: MakeStore, writeRaw: ConformanceOptions[
       )
       expect(grant).toMatchObject({ owner: 'beta', fence: 8 })
       expect(await store.get('net-a')).not.toHaveProperty('corrupt')
+    })
+  })
+}
+
+/** vacant's cases (an optional method: skipped, saying so, for a store without it). */
+function vacancyCases(makeStore: MakeStore): void {
+  const withVacant = async (skip: (note: string) => void) => {
+    const store = await makeStore()
+    if (!store.vacant) skip('this store has no vacant(): a worker on it tries every lease it does not hold')
+    return store as LeaseStore & Required<Pick<LeaseStore, 'vacant'>>
+  }
+  describe('vacant', () => {
+    it('names absent, released and expired leases, not held ones, in the order given, each once', async (ctx) => {
+      const store = await withVacant((note) => ctx.skip(note))
+      await granted(store.acquire('held', 'a', t0, 5000))
+      await granted(store.acquire('expired', 'a', t0, 1000))
+      await store.release(await granted(store.acquire('released', 'a', t0, 5000)))
+      const names = ['absent', 'held', 'expired', 'released', 'absent']
+      expect(await store.vacant(names, at(1000)), 'vacant() disagrees with what acquire would find').toEqual([
+        'absent',
+        'expired',
+        'released',
+      ])
+      expect(await store.vacant(names, at(5000)), 'a lease was not vacant at its expiry instant').toEqual([
+        'absent',
+        'held',
+        'expired',
+        'released',
+      ])
+      expect(await store.vacant([], t0)).toEqual([])
+    })
+
+    it('refuses names that are not an array of lease names, and a bad instant, naming what was expected', async (ctx) => {
+      const store = await withVacant((note) => ctx.skip(note))
+      const refusal = (p: Promise<unknown>) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+      // A caller without types (plain JavaScript) can pass anything: the store must still refuse it.
+      const notArray = await refusal(Reflect.apply(store.vacant, store, ['a', t0]))
+      expect(notArray).toBeInstanceOf(LeaseStoreError)
+      expect(String(notArray)).toContain('names must be an array')
+      expect(String(await refusal(store.vacant([' '], t0)))).toContain(
+        'lease name must be a non-blank string',
+      )
+      expect(String(await refusal(store.vacant(['a'], new Date(Number.NaN))))).toContain(
+        'now must be a valid Date',
+      )
     })
   })
 }

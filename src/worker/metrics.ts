@@ -47,6 +47,11 @@ export interface WorkerMetrics {
   storeBadDocuments: CounterMetric<'collection'>
   /** Pings to a net's PING_URL that got no 2xx answer in time (ping.ts); the passes were not affected. */
   pingFailures: CounterMetric<'net'>
+  /** This replica's wall clock minus the Mongo server's, in seconds (clock-guard.ts); 0 on the memory store. */
+  clockOffset: GaugeMetric
+  /** Leases this replica may hold by the fair share (⌈leases ÷ live replicas⌉), and the live replicas seen. */
+  fairShare: GaugeMetric
+  liveReplicas: GaugeMetric
 }
 
 /** Creates the registry and the worker's metrics in it. */
@@ -119,6 +124,30 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'leasecron_ping_failures_total',
       help: 'pings to a net’s PING_URL that failed (no answer within the ping timeout, a refused connection, or a non-2xx answer); the pass itself was not affected',
       labelNames: ['net'],
+      registers,
+    }),
+    ...replicaGauges(registers),
+  }
+}
+
+/** The gauges of how this replica stands among the others: its clock offset and its fair share. */
+function replicaGauges(
+  registers: Registry[],
+): Pick<WorkerMetrics, 'clockOffset' | 'fairShare' | 'liveReplicas'> {
+  return {
+    clockOffset: new Gauge({
+      name: 'leasecron_clock_offset_seconds',
+      help: 'this replica’s wall clock minus the Mongo server’s, estimated from the server’s hello answers (positive: ahead); beyond a net’s ttl/6 the replica stops campaigning for it',
+      registers,
+    }),
+    fairShare: new Gauge({
+      name: 'leasecron_fair_share_leases',
+      help: 'leases this replica campaigns up to: ⌈leases ÷ live replicas⌉ (it steps down from leases beyond that plus the slack)',
+      registers,
+    }),
+    liveReplicas: new Gauge({
+      name: 'leasecron_live_replicas',
+      help: 'replicas whose announcement in the store has not expired, as this replica last read them',
       registers,
     }),
   }

@@ -25,6 +25,12 @@ export interface MongoConnection {
   firstAttempt: Promise<unknown>
   /** Pings the server, bounded by `timeoutMs`; false when it does not answer in time. */
   ping(timeoutMs?: number): Promise<boolean>
+  /**
+   * The server's wall-clock time as its `hello` answer states it (`localTime`), in ms since the epoch;
+   * bounded by PING_TIMEOUT_MS and `signal`. Rejects (StoreError) when it does not answer, or answers
+   * without a usable `localTime`.
+   */
+  serverTime(signal: AbortSignal): Promise<number>
   close(): Promise<void>
 }
 
@@ -108,8 +114,19 @@ export function connectMongo(
         () => false,
       )
     },
+    serverTime: (signal) => serverTime(db, signal),
     close: () => client.close(),
   }
+}
+
+/** `hello`'s `localTime`: the one clock reading every MongoDB (and FerretDB) answer carries. */
+async function serverTime(db: Db, signal: AbortSignal): Promise<number> {
+  const error = plainStoreError({ component: 'mongo', operation: 'hello' })
+  const answer = await storeCommand(db, { hello: 1 }, { signal, timeoutMs: PING_TIMEOUT_MS, error })
+  const localTime: unknown = answer.localTime
+  if (!(localTime instanceof Date) || Number.isNaN(localTime.getTime()))
+    throw error('failed', `hello answered without a usable localTime (got ${String(localTime)})`, undefined)
+  return localTime.getTime()
 }
 
 /**

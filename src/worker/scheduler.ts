@@ -15,7 +15,7 @@
  * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
  * the term or the process.
  */
-import { run, type TermInfo } from '../lease/run.js'
+import { type CampaignAttempt, run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
 import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
@@ -54,6 +54,18 @@ export interface NetCampaignOptions extends PassSetting {
   controls?: NetControlStore
   /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
   controlPollMs?: number
+  /** Holds the campaign back and ends its terms early: the clock guard and the fair share (worker.ts). */
+  gate?: CampaignGate
+}
+
+/** What holds a net's campaign back and ends its terms early (the worker's clock guard and fair share). */
+export interface CampaignGate {
+  /** Asked before each acquire (lease.run's `mayCampaign`). */
+  mayCampaign(): boolean
+  /** Each attempt settled or was withheld (lease.run's `onAttempt`). */
+  attempted(kind: CampaignAttempt): void
+  /** A term began: `stepDown` ends it after its pass in flight. Returns what to call once it ended. */
+  onTerm(stepDown: () => void): () => void
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -81,13 +93,20 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
       clock: options.clock,
       log,
       onEvent: termMetrics(metrics),
-      onAttempt: () => heartbeat?.beat(),
+      onAttempt: (kind) => {
+        heartbeat?.beat()
+        options.gate?.attempted(kind)
+      },
+      ...(options.gate ? { mayCampaign: options.gate.mayCampaign } : {}),
     },
     async (term, info) => {
       options.held?.set(lease, { name: lease, owner, token: info.token })
+      const stepDown = new AbortController()
+      const forget = options.gate?.onTerm(() => stepDown.abort())
       try {
-        await serveTerm(options, log, term, info)
+        await serveTerm(options, log, term, info, stepDown.signal)
       } finally {
+        forget?.()
         options.held?.delete(lease)
       }
     },
@@ -128,15 +147,22 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
   }
 }
 
+/**
+ * Serves one term until it ends, or until `stepDown` aborts (the fair share): then no new pass starts,
+ * the pass in flight finishes, and returning lets lease.run release the lease.
+ */
 async function serveTerm(
   options: NetCampaignOptions,
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
+  stepDown?: AbortSignal,
 ): Promise<void> {
   const { net } = options
   // Pass lines get their fence (with pass and slot) from runSlotPass; binding it here too would repeat it.
-  const serve = slotServer(options, log, term, info)
+  // A step-down ends the term's control poll and jobs with its ticks; the pass in flight finishes.
+  const serving = stepDown ? AbortSignal.any([term, stepDown]) : term
+  const serve = slotServer(options, log, term, info, serving)
   const { schedule, timeZone } = net
   // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
   const elected = options.clock.now()
@@ -145,9 +171,12 @@ async function serveTerm(
   serve.catchUp(elected)
   try {
     await new Promise<void>((resolve) => {
-      if (term.aborted) return resolve()
+      if (term.aborted || stepDown?.aborted) return resolve()
       term.addEventListener('abort', () => resolve(), { once: true })
+      stepDown?.addEventListener('abort', () => resolve(), { once: true })
     })
+    if (stepDown?.aborted && !term.aborted)
+      log.info({ fence: info.fence }, 'stepping down: this replica holds more than its fair share')
   } finally {
     ticker.stop()
     await serve.settled()
@@ -179,7 +208,13 @@ interface SlotServer {
  * With the net's controls (holder-controls.ts), a slot due while the net is paused is recorded `paused`,
  * and operators' requests (run now, catch-up) run as jobs between passes, after any buffered slot.
  */
-function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal, info: TermInfo): SlotServer {
+function slotServer(
+  options: NetCampaignOptions,
+  log: Logger,
+  term: AbortSignal,
+  info: TermInfo,
+  serving: AbortSignal = term,
+): SlotServer {
   const { net, metrics } = options
   const name = net.net.name
   // The job in flight, with its own abort (a pause with --abort): its passes end with it.
@@ -189,7 +224,7 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   const jobs = controlJobs({
     options,
     log,
-    term,
+    term: serving,
     info,
     spec,
     onRequest: (job) => serve.job(job),
@@ -198,19 +233,7 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
-  const runSlot = (slot: Date) =>
-    runSlotPass(spec(slot)).then((result) => {
-      countSkip(result, metrics, name, slot, log)
-      return result
-    })
-  /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
-  const gatedSlot = async (slot: Date): Promise<SlotPassResult | undefined> => {
-    let result: SlotPassResult | undefined
-    await jobs.scheduled(slot, async () => {
-      result = await runSlot(slot)
-    })
-    return result
-  }
+  const gatedSlot = gatedSlotPass(jobs, spec, (result, slot) => countSkip(result, metrics, name, slot, log))
   /** Runs `work` as the job in flight; when it ends, the buffered slot is served, else the next control job. */
   const occupy = (work: () => Promise<unknown>) => {
     current = { at: options.clock.now(), abort: new AbortController() }
@@ -221,14 +244,14 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
         current = undefined
         const next = buffered
         buffered = undefined
-        if (next && term.aborted)
+        if (next && serving.aborted)
           log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
         else if (next) serve(next)
-        else if (!term.aborted && info.live()) jobs.next(occupy)
+        else if (!serving.aborted && info.live()) jobs.next(occupy)
       })
   }
   const serve = (slot: Date) => {
-    if (term.aborted) return
+    if (serving.aborted) return
     if (!info.live()) {
       metrics.skippedTicks.inc({ net: name, reason: 'deadline' })
       return
@@ -243,12 +266,12 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     occupy(() => gatedSlot(slot))
   }
   const catchUpAt = (elected: Date) => {
-    if (!term.aborted && info.live())
+    if (!serving.aborted && info.live())
       occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, gatedSlot)))
   }
   serve.job = (job: ControlJob) => {
     jobs.queue(job)
-    if (!inFlight && !term.aborted && info.live()) jobs.next(occupy)
+    if (!inFlight && !serving.aborted && info.live()) jobs.next(occupy)
   }
   const settled = async () => {
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
@@ -256,6 +279,22 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     await jobs.stopped
   }
   return Object.assign(serve, { catchUp: catchUpAt, settled })
+}
+
+/** A slot's pass unless the net is paused now (then recorded `paused`: undefined); its skips counted. */
+function gatedSlotPass(
+  jobs: ReturnType<typeof controlJobs>,
+  spec: (slot: Date) => SlotPassSpec,
+  count: (result: SlotPassResult, slot: Date) => void,
+): (slot: Date) => Promise<SlotPassResult | undefined> {
+  return async (slot) => {
+    let result: SlotPassResult | undefined
+    await jobs.scheduled(slot, async () => {
+      result = await runSlotPass(spec(slot))
+      count(result, slot)
+    })
+    return result
+  }
 }
 
 /**

@@ -30,6 +30,12 @@ import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
+import { type ClockWatch, createClockWatch } from './clock-watch.js'
+import { netCampaignGate } from './campaign-gate.js'
+import { ShareKeeper } from './share-keeper.js'
+import { VacancyWatch } from './vacancy-watch.js'
+import { MongoReplicaStore } from '../lease/mongo-replica-store.js'
+import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
@@ -91,6 +97,7 @@ export function createWorker(options: WorkerOptions): Worker {
     held: new Map(),
     heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
   }
+  w.clockWatch = createClockWatch({ enforce: config.replicas.clockGuard, ...w })
   w.status = createWorkerStatus({
     owner,
     config,
@@ -121,6 +128,8 @@ export function createWorker(options: WorkerOptions): Worker {
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     })
     w.status?.start()
+    w.clockProbe = w.clockWatch?.start(w.runtime.mongo, w.stopping.signal)
+    startFairShare(w)
     const resources = new Map<string, unknown>()
     const setups = setUpNets(w, resources)
     w.campaigns = startCampaigns(w, setups, resources)
@@ -149,6 +158,12 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 }
 
+/** The longest the campaigns wait for the first clock offset before campaigning anyway. */
+const CLOCK_FIRST_MEASURE_MS = 5_000
+
+/** The shortest interval between a replica's announcements (a net retrying faster does not need more). */
+const MIN_SHARE_INTERVAL_MS = 500
+
 /** What the steps share: the configuration and the parts opened so far. */
 interface WorkerState {
   readonly config: WorkerConfig
@@ -168,6 +183,17 @@ interface WorkerState {
   readonly held: Map<string, LeaseTerm>
   /** When each campaign last attempted: /healthz fails naming one that stopped. */
   readonly heartbeats: CampaignHeartbeats
+  /** The clock guard: campaigns are held back while the offset to the server exceeds their ttl/6. */
+  clockWatch?: ClockWatch
+  /** The clock probe's loop, awaited at stop. */
+  clockProbe?: Promise<void>
+  /** The fair share: announcements, the live replicas, the step-downs above the share. */
+  share?: ShareKeeper
+  /** The share keeper's loop (it withdraws the announcement when it ends), awaited at stop. */
+  shareLoop?: Promise<void>
+  /** One vacancy read per interval: campaigns acquire only leases it found free. */
+  vacancy?: VacancyWatch
+  vacancyLoop?: Promise<void>
 }
 
 /** /healthz, /readyz (the store answers) and /metrics. */
@@ -177,7 +203,12 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     // Not ready while the driver is still loading (openRuntime), before there is a connection to ask.
     const up = (await w.runtime?.mongo?.ping()) ?? false
     w.metrics.storeUp.set(up ? 1 : 0)
-    return { ready: up && !w.stopping.signal.aborted, detail: { store: 'mongo', storeAnswering: up } }
+    // A replica whose clock is too far off campaigns for nothing it is held back from: not ready, and why.
+    const clockGuard = w.clockWatch?.readiness()
+    return {
+      ready: up && !w.stopping.signal.aborted && clockGuard === undefined,
+      detail: { store: 'mongo', storeAnswering: up, ...(clockGuard ? { clockGuard } : {}) },
+    }
   }
   const page = w.config.statusPage
   const http = await startHealthServer({
@@ -238,6 +269,10 @@ function startCampaigns(
 ): Promise<void>[] {
   return enabledNets(w).map(async (n, i) => {
     if (!(await setups[i])) return
+    // The first offset is known before the first acquire (bounded: a server that never answers hello
+    // still gets campaigned for, as before the guard).
+    if (w.clockWatch)
+      await Promise.race([w.clockWatch.measured, waitFor(CLOCK_FIRST_MEASURE_MS, w.stopping.signal, w.clock)])
     const { ttlMs, retryMs } = n.pacing
     w.log.info(
       { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
@@ -264,6 +299,15 @@ function startCampaigns(
       unelected: w.options.unelected ?? false,
       held: w.held,
       heartbeats: w.heartbeats,
+      ...(w.options.unelected
+        ? {}
+        : {
+            gate: netCampaignGate(n.net.lease, ttlMs, {
+              clock: w.clockWatch,
+              share: () => w.share,
+              vacancy: () => w.vacancy,
+            }),
+          }),
     }).catch((error: unknown) => {
       w.log.error(
         { net: n.net.name, lease: n.net.lease, err: error },
@@ -273,6 +317,33 @@ function startCampaigns(
     // The last pass's end ping (bounded) gets its answer before the runtime closes.
     await pinger?.settle()
   })
+}
+
+/**
+ * The fair share among the replicas sharing the store, and the vacancy watch: announced, read and the
+ * vacant leases found every retry interval of the quickest net (an announcement lives three of them). Not
+ * in unelected (bench) mode: nothing is elected.
+ */
+function startFairShare(w: WorkerState): void {
+  const nets = enabledNets(w)
+  if (w.options.unelected || nets.length === 0 || !w.config.replicas.fairShare) return
+  const mongo = w.runtime?.mongo
+  const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))
+  w.share = new ShareKeeper({
+    store: mongo ? new MongoReplicaStore(mongo.db) : new MemoryReplicaStore(),
+    owner: w.owner,
+    leases: nets.length,
+    slack: w.config.replicas.shareSlack,
+    intervalMs,
+    clock: w.clock,
+    log: w.log,
+    metrics: w.metrics,
+  })
+  w.shareLoop = w.share.run(w.stopping.signal)
+  const store = w.runtime?.store
+  if (!store?.vacant) return
+  w.vacancy = new VacancyWatch({ store, leases: nets.map((n) => n.net.lease), clock: w.clock, log: w.log })
+  w.vacancyLoop = w.vacancy.run(intervalMs, w.stopping.signal)
 }
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */
@@ -307,6 +378,9 @@ async function stopWorker(w: WorkerState): Promise<void> {
       ),
     )
   }
+  await w.clockProbe
+  await w.shareLoop
+  await w.vacancyLoop
   await w.status?.stop()
   await w.http?.close()
   await w.runtime?.close()

@@ -1,0 +1,60 @@
+/**
+ * MemoryReplicaStore: the in-process twin of MongoReplicaStore. A process alone on the memory store is
+ * the only replica it can see, so its fair share is every lease; the twin exists for that and for tests.
+ * It answers as MongoReplicaStore does (millisecond stamps, `$max` expiries), on a later microtask.
+ */
+import {
+  type AnnounceArgs,
+  checkAnnounce,
+  checkInstant,
+  checkReplica,
+  type ReplicaStore,
+} from './replica-store.js'
+import { checkNotAborted, type LeaseCallOptions } from './store.js'
+
+const COMPONENT = 'MemoryReplicaStore'
+
+/** An in-memory ReplicaStore; see the ReplicaStore contract. */
+export class MemoryReplicaStore implements ReplicaStore {
+  /** Expiry (ms) by owner. */
+  readonly #expiries = new Map<string, number>()
+
+  async announce(owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<void> {
+    const call: AnnounceArgs = checkAnnounce(COMPONENT, owner, now, ttlMs, options?.signal)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'announce', owner: call.owner }, options?.signal)
+    this.#expiries.set(call.owner, Math.max(this.#expiries.get(call.owner) ?? 0, call.expiresAtMs))
+  }
+
+  async live(now: Date, options?: LeaseCallOptions): Promise<string[]> {
+    const context = { component: COMPONENT, operation: 'live' as const }
+    const nowMs = checkInstant(context, 'now', now)
+    await Promise.resolve()
+    checkNotAborted(context, options?.signal)
+    return [...this.#expiries]
+      .filter(([, expiresAtMs]) => expiresAtMs > nowMs)
+      .map(([owner]) => owner)
+      .sort()
+  }
+
+  async withdraw(owner: string, options?: LeaseCallOptions): Promise<void> {
+    const who = checkReplica(COMPONENT, 'withdraw', owner)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'withdraw', owner: who }, options?.signal)
+    this.#expiries.delete(who)
+  }
+
+  async sweep(before: Date, options?: LeaseCallOptions): Promise<number> {
+    const context = { component: COMPONENT, operation: 'sweep' as const }
+    const beforeMs = checkInstant(context, 'before', before)
+    await Promise.resolve()
+    checkNotAborted(context, options?.signal)
+    let removed = 0
+    for (const [owner, expiresAtMs] of this.#expiries) {
+      if (expiresAtMs > beforeMs) continue
+      this.#expiries.delete(owner)
+      removed++
+    }
+    return removed
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The fair-share rule: how many leases one replica should hold when every replica runs the same nets.
+ * A replica campaigns while it holds fewer than its share, and a holder above its share plus the slack
+ * steps down from the excess at the end of a pass, so holdings converge after a replica joins or dies.
+ *
+ * Pure arithmetic: no store, no clock. share-keeper.ts reads the live replicas and applies it.
+ */
+
+/** ⌈leases ÷ live replicas⌉: the most any replica needs to hold for every lease to be held. */
+export function fairShare(leases: number, liveReplicas: number): number {
+  if (!Number.isInteger(leases) || leases < 0)
+    throw new RangeError(`fairShare: leases must be a whole number ≥ 0, got ${String(leases)}`)
+  if (!Number.isInteger(liveReplicas))
+    throw new RangeError(`fairShare: liveReplicas must be a whole number, got ${String(liveReplicas)}`)
+  // This replica is alive even when its own announcement has not been read back yet.
+  return Math.ceil(leases / Math.max(1, liveReplicas))
+}
+
+/** What a replica holding `held` leases does under its `share` with `slack`. */
+export interface ShareDecision {
+  /** Whether it may campaign for one more lease. */
+  campaign: boolean
+  /** How many of its terms to step down from (0 unless it holds more than share + slack). */
+  stepDown: number
+}
+
+/**
+ * Campaign while under the share; above share + slack, step down to the share (not to share + slack: a
+ * replica that joined must find leases free, or it would stay empty while the others sit on their slack).
+ */
+export function shareDecision(held: number, share: number, slack: number): ShareDecision {
+  return { campaign: held < share, stepDown: held > share + slack ? held - share : 0 }
+}

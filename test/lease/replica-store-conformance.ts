@@ -1,0 +1,96 @@
+/**
+ * The conformance suite both ReplicaStore twins run (memory-replica-store.test.ts, mongo-replica-store.test.ts):
+ * the same calls, the same answers.
+ */
+import { describe, expect, it } from 'vitest'
+import type { ReplicaStore } from '../../src/lease/replica-store.js'
+import { LeaseStoreError } from '../../src/lease/store.js'
+
+const T0 = new Date('2026-12-01T21:00:00.000Z')
+const at = (ms: number) => new Date(T0.getTime() + ms)
+
+export function replicaStoreConformance(
+  label: string,
+  makeStore: () => ReplicaStore | Promise<ReplicaStore>,
+): void {
+  describe(`${label} conformance`, () => {
+    it('lists an announced replica as live until its expiry, and not at the expiry instant itself', async () => {
+      const store = await makeStore()
+      await store.announce('b', T0, 3000)
+      await store.announce('a', T0, 5000)
+      expect(await store.live(T0)).toEqual(['a', 'b'])
+      expect(await store.live(at(2999))).toEqual(['a', 'b'])
+      expect(await store.live(at(3000)), 'a replica was live at its expiry instant').toEqual(['a'])
+      expect(await store.live(at(5000))).toEqual([])
+    })
+
+    it('extends an announcement and never moves its expiry backward', async () => {
+      const store = await makeStore()
+      await store.announce('a', T0, 10_000)
+      await store.announce('a', at(1000), 1000)
+      expect(await store.live(at(9000)), 'a late, shorter announcement shortened a later one').toEqual(['a'])
+      await store.announce('a', at(9000), 5000)
+      expect(await store.live(at(13_000))).toEqual(['a'])
+    })
+
+    it('truncates a fractional-millisecond ttl', async () => {
+      const store = await makeStore()
+      await store.announce('a', T0, 1000.9)
+      expect(await store.live(at(999))).toEqual(['a'])
+      expect(await store.live(at(1000))).toEqual([])
+    })
+
+    it('forgets a withdrawn replica at once, and withdraws an absent one as a no-op', async () => {
+      const store = await makeStore()
+      await store.announce('a', T0, 5000)
+      await store.announce('b', T0, 5000)
+      await store.withdraw('a')
+      await store.withdraw('never-announced')
+      expect(await store.live(T0)).toEqual(['b'])
+    })
+
+    it('sweeps the announcements expired at or before the instant, and only those', async () => {
+      const store = await makeStore()
+      await store.announce('a', T0, 1000)
+      await store.announce('b', T0, 2000)
+      await store.announce('c', T0, 3000)
+      expect(await store.sweep(at(2000))).toBe(2)
+      expect(await store.sweep(at(2000))).toBe(0)
+      expect(await store.live(T0)).toEqual(['c'])
+    })
+
+    it('trims owner ids, and refuses blank ones, bad instants and ttls naming what was expected', async () => {
+      const store = await makeStore()
+      await store.announce('  a  ', T0, 1000)
+      expect(await store.live(T0)).toEqual(['a'])
+      const refusal = (p: Promise<unknown>) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+      const blank = await refusal(store.announce(' ', T0, 1000))
+      expect(blank).toBeInstanceOf(LeaseStoreError)
+      expect((blank as LeaseStoreError).code).toBe('LEASE_INVALID_ARGUMENT')
+      expect((blank as Error).message).toContain('owner id must be a non-blank string')
+      expect(String(await refusal(store.announce('a', new Date(Number.NaN), 1000)))).toContain(
+        'now must be a valid Date',
+      )
+      expect(String(await refusal(store.announce('a', T0, 0)))).toContain('ttlMs must be a finite number')
+      expect(String(await refusal(store.live(new Date(Number.NaN))))).toContain('now must be a valid Date')
+      expect(String(await refusal(store.sweep(new Date(Number.NaN))))).toContain(
+        'before must be a valid Date',
+      )
+    })
+
+    it('rejects a call whose signal is already aborted and changes nothing', async () => {
+      const store = await makeStore()
+      const aborted = AbortSignal.abort(new Error('stop'))
+      const refused = await store.announce('a', T0, 1000, { signal: aborted }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect((refused as LeaseStoreError).code).toBe('LEASE_CALL_ABORTED')
+      expect(await store.live(T0), 'an aborted announcement landed').toEqual([])
+    })
+  })
+}

@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { MemoryStore, run } from '../../src/index.js'
+import { systemClock } from '../../src/lease/clock.js'
+import type { LeaseStore } from '../../src/lease/store.js'
+import { netCampaignGate } from '../../src/worker/campaign-gate.js'
+import { createLogger } from '../../src/worker/logger.js'
+import { VacancyWatch } from '../../src/worker/vacancy-watch.js'
+
+const TTL = 3000
+const RETRY = 1000
+const LEASES = Array.from({ length: 10 }, (_, i) => `net-${i}`)
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
+  vi.setSystemTime(new Date('2026-12-01T21:00:00.000Z'))
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** The real MemoryStore, with every call this replica sends counted by method. */
+function counted(store: MemoryStore): { store: LeaseStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>()
+  const counting = <T>(name: string, answer: T): T => {
+    calls.set(name, (calls.get(name) ?? 0) + 1)
+    return answer
+  }
+  const wrapped: LeaseStore = {
+    acquire: (...a) => counting('acquire', store.acquire(...a)),
+    renew: (...a) => counting('renew', store.renew(...a)),
+    release: (...a) => counting('release', store.release(...a)),
+    list: (...a) => counting('list', store.list(...a)),
+    get: (...a) => counting('get', store.get(...a)),
+    vacant: (...a) => counting('vacant', store.vacant(...a)),
+  }
+  return { store: wrapped, calls }
+}
+
+describe('campaigns behind the vacancy watch', () => {
+  it('send one vacancy read per interval for ten held leases, and take a freed one within an interval and a retry', async () => {
+    const shared = new MemoryStore()
+    const grants = await Promise.all(LEASES.map((name) => shared.acquire(name, 'holder', new Date(), 60_000)))
+    const { store, calls } = counted(shared)
+    const watch = new VacancyWatch({
+      store,
+      leases: LEASES,
+      clock: systemClock,
+      log: createLogger({ level: 'silent' }),
+    })
+    const stop = new AbortController()
+    const loop = watch.run(RETRY, stop.signal)
+    const elected: string[] = []
+    const campaigns = LEASES.map((name) => {
+      const gate = netCampaignGate(name, TTL, {
+        clock: undefined,
+        share: () => undefined,
+        vacancy: () => watch,
+      })
+      return run(
+        store,
+        { name, owner: 'b', ttlMs: TTL, retryMs: RETRY, signal: stop.signal, mayCampaign: gate.mayCampaign },
+        async (term) => {
+          elected.push(name)
+          await new Promise((r) => term.addEventListener('abort', r, { once: true }))
+        },
+      )
+    })
+    await vi.advanceTimersByTimeAsync(20 * RETRY)
+    // The first attempts precede the first read; after it, nothing but the one read per interval.
+    const firstAttempts = calls.get('acquire') ?? 0
+    expect(firstAttempts).toBeLessThanOrEqual(LEASES.length)
+    calls.clear()
+    await vi.advanceTimersByTimeAsync(20 * RETRY)
+    expect(
+      Object.fromEntries(calls),
+      'a replica polled leases it does not hold instead of reading the vacancies once per interval',
+    ).toEqual({ vacant: 20 })
+    const freed = grants[3]
+    if (!freed) throw new Error('the holder was not granted net-3')
+    await shared.release(freed)
+    const freedAt = Date.now()
+    while (!elected.includes('net-3') && Date.now() - freedAt < 10 * RETRY)
+      await vi.advanceTimersByTimeAsync(50)
+    expect(elected).toEqual(['net-3'])
+    expect(
+      Date.now() - freedAt,
+      'the freed lease was taken later than an interval and a jittered retry',
+    ).toBeLessThanOrEqual(RETRY + 1.2 * RETRY)
+    stop.abort()
+    await Promise.all([loop, ...campaigns])
+  })
+
+  it('holds nothing back on a store without vacant(), nor before its first read', async () => {
+    const store = new MemoryStore()
+    const plain: LeaseStore = {
+      acquire: (...a) => store.acquire(...a),
+      renew: (...a) => store.renew(...a),
+      release: (...a) => store.release(...a),
+      list: (...a) => store.list(...a),
+      get: (...a) => store.get(...a),
+    }
+    const watch = new VacancyWatch({
+      store: plain,
+      leases: LEASES,
+      clock: systemClock,
+      log: createLogger({ level: 'silent' }),
+    })
+    expect(watch.mayTry('net-0')).toBe(true)
+    await watch.run(RETRY, new AbortController().signal)
+    expect(watch.mayTry('net-0'), 'a store without vacant() held a campaign back').toBe(true)
+  })
+})
