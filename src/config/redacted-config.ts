@@ -54,9 +54,14 @@ function redactedForge(forge: ForgeChoice): Record<string, unknown> {
   if (forge.kind === 'github')
     return {
       kind: 'github',
-      appId: forge.config.appId,
-      installationId: forge.config.installationId,
-      apiUrl: forge.config.apiUrl,
+      appId: forge.app.appId,
+      installations:
+        forge.installations.kind === 'one'
+          ? forge.installations.id
+          : forge.installations.kind === 'all'
+            ? 'all'
+            : forge.installations.ids.join(','),
+      apiUrl: forge.app.apiUrl,
       privateKey: '[redacted]',
     }
   if (forge.kind === 'unchecked')

@@ -2,7 +2,9 @@
  * The validated configuration a worker and every command run on: what loadConfig (load-config.ts)
  * returns once each section parser has accepted its variables. Types only.
  */
-import type { ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeAppConfig, ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeReserve } from '../forge/forge-reserve.js'
+import type { InstallationSet } from '../forge/installation-set.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
@@ -10,7 +12,13 @@ import type { LogLevel } from './log-level.js'
 
 /** One net as this worker runs it. */
 export interface NetConfig {
+  /**
+   * The net as this worker runs it; for one installation of a per-installation net under
+   * GITHUB_INSTALLATION_IDS, its `name` and `lease` are `<net>:<installation>` (worker/installation-nets.ts).
+   */
   net: NetDefinition
+  /** The installation this net's passes act as; absent before the worker assigns one (config). */
+  installation?: number
   enabled: boolean
   schedule: string
   /** The IANA zone the schedule is read in (canonical name, `UTC` by default). */
@@ -52,7 +60,13 @@ export interface AttemptPolicy {
  * `config`): the App variables' problems are kept there instead of rejecting the configuration.
  */
 export type ForgeChoice =
-  | { kind: 'github'; config: ForgeConfig }
+  | {
+      kind: 'github'
+      app: ForgeAppConfig
+      installations: InstallationSet
+      /** The App as the first listed installation; absent under `all` (none known before discovery). */
+      config?: ForgeConfig
+    }
   | { kind: 'sandbox'; reason: string }
   | { kind: 'unchecked'; issues: ConfigIssue[] }
 
@@ -78,5 +92,7 @@ export interface WorkerConfig {
   runHistory: number
   /** LEASECRON_FORGE_CACHE_MB: bytes the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */
   forgeCacheMb: number
+  /** LEASECRON_FORGE_RESERVE: the budget a pass leaves to the installation's other users (else `deferred`). */
+  forgeReserve: ForgeReserve
   nets: NetConfig[]
 }

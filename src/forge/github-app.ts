@@ -23,6 +23,8 @@ import { type ForgeConfig, checkForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
 import type { ForgeOctokit, ForgeRequestParameters } from './forge-octokit.js'
 import type { ForgeRetryOptions } from './forge-retry-options.js'
+import type { ForgeBudget } from './forge-reserve.js'
+import { budgetMeter, InstallationBudget } from './installation-budget.js'
 import { type ForgeMeter, createForgeMeter } from './meter.js'
 import { MemoryForgeCacheStore } from './memory-forge-cache-store.js'
 import type { MetricsRegistry } from './metrics-registry.js'
@@ -43,6 +45,11 @@ export interface ForgeOptions {
   signal?: AbortSignal
   /** The revalidating cache; on by default with a 64 MiB memory store (see ForgeCacheSettings). */
   cache?: ForgeCacheSettings
+  /**
+   * Another installation's forge's meter, to count this one's requests with it (one hourly line, one page;
+   * lanes tell installations apart). The owner of the meter flushes it; this forge's close does not.
+   */
+  meter?: ForgeMeter
 }
 
 /** How the forge keeps answers to revalidate GETs. */
@@ -58,6 +65,10 @@ export interface Forge {
   /** Authenticated as the configured installation: `forge.octokit.request('GET /repos/{owner}/{repo}', …)`. */
   octokit: ForgeOctokit
   meter: ForgeMeter
+  /** The installation it acts as. */
+  readonly installationId: number
+  /** The installation's budget as its newest answer told it (for the reserve); undefined before one. */
+  budget(): ForgeBudget | undefined
   /** This process's cache store (sizes for tests and the status page); undefined when disabled. */
   cache: ForgeCacheStore | undefined
   /** Flushes the meter (the `stopping` note) and closes the transport's Agent; idempotent. */
@@ -73,11 +84,17 @@ export interface Forge {
 export function createForge(options: ForgeOptions): Forge {
   const config = checkForgeConfig(options.config)
   const { logger } = options
-  const meter = createForgeMeter({
-    logger,
-    ...(options.meterClock === undefined ? {} : { clock: options.meterClock }),
-    ...(options.registry === undefined ? {} : { registry: options.registry }),
-  })
+  const budget = new InstallationBudget()
+  const meter = budgetMeter(
+    options.meter ??
+      createForgeMeter({
+        logger,
+        ...(options.meterClock === undefined ? {} : { clock: options.meterClock }),
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
+      }),
+    budget,
+    options.meter !== undefined,
+  )
   const cache = cacheOptions(options.cache ?? {}, config.installationId, logger)
   // The client (Octokit and undici, bundled into a chunk of their own) is loaded and built on the first
   // request: a worker campaigns, and a `once` that finds its slot taken exits, without loading either.
@@ -94,6 +111,8 @@ export function createForge(options: ForgeOptions): Forge {
   return {
     octokit,
     meter,
+    installationId: config.installationId,
+    budget: () => budget.current(),
     cache: cache?.local,
     close() {
       closing ??= (async () => {

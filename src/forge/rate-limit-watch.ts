@@ -54,7 +54,8 @@ export function stringHeader(value: string | string[] | undefined): string | und
   return Array.isArray(value) ? value[0] : value
 }
 
-function numberHeader(value: string | string[] | undefined): number | undefined {
+/** A header's value as a finite number, or undefined. */
+export function numberHeader(value: string | string[] | undefined): number | undefined {
   const text = stringHeader(value)
   if (text === undefined || text.trim() === '') return undefined
   const n = Number(text)

@@ -17,8 +17,10 @@ import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
 import type { NetControlStore } from '../control/net-control-store.js'
-import type { ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeAppConfig } from '../forge/forge-config.js'
 import { createForge, type Forge } from '../forge/github-app.js'
+import { type InstallationSet, listedInstallations } from '../forge/installation-set.js'
+import { createForgeMeter } from '../forge/meter.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
@@ -68,7 +70,15 @@ export interface StoreRuntime {
 
 /** What `run` and `once` open: the store and the ledger, the forge, and the nets' set-up over them. */
 export interface PassRuntime extends StoreRuntime {
+  /** The first installation's forge (the status page reads the meter every installation's forge shares). */
   readonly forge: Forge
+  /** The installations the process acts as (the sandbox's one when it is the forge). */
+  readonly installations: InstallationSet
+  /**
+   * The forge acting as `installation`: built on first ask, with its own token and budget, counted by the
+   * meter every installation shares. Throws once the runtime is closing.
+   */
+  forgeFor(installation: number): Forge
   /** The sandbox forge started in this process, when no GitHub App is configured. */
   readonly sandbox: SandboxForge | undefined
   /**
@@ -175,31 +185,67 @@ async function openForge(
   mongo: MongoConnection | undefined,
   signal: AbortSignal,
   closes: ReturnType<typeof closeList>,
-): Promise<Pick<PassRuntime, 'forge' | 'sandbox'>> {
+): Promise<Pick<PassRuntime, 'forge' | 'sandbox' | 'installations' | 'forgeFor'>> {
   const { config, log } = options
   const choice = config.forge
   if (choice.kind === 'unchecked') throw new Error('runtime: the forge configuration was not checked')
   let sandbox: SandboxForge | undefined
-  let forgeConfig: ForgeConfig
-  if (choice.kind === 'github') forgeConfig = choice.config
+  let app: ForgeAppConfig
+  let installations: InstallationSet
+  if (choice.kind === 'github') ({ app, installations } = choice)
   else {
     const { startLocalSandbox } = await import('./local-sandbox.js')
     const local = await startLocalSandbox(options.sandbox)
     sandbox = local.sandbox
     closes.add(() => local.sandbox.close())
     log.warn({ url: local.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
-    forgeConfig = local.config
+    const { installationId, ...rest } = local.config
+    app = rest
+    installations = { kind: 'one', id: installationId }
   }
-  const forge = createForge({
-    config: forgeConfig,
-    logger: log.child({ component: 'forge' }),
-    ...(options.metrics ? { registry: options.metrics.registry } : {}),
-    signal,
-    // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
-    cache: forgeCacheSettings(config.forgeCacheMb, mongo?.db, log),
-  })
-  closes.add(() => forge.close())
-  return { forge, sandbox }
+  const forgeFor = installationForges(options, app, mongo, signal, closes)
+  const first = listedInstallations(installations)[0]
+  if (first === undefined) throw new Error('runtime: GITHUB_INSTALLATION_IDS=all is discovered by the worker')
+  return { forge: forgeFor(first), sandbox, installations, forgeFor }
+}
+
+/**
+ * One forge per installation, built on first ask and closed with the runtime; all count with one meter
+ * (one hourly line, one status page: lanes tell installations apart), flushed when the runtime closes.
+ */
+function installationForges(
+  options: RuntimeOptions,
+  app: ForgeAppConfig,
+  mongo: MongoConnection | undefined,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): (installation: number) => Forge {
+  const { config, log } = options
+  const logger = log.child({ component: 'forge' })
+  const registry = options.metrics ? { registry: options.metrics.registry } : {}
+  const meter = createForgeMeter({ logger, ...registry })
+  closes.add(() => meter.flush())
+  // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
+  const cache = forgeCacheSettings(config.forgeCacheMb, mongo?.db, log)
+  const forges = new Map<number, Forge>()
+  return (installation) => {
+    let forge = forges.get(installation)
+    if (forge) return forge
+    signal.throwIfAborted()
+    const installationLogger = logger.child({ installation })
+    forge = createForge({
+      config: { ...app, installationId: installation },
+      logger: installationLogger,
+      meter,
+      ...registry,
+      signal,
+      cache,
+    })
+    forges.set(installation, forge)
+    const built = forge
+    closes.add(() => built.close())
+    return forge
+  }
 }
 
 /** The nets' set-up over the open parts: the database (once connected), the log, the public URL, the clock. */

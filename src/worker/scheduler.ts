@@ -37,6 +37,7 @@ import { type CatchUpSpec, catchUp } from './catch-up.js'
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
+import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -54,6 +55,8 @@ export interface NetCampaignOptions extends PassSetting {
   controls?: NetControlStore
   /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
   controlPollMs?: number
+  /** The reserve and the installation's budget: a scheduled slot that would eat into it is `deferred`. */
+  deferral?: DeferralPolicy
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -203,11 +206,13 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
       countSkip(result, metrics, name, slot, log)
       return result
     })
-  /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
+  /** A slot's pass; undefined when paused or deferred (recorded so: holder-controls.ts, deferral.ts). */
   const gatedSlot = async (slot: Date): Promise<SlotPassResult | undefined> => {
     let result: SlotPassResult | undefined
     await jobs.scheduled(slot, async () => {
-      result = await runSlot(slot)
+      const deferred = deferralNow(options.deferral)
+      if (deferred === undefined) result = await runSlot(slot)
+      else await recordDeferred(deferredSlot(options, log, info), slot, deferred)
     })
     return result
   }
@@ -310,6 +315,16 @@ function catchUpSpec(
       runSlot,
       log: log.child({ fence: info.fence }),
     },
+  }
+}
+
+/** What recording one of this term's slots `deferred` needs. */
+function deferredSlot(options: NetCampaignOptions, log: Logger, info: TermInfo): DeferredSlot {
+  const { net } = options
+  return {
+    ...{ ledger: options.ledger, net: net.net.name, installation: net.installation, owner: options.owner },
+    ...{ fence: info.fence, clock: options.clock, log, metrics: options.metrics },
+    boundMs: net.pacing.ttlMs / 3,
   }
 }
 

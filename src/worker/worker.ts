@@ -29,6 +29,8 @@ import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
+import { installationNets } from './installation-nets.js'
+import { listedInstallations } from '../forge/installation-set.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {
@@ -93,7 +95,8 @@ export function createWorker(options: WorkerOptions): Worker {
   }
   w.status = createWorkerStatus({
     owner,
-    config,
+    // The page and /status list each installation's nets when the installations are known from the start.
+    config: { ...config, nets: shownNets(config) },
     registry: asPromRegistry(w.metrics.registry),
     clock: w.clock,
     log: w.log,
@@ -200,7 +203,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> {
   return {
     token: w.config.adminToken,
-    nets: w.config.nets.map((n) => ({ name: n.net.name, enabled: n.enabled })),
+    nets: shownNets(w.config).map((n) => ({ name: n.net.name, enabled: n.enabled })),
     controls: () => w.runtime?.controls,
     clock: w.clock,
     log: w.log,
@@ -230,19 +233,31 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
   })
 }
 
-/** One lease campaign per enabled net, once its setup is done. */
+/**
+ * One lease campaign per enabled net — per installation for a per-installation net (installation-nets.ts) —
+ * once its net's setup is done.
+ */
 function startCampaigns(
   w: WorkerState,
   setups: Promise<boolean>[],
   resources: Map<string, unknown>,
 ): Promise<void>[] {
-  return enabledNets(w).map(async (n, i) => {
-    if (!(await setups[i])) return
+  const runtime = w.runtime!
+  const setUp = new Map(enabledNets(w).map((n, i) => [n.net.name, setups[i]]))
+  const instances = installationNets(
+    enabledNets(w),
+    runtime.installations,
+    listedInstallations(runtime.installations),
+  )
+  return instances.map(async ({ net: n, base }) => {
+    if (!(await setUp.get(base.net.name))) return
     const { ttlMs, retryMs } = n.pacing
+    const installation = n.installation === undefined ? {} : { installation: n.installation }
     w.log.info(
-      { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
+      { net: n.net.name, lease: n.net.lease, ...installation, schedule: n.schedule, ttlMs, retryMs },
       w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
     )
+    const forge = n.installation === undefined ? runtime.forge : runtime.forgeFor(n.installation)
     const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
     await runNetCampaign({
       store: w.runtime!.store,
@@ -253,9 +268,10 @@ function startCampaigns(
       runHistory: w.config.runHistory,
       owner: w.owner,
       net: n,
-      resources: resources.get(n.net.name),
+      resources: resources.get(base.net.name),
       // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
-      forge: w.runtime!.forge,
+      forge,
+      deferral: { reserve: w.config.forgeReserve, budget: () => forge.budget() },
       pinger,
       log: w.log,
       metrics: w.metrics,
@@ -311,6 +327,18 @@ async function stopWorker(w: WorkerState): Promise<void> {
   await w.http?.close()
   await w.runtime?.close()
   w.log.info({}, 'leasecron stopped')
+}
+
+/**
+ * The nets as the page, /status and the admin API name them: per installation under a listed
+ * GITHUB_INSTALLATION_IDS, as configured otherwise (one installation: the names do not change).
+ */
+function shownNets(config: WorkerConfig): NetConfig[] {
+  const forge = config.forge
+  if (forge.kind !== 'github') return config.nets
+  return installationNets(config.nets, forge.installations, listedInstallations(forge.installations)).map(
+    (instance) => instance.net,
+  )
 }
 
 function enabledNets(w: WorkerState): NetConfig[] {

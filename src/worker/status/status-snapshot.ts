@@ -113,7 +113,16 @@ export interface RunStatus {
    * `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), `missed` (never ran:
    * outside the catch-up window), `paused` (never ran: the net was paused), or `running` while unfinished.
    */
-  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'skipped' | 'missed' | 'paused' | 'running'
+  outcome:
+    | 'ok'
+    | 'failed'
+    | 'timed-out'
+    | 'aborted'
+    | 'skipped'
+    | 'missed'
+    | 'paused'
+    | 'deferred'
+    | 'running'
   /** Attempts made for the slot's one claim (1 + retries); `null` while running. */
   attempts: number | null
   /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */
