@@ -5,6 +5,7 @@
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { Io } from './io.js'
 import { localConfigHint } from './local-config-hint.js'
+import { namedNets } from '../worker/installation-nets.js'
 
 /** The net called `name`; undefined after saying which nets there are. `configPath` is --config's value. */
 export function findNet(
@@ -14,11 +15,13 @@ export function findNet(
   io: Io,
   configPath: string | undefined,
 ): NetConfig | undefined {
-  const net = config.nets.find((n) => n.net.name === name)
+  // Under GITHUB_INSTALLATION_IDS a per-installation net is named per installation: `<net>:<installation>`.
+  const nets = namedNets(config)
+  const net = nets.find((n) => n.net.name === name)
   if (net) return net
   const hint = localConfigHint(configPath)
   io.err(
-    `leasecron ${command}: expected one of ${config.nets.map((n) => n.net.name).join(', ')}; got ${name ?? 'nothing'}${hint ? ` (${hint})` : ''}`,
+    `leasecron ${command}: expected one of ${nets.map((n) => n.net.name).join(', ')}; got ${name ?? 'nothing'}${hint ? ` (${hint})` : ''}`,
   )
   return undefined
 }

@@ -10,6 +10,7 @@ import { describeMongoError, type MongoConnection } from '../worker/mongo-connec
 import { describeOnce, type OnceResult, parseSlotOption, runOnce } from '../worker/once.js'
 import { ownerId } from '../lease/owner-id.js'
 import { netPinger } from '../worker/ping.js'
+import { actingNet } from '../worker/installation-nets.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext, OptionValues } from './command.js'
 import { requestRun } from '../control/control-actions.js'
@@ -57,9 +58,12 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   const runtime = await openRuntime({ config, log })
+  // The installation the pass acts as (recorded on its run), and that installation's forge.
+  const acting = actingNet(net, runtime.installations)
+  const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
   try {
     const result = await runOnce({
-      net,
+      net: acting,
       slot: slot.slot,
       owner,
       store: runtime.store,
@@ -74,7 +78,7 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
           stepDownAt,
         }),
       // Its client is built only if the pass runs and asks for it (slot-pass.ts).
-      forge: runtime.forge,
+      forge,
       pinger: netPinger(net, log),
       log,
       clock: systemClock,

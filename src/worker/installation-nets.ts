@@ -7,8 +7,12 @@
  * Not the lease registry (src/leases.ts holds the base lease; the per-installation names derive from it)
  * and not discovery: it maps a set of installations known now to the nets that serve them.
  */
-import type { NetConfig } from '../config/worker-config.js'
-import { type InstallationSet, installationScopedName } from '../forge/installation-set.js'
+import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
+import {
+  type InstallationSet,
+  installationScopedName,
+  listedInstallations,
+} from '../forge/installation-set.js'
 
 /** One net this worker campaigns for: its configuration as run (`net`), and the configured net it comes from. */
 export interface NetInstance {
@@ -46,4 +50,28 @@ export function installationNets(
       },
     }))
   })
+}
+
+/**
+ * The nets as the page, /status, the admin API and the commands name them: per installation under a listed
+ * GITHUB_INSTALLATION_IDS, as configured otherwise (one installation: the names do not change; `all`: the
+ * installations are known only once discovered).
+ */
+export function namedNets(config: WorkerConfig): NetConfig[] {
+  const forge = config.forge
+  if (forge.kind !== 'github') return config.nets
+  return installationNets(config.nets, forge.installations, listedInstallations(forge.installations)).map(
+    (instance) => instance.net,
+  )
+}
+
+/**
+ * `net` acting as an installation of `set`: its own when it names one (a per-installation net's
+ * `<net>:<installation>`), else the first listed (a global net, or the one installation); `net` as it is
+ * when none is known (`all` before discovery).
+ */
+export function actingNet(net: NetConfig, set: InstallationSet): NetConfig {
+  if (net.installation !== undefined) return net
+  const first = listedInstallations(set)[0]
+  return first === undefined ? net : { ...net, installation: first }
 }

@@ -29,7 +29,7 @@ import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
-import { installationNets } from './installation-nets.js'
+import { installationNets, namedNets } from './installation-nets.js'
 import { listedInstallations } from '../forge/installation-set.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
@@ -96,7 +96,7 @@ export function createWorker(options: WorkerOptions): Worker {
   w.status = createWorkerStatus({
     owner,
     // The page and /status list each installation's nets when the installations are known from the start.
-    config: { ...config, nets: shownNets(config) },
+    config: { ...config, nets: namedNets(config) },
     registry: asPromRegistry(w.metrics.registry),
     clock: w.clock,
     log: w.log,
@@ -203,7 +203,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> {
   return {
     token: w.config.adminToken,
-    nets: shownNets(w.config).map((n) => ({ name: n.net.name, enabled: n.enabled })),
+    nets: namedNets(w.config).map((n) => ({ name: n.net.name, enabled: n.enabled })),
     controls: () => w.runtime?.controls,
     clock: w.clock,
     log: w.log,
@@ -327,18 +327,6 @@ async function stopWorker(w: WorkerState): Promise<void> {
   await w.http?.close()
   await w.runtime?.close()
   w.log.info({}, 'leasecron stopped')
-}
-
-/**
- * The nets as the page, /status and the admin API name them: per installation under a listed
- * GITHUB_INSTALLATION_IDS, as configured otherwise (one installation: the names do not change).
- */
-function shownNets(config: WorkerConfig): NetConfig[] {
-  const forge = config.forge
-  if (forge.kind !== 'github') return config.nets
-  return installationNets(config.nets, forge.installations, listedInstallations(forge.installations)).map(
-    (instance) => instance.net,
-  )
 }
 
 function enabledNets(w: WorkerState): NetConfig[] {
