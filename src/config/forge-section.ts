@@ -3,6 +3,7 @@
  * forge/forge-config.ts), and the forge cache's size.
  */
 import { z } from 'zod'
+import { parseDuration } from '../durations.js'
 import { hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
 import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
 import type { ConfigIssue } from './config-error.js'
@@ -79,6 +80,19 @@ export function readForgeReserve(r: EnvReader): ForgeReserve {
       ),
     DEFAULT_FORGE_RESERVE,
     'a number of rate-limit points to leave (e.g. `500`; `0` never defers) or a percentage of the limit (e.g. `10%`)',
+  )
+}
+
+/** LEASECRON_INSTALLATIONS_REFRESH: how often `GITHUB_INSTALLATION_IDS=all` lists the App's installations. */
+export function readInstallationsRefresh(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_INSTALLATIONS_REFRESH',
+    z
+      .string()
+      .transform((text) => parseDuration(text.trim()))
+      .refine((ms): ms is number => ms !== undefined && ms >= 1_000 && ms <= 86_400_000),
+    600_000,
+    'a duration with its unit from 1s to 24h (e.g. `10m`)',
   )
 }
 

@@ -11,7 +11,7 @@ import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import { envReader } from './env-reader.js'
-import { readForge, readForgeCacheMb, readForgeReserve } from './forge-section.js'
+import { readForge, readForgeCacheMb, readForgeReserve, readInstallationsRefresh } from './forge-section.js'
 import { readNet } from './net-section.js'
 import { readAdminToken, readProcess, readRunHistory, readStatusPage } from './process-section.js'
 import { checkRegistry } from './registry-check.js'
@@ -44,6 +44,7 @@ export function loadConfig(
   const adminToken = readAdminToken(reader)
   const forgeCacheMb = readForgeCacheMb(reader)
   const forgeReserve = readForgeReserve(reader)
+  const installationsRefreshMs = readInstallationsRefresh(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
@@ -58,6 +59,7 @@ export function loadConfig(
       forge,
       forgeCacheMb,
       forgeReserve,
+      installationsRefreshMs,
       runHistory,
       statusPage,
       adminToken,

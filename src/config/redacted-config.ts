@@ -28,6 +28,11 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     adminApi: config.adminToken === undefined ? 'off' : 'on (LEASECRON_ADMIN_TOKEN set: [redacted])',
     runHistory: config.runHistory,
     forgeCacheMb: config.forgeCacheMb,
+    forgeReserve:
+      config.forgeReserve.kind === 'points'
+        ? String(config.forgeReserve.points)
+        : `${Math.round(config.forgeReserve.fraction * 10_000) / 100}%`,
+    installationsRefresh: formatDuration(config.installationsRefreshMs),
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,

@@ -94,5 +94,7 @@ export interface WorkerConfig {
   forgeCacheMb: number
   /** LEASECRON_FORGE_RESERVE: the budget a pass leaves to the installation's other users (else `deferred`). */
   forgeReserve: ForgeReserve
+  /** LEASECRON_INSTALLATIONS_REFRESH: how often `GITHUB_INSTALLATION_IDS=all` lists the installations again. */
+  installationsRefreshMs: number
   nets: NetConfig[]
 }

@@ -19,7 +19,7 @@
 import type { ForgeClient } from './forge-client.js'
 import type { ForgeCacheOptions } from './forge-cache.js'
 import type { ForgeCacheBounds, ForgeCacheStore } from './forge-cache-store.js'
-import { type ForgeConfig, checkForgeConfig } from './forge-config.js'
+import { type ForgeAppConfig, type ForgeConfig, checkForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
 import type { ForgeOctokit, ForgeRequestParameters } from './forge-octokit.js'
 import type { ForgeRetryOptions } from './forge-retry-options.js'
@@ -148,5 +148,42 @@ function cacheOptions(
         { component: 'forge', operation: `cache ${operation}`, err: error },
         `forge cache: ${operation} failed (${error instanceof Error ? error.message : String(error)}); request sent without it`,
       ),
+  }
+}
+
+/** The App's own client (JWT), for what no installation can ask: `GET /app/installations`. */
+export interface AppForge {
+  octokit: ForgeOctokit
+  /** Closes the transport's Agent; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Builds the App's client over `meter` (the installations' shared meter: its requests are counted in their
+ * lane, `other` unless a lane is set). Loaded on first request, like a forge's.
+ */
+export function createAppForge(
+  options: Pick<ForgeOptions, 'logger' | 'retry' | 'signal'> & { app: ForgeAppConfig; meter: ForgeMeter },
+): AppForge {
+  // The App's key and URL checked as a forge's would be; the installation is none of this client's business.
+  const app = checkForgeConfig({ ...options.app, installationId: 1 }, 'createAppForge')
+  let client: Promise<ForgeClient> | undefined
+  const built = () => {
+    client ??= import('./forge-client.js').then((m) => m.buildAppClient(options, app, options.meter))
+    return client
+  }
+  let closing: Promise<void> | undefined
+  return {
+    octokit: {
+      request: async <T>(route: string, parameters?: ForgeRequestParameters) =>
+        (await built()).octokit.request<T>(route, parameters),
+    },
+    close() {
+      closing ??= (async () => {
+        const loaded = await client?.catch(() => undefined)
+        await loaded?.transport.close()
+      })()
+      return closing
+    },
   }
 }

@@ -18,9 +18,10 @@ import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import type { ForgeAppConfig } from '../forge/forge-config.js'
-import { createForge, type Forge } from '../forge/github-app.js'
+import { createAppForge, createForge, type Forge } from '../forge/github-app.js'
+import { discoverInstallations, InstallationDiscoveryError } from '../forge/installation-discovery.js'
 import { type InstallationSet, listedInstallations } from '../forge/installation-set.js'
-import { createForgeMeter } from '../forge/meter.js'
+import { createForgeMeter, type ForgeMeter } from '../forge/meter.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
@@ -79,6 +80,15 @@ export interface PassRuntime extends StoreRuntime {
    * meter every installation shares. Throws once the runtime is closing.
    */
   forgeFor(installation: number): Forge
+  /**
+   * The installations acted as now: the listed ones, or under `all` the last discovered (active, ascending).
+   */
+  installationIds(): readonly number[]
+  /**
+   * Under `all`, lists the App's installations again (GET /app/installations) and resolves the new list;
+   * rejects (InstallationDiscoveryError) when GitHub did not answer, keeping the last list. Otherwise the list.
+   */
+  refreshInstallations(signal?: AbortSignal): Promise<readonly number[]>
   /** The sandbox forge started in this process, when no GitHub App is configured. */
   readonly sandbox: SandboxForge | undefined
   /**
@@ -185,7 +195,12 @@ async function openForge(
   mongo: MongoConnection | undefined,
   signal: AbortSignal,
   closes: ReturnType<typeof closeList>,
-): Promise<Pick<PassRuntime, 'forge' | 'sandbox' | 'installations' | 'forgeFor'>> {
+): Promise<
+  Pick<
+    PassRuntime,
+    'forge' | 'sandbox' | 'installations' | 'forgeFor' | 'installationIds' | 'refreshInstallations'
+  >
+> {
   const { config, log } = options
   const choice = config.forge
   if (choice.kind === 'unchecked') throw new Error('runtime: the forge configuration was not checked')
@@ -203,10 +218,44 @@ async function openForge(
     app = rest
     installations = { kind: 'one', id: installationId }
   }
-  const forgeFor = installationForges(options, app, mongo, signal, closes)
-  const first = listedInstallations(installations)[0]
-  if (first === undefined) throw new Error('runtime: GITHUB_INSTALLATION_IDS=all is discovered by the worker')
-  return { forge: forgeFor(first), sandbox, installations, forgeFor }
+  const { forgeFor, meter } = installationForges(options, app, mongo, signal, closes)
+  const listing = await installationListing(options, app, installations, meter, signal, closes)
+  const first = listing.installationIds()[0]
+  if (first === undefined)
+    throw new InstallationDiscoveryError(
+      'forge: GITHUB_INSTALLATION_IDS=all, and the App has no installation that is not suspended (GET /app/installations): nothing to act as',
+    )
+  return { forge: forgeFor(first), sandbox, installations, forgeFor, ...listing }
+}
+
+/** The installations acted as: the listed ones, or under `all` those discovered now and on each refresh. */
+async function installationListing(
+  options: RuntimeOptions,
+  app: ForgeAppConfig,
+  installations: InstallationSet,
+  meter: ForgeMeter,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): Promise<Pick<PassRuntime, 'installationIds' | 'refreshInstallations'>> {
+  if (installations.kind !== 'all') {
+    const ids = listedInstallations(installations)
+    return { installationIds: () => ids, refreshInstallations: async () => ids }
+  }
+  const logger = options.log.child({ component: 'forge' })
+  const appForge = createAppForge({ app, logger, meter, signal })
+  closes.add(() => appForge.close())
+  let ids = await discoverInstallations(appForge.octokit, signal)
+  options.log.info(
+    { installations: ids },
+    `GITHUB_INSTALLATION_IDS=all: acting as ${ids.length} installations`,
+  )
+  return {
+    installationIds: () => ids,
+    refreshInstallations: async (refreshSignal) => {
+      ids = await discoverInstallations(appForge.octokit, refreshSignal ?? signal)
+      return ids
+    },
+  }
 }
 
 /**
@@ -219,7 +268,7 @@ function installationForges(
   mongo: MongoConnection | undefined,
   signal: AbortSignal,
   closes: ReturnType<typeof closeList>,
-): (installation: number) => Forge {
+): { forgeFor: (installation: number) => Forge; meter: ForgeMeter } {
   const { config, log } = options
   const logger = log.child({ component: 'forge' })
   const registry = options.metrics ? { registry: options.metrics.registry } : {}
@@ -228,7 +277,7 @@ function installationForges(
   // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
   const cache = forgeCacheSettings(config.forgeCacheMb, mongo?.db, log)
   const forges = new Map<number, Forge>()
-  return (installation) => {
+  const forgeFor = (installation: number) => {
     let forge = forges.get(installation)
     if (forge) return forge
     signal.throwIfAborted()
@@ -246,6 +295,7 @@ function installationForges(
     closes.add(() => built.close())
     return forge
   }
+  return { forgeFor, meter }
 }
 
 /** The nets' set-up over the open parts: the database (once connected), the log, the public URL, the clock. */
