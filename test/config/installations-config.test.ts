@@ -162,3 +162,22 @@ describe('LEASECRON_FORGE_RESERVE', () => {
     expect(found[0]!.expected).toContain('did you mean LEASECRON_FORGE_RESERVE?')
   })
 })
+
+describe('LEASECRON_INSTALLATIONS_REFRESH', () => {
+  it('defaults to 10 minutes, reads a duration and refuses one out of 1s…24h', () => {
+    const read = (env: Record<string, string>) => {
+      const result = load(env)
+      if (!result.ok) throw new Error(JSON.stringify(result.issues))
+      return result.config.installationsRefreshMs
+    }
+    expect(read({})).toBe(600_000)
+    expect(read({ LEASECRON_INSTALLATIONS_REFRESH: '90s' })).toBe(90_000)
+    for (const value of ['500ms', '2d', 'often'])
+      expect(problems({ LEASECRON_INSTALLATIONS_REFRESH: value })).toEqual([
+        expect.objectContaining({
+          variable: 'LEASECRON_INSTALLATIONS_REFRESH',
+          expected: expect.stringContaining('from 1s to 24h'),
+        }),
+      ])
+  })
+})

@@ -211,4 +211,41 @@ describe('one worker acting as two installations', () => {
       await database.client.db(env.MONGO_DB!).dropDatabase()
     })
   })
+
+  describe('with GITHUB_INSTALLATION_IDS=all', () => {
+    let database: TestDatabase
+    beforeAll(async () => {
+      database = await useTestDatabase('installations-all')
+    })
+
+    it('acts as the discovered installations, starts a new one and releases one that disappears', async () => {
+      await startSandbox()
+      const seen: Seen[] = []
+      const env = appEnv({
+        GITHUB_INSTALLATION_IDS: 'all',
+        LEASECRON_INSTALLATIONS_REFRESH: '1s',
+        MONGO_URI: mongoServer().url,
+        MONGO_DB: database.db.databaseName,
+      })
+      worker = createWorker({ nets: nets(seen, []), leases: [LEASE, GLOBAL_LEASE], env })
+      await worker.start()
+      const ran = (id: number) => seen.filter((s) => s.installation === id).length
+      await until('passes of both discovered installations', () => (ran(101) && ran(202) ? true : undefined))
+      sandbox.installations.remove(202)
+      sandbox.installations.add({ id: 303, account: 'org-b' })
+      await until('a pass of the installation added', () => (ran(303) > 0 ? true : undefined))
+      const leases = database.db.collection<{ _id: string; token: string | null }>('leases')
+      await until('the gone installation’s lease released', async () => {
+        const lease = await leases.findOne({ _id: 'repo-lister:202' })
+        return lease?.token === null ? true : undefined
+      })
+      const after = ran(202)
+      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      expect(ran(202), 'a gone installation’s slots were still scheduled').toBe(after)
+      expect(ran(101), 'the installation that stayed stopped running').toBeGreaterThan(1)
+      expect(seen.filter((s) => s.installation === 303).every((s) => s.repos.join() === 'org-b/three')).toBe(
+        true,
+      )
+    })
+  })
 })
