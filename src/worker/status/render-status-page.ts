@@ -143,6 +143,7 @@ const RUN_CLASSES: ReadonlySet<string> = new Set([
   'skipped',
   'missed',
   'paused',
+  'deferred',
   'running',
 ])
 
@@ -214,7 +215,9 @@ function outcomeCell(r: RunStatus): string {
               ? '<span class="bad" title="due while no replica ran the net; never ran">missed</span>'
               : r.outcome === 'paused'
                 ? '<span class="muted" title="due while the net was paused; never ran">paused</span>'
-                : esc(r.outcome)
+                : r.outcome === 'deferred'
+                  ? `<span class="bad" title="${esc(r.error ?? 'its installation’s budget was down to the reserve')}">deferred</span>`
+                  : esc(r.outcome)
   const shown = r.manual
     ? `${word} <span class="muted" title="run now: not a schedule slot">(manual)</span>`
     : word

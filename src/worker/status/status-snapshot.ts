@@ -111,7 +111,8 @@ export interface RunStatus {
   durationMs: number | null
   /**
    * `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), `missed` (never ran:
-   * outside the catch-up window), `paused` (never ran: the net was paused), or `running` while unfinished.
+   * outside the catch-up window), `paused` (never ran: the net was paused), `deferred` (never ran: its
+   * installation's budget was down to LEASECRON_FORGE_RESERVE), or `running` while unfinished.
    */
   outcome:
     | 'ok'
@@ -131,6 +132,8 @@ export interface RunStatus {
   requests: number | null
   /** A manual run (run now): its slot is when it was asked for, not a schedule slot. */
   manual: boolean
+  /** The GitHub App installation the run acted as; `null` for a run that names none (older, or global). */
+  installation: number | null
 }
 
 export interface ForgeStatus {

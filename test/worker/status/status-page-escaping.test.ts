@@ -45,6 +45,7 @@ function hostileSnapshot(): StatusSnapshot {
             error: H,
             requests: 4,
             manual: false,
+            installation: null,
           },
         ],
         lastFinishedSlot: H,
