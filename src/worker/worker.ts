@@ -30,7 +30,6 @@ import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { runNetCampaign } from './scheduler.js'
 import { installationNets, namedNets, type NetInstance } from './installation-nets.js'
-import { listedInstallations } from '../forge/installation-set.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 
 export interface WorkerOptions {
