@@ -94,6 +94,7 @@ export function createForge(options: ForgeOptions): Forge {
       }),
     budget,
     options.meter !== undefined,
+    config.installationId,
   )
   const cache = cacheOptions(options.cache ?? {}, config.installationId, logger)
   // The client (Octokit and undici, bundled into a chunk of their own) is loaded and built on the first

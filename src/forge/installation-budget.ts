@@ -37,16 +37,27 @@ export class InstallationBudget {
 }
 
 /**
- * `meter` as one installation's forge reports to it: every call goes to `meter`, rate-limit answers also
- * to `budget`. With `shared`, `flush` is left to the meter's owner (one installation's forge closing — its
+ * `meter` as one installation's forge reports to it: every call goes to `meter` (rate-limit answers
+ * labelled with `installation`), rate-limit answers also to `budget`. With `shared`, `flush` is left to the meter's owner (one installation's forge closing — its
  * installation removed — must not end the hour every other installation is still counting).
  */
-export function budgetMeter(meter: ForgeMeter, budget: InstallationBudget, shared: boolean): ForgeMeter {
+export function budgetMeter(
+  meter: ForgeMeter,
+  budget: InstallationBudget,
+  shared: boolean,
+  installation: number,
+): ForgeMeter {
   return {
     registry: meter.registry,
     record: (attempt) => meter.record(attempt),
     observeRateLimit(host, headers, credential) {
-      meter.observeRateLimit(host, headers, credential)
+      // The gauges are labelled by installation only for its own token's answers (the App's are its own).
+      meter.observeRateLimit(
+        host,
+        headers,
+        credential,
+        credential === 'installation' ? installation : undefined,
+      )
       budget.observe(headers, credential)
     },
     flush: () => (shared ? undefined : meter.flush()),

@@ -86,6 +86,7 @@ export interface ForgeMeter {
     host: string,
     headers: Record<string, string | string[] | undefined>,
     credential?: 'installation' | 'app' | 'none',
+    installation?: number,
   ): void
   /**
    * Logs the hour being counted, noting `until …, stopping` when it has not ended yet, and stops
@@ -147,8 +148,13 @@ class HourlyForgeMeter implements ForgeMeter {
     if (point) this.#metrics.points.inc({ host, lane })
   }
 
-  observeRateLimit(host: string, headers: Record<string, string | string[] | undefined>): void {
-    this.#watch.observe(host, headers)
+  observeRateLimit(
+    host: string,
+    headers: Record<string, string | string[] | undefined>,
+    _credential?: 'installation' | 'app' | 'none',
+    installation?: number,
+  ): void {
+    this.#watch.observe(host, headers, installation)
   }
 
   flush(): void {

@@ -208,6 +208,14 @@ describe('one worker acting as two installations', () => {
         /leasecron_skipped_ticks_total\{net="repo-lister:202",reason="deferred"\} [1-9]/,
       )
       expect(metrics).toMatch(/leasecron_slots_total\{net="repo-lister:202",outcome="deferred"\} [1-9]/)
+      const left = (id: number) =>
+        Number(
+          new RegExp(`forge_ratelimit_remaining\\{[^}]*installation="${id}"[^}]*\\} (\\d+)`).exec(
+            metrics,
+          )?.[1],
+        )
+      expect(left(202), 'the rate-limit gauge is not labelled by installation').toBeLessThanOrEqual(40)
+      expect(left(101), 'one installation’s budget overwrote another’s gauge').toBeGreaterThan(4_900)
       await database.client.db(env.MONGO_DB!).dropDatabase()
     })
   })

@@ -170,6 +170,8 @@ export interface LaneHour extends LaneHourFigures {
 export interface RateLimitStatus {
   host: string
   resource: string
+  /** The installation whose budget it is; `null` for the App's own requests (token mints). */
+  installation: number | null
   limit: number
   remaining: number
   resetAt: string | null

@@ -60,7 +60,7 @@ function hostileSnapshot(): StatusSnapshot {
       scope: 'installation',
       hourStart: H,
       lanes: [{ lane: H, thisHour: { requests: 3, notModified: 1, points: 2 }, hours: [hour, hour] }],
-      rateLimits: [{ host: H, resource: H, limit: 5000, remaining: 4000, resetAt: H }],
+      rateLimits: [{ host: H, resource: H, installation: null, limit: 5000, remaining: 4000, resetAt: H }],
     },
     admin: { enabled: true },
     notes: [H],
