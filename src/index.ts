@@ -75,6 +75,7 @@ export {
 export {
   defineNet,
   type NetDefinition,
+  type NetScope,
   type CatchUpPolicy,
   type OverlapPolicy,
   type NetLogger,
@@ -124,9 +125,12 @@ export {
   hasGitHubAppEnv,
   GITHUB_APP_VARIABLES,
   DEFAULT_GITHUB_API_URL,
+  type ForgeAppConfig,
   type ForgeConfig,
   type ForgeEnvResult,
 } from './forge/forge-config.js'
+export type { InstallationSet } from './forge/installation-set.js'
+export type { ForgeReserve } from './forge/forge-reserve.js'
 export { ForgeConfigError, type ForgeEnvIssue } from './forge/forge-config-error.js'
 export type { ForgeLogger } from './forge/forge-logger.js'
 export {

@@ -24,6 +24,11 @@ export {
   type SandboxForgeOptions,
 } from './sandbox/sandbox-forge.js'
 export { createSandboxAdmin, SandboxAdminError, type SandboxAdmin } from './sandbox/sandbox-admin.js'
+export type {
+  SandboxInstallation,
+  SandboxInstallationInput,
+  SandboxInstallations,
+} from './sandbox/sandbox-installations.js'
 export type { SandboxStatsSnapshot, SandboxStatsEntry } from './sandbox/sandbox-stats.js'
 export { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox/sandbox-generator.js'
 export {

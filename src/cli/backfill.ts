@@ -17,6 +17,7 @@ import { ownerId } from '../lease/owner-id.js'
 import { type BackfillResult, runBackfill } from '../worker/backfill.js'
 import { type BackfillPlan, planBackfill } from '../worker/backfill-plan.js'
 import { createLogger } from '../worker/logger.js'
+import { actingNet } from '../worker/installation-nets.js'
 import { openRuntime } from '../worker/runtime.js'
 import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill-report.js'
 import type { CommandContext } from './command.js'
@@ -104,9 +105,12 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   const runtime = await openRuntime({ config, log })
+  // The installation the pass acts as (recorded on its run), and that installation's forge.
+  const acting = actingNet(net, runtime.installations)
+  const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
   try {
     const ran = await runBackfill({
-      net,
+      net: acting,
       slots: plan.slots,
       owner,
       store: runtime.store,
@@ -119,7 +123,7 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
           signal: term,
           stepDownAt,
         }),
-      forge: runtime.forge,
+      forge,
       log,
       clock: systemClock,
       signal: interrupt.signal,

@@ -3,11 +3,13 @@
  * forge/forge-config.ts), and the forge cache's size.
  */
 import { z } from 'zod'
+import { parseDuration } from '../durations.js'
 import { hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
 import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
 import type { ConfigIssue } from './config-error.js'
 import type { EnvReader } from './env-reader.js'
 import { rememberSecret } from './scrub.js'
+import { DEFAULT_FORGE_RESERVE, type ForgeReserve } from '../forge/forge-reserve.js'
 import type { ForgeChoice } from './worker-config.js'
 
 /**
@@ -27,8 +29,13 @@ export function readForge(r: EnvReader, needsForge: boolean): ForgeChoice {
   const parsed = parseForgeEnv(r.env)
   if (parsed.ok) {
     // The key may come from a file: its content is as secret as GITHUB_APP_PRIVATE_KEY's.
-    rememberSecret(parsed.config.privateKey)
-    return { kind: 'github', config: parsed.config }
+    rememberSecret(parsed.app.privateKey)
+    return {
+      kind: 'github',
+      app: parsed.app,
+      installations: parsed.installations,
+      ...(parsed.config === undefined ? {} : { config: parsed.config }),
+    }
   }
   const issues = parsed.errors.map((issue) => explainForgeIssue(issue, why))
   if (!needsForge) return { kind: 'unchecked', issues }
@@ -52,6 +59,41 @@ function explainForgeIssue(issue: ForgeEnvIssue, why: string): ConfigIssue {
     ...issue,
     expected: `${issue.expected} (required: ${why}; the sandbox is never used silently — LEASECRON_FORGE=sandbox uses it on purpose)`,
   }
+}
+
+/**
+ * LEASECRON_FORGE_RESERVE: the part of each installation's hourly REST budget the worker leaves to the
+ * installation's other users — points (`500`) or a percentage of the limit (`10%`); `0` never defers.
+ */
+export function readForgeReserve(r: EnvReader): ForgeReserve {
+  return r.parse(
+    'LEASECRON_FORGE_RESERVE',
+    z
+      .string()
+      .trim()
+      .regex(/^(\d{1,7}|\d{1,2}(\.\d{1,2})?%|100%)$/)
+      .transform(
+        (text): ForgeReserve =>
+          text.endsWith('%')
+            ? { kind: 'fraction', fraction: Number(text.slice(0, -1)) / 100 }
+            : { kind: 'points', points: Number(text) },
+      ),
+    DEFAULT_FORGE_RESERVE,
+    'a number of rate-limit points to leave (e.g. `500`; `0` never defers) or a percentage of the limit (e.g. `10%`)',
+  )
+}
+
+/** LEASECRON_INSTALLATIONS_REFRESH: how often `GITHUB_INSTALLATION_IDS=all` lists the App's installations. */
+export function readInstallationsRefresh(r: EnvReader): number {
+  return r.parse(
+    'LEASECRON_INSTALLATIONS_REFRESH',
+    z
+      .string()
+      .transform((text) => parseDuration(text.trim()))
+      .refine((ms): ms is number => ms !== undefined && ms >= 1_000 && ms <= 86_400_000),
+    600_000,
+    'a duration with its unit from 1s to 24h (e.g. `10m`)',
+  )
 }
 
 /** LEASECRON_FORGE_CACHE_MB: MiB the forge cache may hold (memory, and the shared Mongo twin); 0 = off. */

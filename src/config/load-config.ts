@@ -11,11 +11,12 @@ import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import { envReader } from './env-reader.js'
-import { readForge, readForgeCacheMb } from './forge-section.js'
+import { readForge, readForgeCacheMb, readForgeReserve, readInstallationsRefresh } from './forge-section.js'
 import { readNet } from './net-section.js'
 import { readReplicas } from './replica-section.js'
 import { readAdminToken, readProcess, readRunHistory, readStatusPage } from './process-section.js'
 import { checkRegistry } from './registry-check.js'
+import { checkNetScopes } from './scope-check.js'
 import { rememberSecrets } from './scrub.js'
 import { readStore } from './store-section.js'
 import { refuseUnknownVariables } from './typo-hints.js'
@@ -44,10 +45,13 @@ export function loadConfig(
   const adminToken = readAdminToken(reader)
   const forgeCacheMb = readForgeCacheMb(reader)
   const replicas = readReplicas(reader)
+  const forgeReserve = readForgeReserve(reader)
+  const installationsRefreshMs = readInstallationsRefresh(reader)
   const known = new Set<string>()
   const netConfigs = nets.map((net) => readNet(reader, net, known))
   refuseUnknownVariables(reader, nets, known)
   checkRegistry(reader, nets, leases)
+  checkNetScopes(reader, forge, netConfigs)
   if (reader.issues.length > 0) return { ok: false, issues: reader.issues }
   return {
     ok: true,
@@ -56,6 +60,8 @@ export function loadConfig(
       ...process_,
       forge,
       forgeCacheMb,
+      forgeReserve,
+      installationsRefreshMs,
       runHistory,
       statusPage,
       adminToken,

@@ -28,6 +28,11 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     adminApi: config.adminToken === undefined ? 'off' : 'on (LEASECRON_ADMIN_TOKEN set: [redacted])',
     runHistory: config.runHistory,
     forgeCacheMb: config.forgeCacheMb,
+    forgeReserve:
+      config.forgeReserve.kind === 'points'
+        ? String(config.forgeReserve.points)
+        : `${Math.round(config.forgeReserve.fraction * 10_000) / 100}%`,
+    installationsRefresh: formatDuration(config.installationsRefreshMs),
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,
@@ -54,9 +59,14 @@ function redactedForge(forge: ForgeChoice): Record<string, unknown> {
   if (forge.kind === 'github')
     return {
       kind: 'github',
-      appId: forge.config.appId,
-      installationId: forge.config.installationId,
-      apiUrl: forge.config.apiUrl,
+      appId: forge.app.appId,
+      installations:
+        forge.installations.kind === 'one'
+          ? forge.installations.id
+          : forge.installations.kind === 'all'
+            ? 'all'
+            : forge.installations.ids.join(','),
+      apiUrl: forge.app.apiUrl,
       privateKey: '[redacted]',
     }
   if (forge.kind === 'unchecked')

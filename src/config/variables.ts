@@ -32,6 +32,16 @@ export const GLOBAL_VARIABLES = [
     '64',
     'MiB of forge answers kept to revalidate GETs (free 304s); in Mongo too when MONGO_URI is set; 0 turns it off',
   ],
+  [
+    'LEASECRON_FORGE_RESERVE',
+    '10%',
+    'rate-limit points each installation keeps for its other users (`500`, or `10%` of the limit): a pass that finds no more left is recorded `deferred`; `0` never defers',
+  ],
+  [
+    'LEASECRON_INSTALLATIONS_REFRESH',
+    '10m',
+    'with `GITHUB_INSTALLATION_IDS=all`: how often the App’s installations are listed again (new ones start, gone or suspended ones stop)',
+  ],
   ['LEASECRON_STATUS_PAGE', 'true', '`false` turns the status page at `/` off (`/status` JSON stays)'],
   [
     'LEASECRON_ADMIN_TOKEN',

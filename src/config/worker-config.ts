@@ -2,7 +2,9 @@
  * The validated configuration a worker and every command run on: what loadConfig (load-config.ts)
  * returns once each section parser has accepted its variables. Types only.
  */
-import type { ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeAppConfig, ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeReserve } from '../forge/forge-reserve.js'
+import type { InstallationSet } from '../forge/installation-set.js'
 import type { ReplicaSettings } from './replica-section.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
@@ -11,7 +13,13 @@ import type { LogLevel } from './log-level.js'
 
 /** One net as this worker runs it. */
 export interface NetConfig {
+  /**
+   * The net as this worker runs it; for one installation of a per-installation net under
+   * GITHUB_INSTALLATION_IDS, its `name` and `lease` are `<net>:<installation>` (worker/installation-nets.ts).
+   */
   net: NetDefinition
+  /** The installation this net's passes act as; absent before the worker assigns one (config). */
+  installation?: number
   enabled: boolean
   schedule: string
   /** The IANA zone the schedule is read in (canonical name, `UTC` by default). */
@@ -53,7 +61,13 @@ export interface AttemptPolicy {
  * `config`): the App variables' problems are kept there instead of rejecting the configuration.
  */
 export type ForgeChoice =
-  | { kind: 'github'; config: ForgeConfig }
+  | {
+      kind: 'github'
+      app: ForgeAppConfig
+      installations: InstallationSet
+      /** The App as the first listed installation; absent under `all` (none known before discovery). */
+      config?: ForgeConfig
+    }
   | { kind: 'sandbox'; reason: string }
   | { kind: 'unchecked'; issues: ConfigIssue[] }
 
@@ -81,5 +95,9 @@ export interface WorkerConfig {
   forgeCacheMb: number
   /** The clock guard and the fair share (replica-section.ts). */
   replicas: ReplicaSettings
+  /** LEASECRON_FORGE_RESERVE: the budget a pass leaves to the installation's other users (else `deferred`). */
+  forgeReserve: ForgeReserve
+  /** LEASECRON_INSTALLATIONS_REFRESH: how often `GITHUB_INSTALLATION_IDS=all` lists the installations again. */
+  installationsRefreshMs: number
   nets: NetConfig[]
 }

@@ -13,7 +13,7 @@ import { Octokit } from '@octokit/core'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { ForgeCacheOptions } from './forge-cache.js'
-import type { ForgeConfig } from './forge-config.js'
+import type { ForgeAppConfig, ForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
 import type { ForgeOctokit } from './forge-octokit.js'
 import { ForgeUnreachableError } from './forge-unreachable-error.js'
@@ -72,6 +72,33 @@ export function buildForgeClient(
   return { transport, octokit: { request: (route, parameters) => octokit.request(route, parameters) } }
 }
 
+/**
+ * The App's own client (JWT, no installation): what `GET /app/installations` needs. Metered like every
+ * forge request (token mints and discovery are the App's, not an installation's budget); no cache.
+ */
+export function buildAppClient(
+  options: ForgeClientOptions,
+  app: ForgeAppConfig,
+  meter: ForgeMeter,
+): ForgeClient {
+  const { logger } = options
+  const transport = createForgeTransport({ meter })
+  const retryOptions = options.retry ?? {}
+  const reachability = createReachability({ logger, retryWindowMs: retryWindowMs(retryOptions) })
+  const OctokitClass = buildOctokitClass(
+    app,
+    reachability.wrap(transport.fetch),
+    logger,
+    retryOptions,
+    options.signal,
+  )
+  const octokit = new OctokitClass({
+    authStrategy: createAppAuth,
+    auth: { appId: app.appId, privateKey: app.privateKey },
+  })
+  return { transport, octokit: { request: (route, parameters) => octokit.request(route, parameters) } }
+}
+
 /** How long plugin-retry keeps retrying one request: (n+1)² × base for each retry n. */
 function retryWindowMs(options: ForgeRetryOptions): number {
   const base = options.retryBaseDelayMs ?? 1000
@@ -81,7 +108,7 @@ function retryWindowMs(options: ForgeRetryOptions): number {
 }
 
 function buildOctokitClass(
-  config: ForgeConfig,
+  config: ForgeAppConfig & { installationId?: number },
   fetch: (input: string | URL, init?: Record<string, unknown>) => Promise<Response>,
   logger: ForgeLogger,
   retryOptions: ForgeRetryOptions,
@@ -115,7 +142,7 @@ function buildOctokitClass(
       return retrying
     }
   // A unique throttling id keeps each forge's queues apart (the plugin's groups are process-wide).
-  const throttleId = `leasecron-${config.installationId}-${Math.random().toString(36).slice(2, 10)}`
+  const throttleId = `leasecron-${config.installationId ?? 'app'}-${Math.random().toString(36).slice(2, 10)}`
   return Octokit.plugin(throttling, retry, lanePlugin, tracePlugin, abortPlugin(stopping)).defaults({
     baseUrl: config.apiUrl,
     userAgent: 'leasecron',

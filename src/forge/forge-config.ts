@@ -9,18 +9,28 @@ import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ForgeConfigError, type ForgeEnvIssue } from './forge-config-error.js'
+import { type InstallationSet, listedInstallations, readInstallationSet } from './installation-set.js'
 
-/** A validated forge configuration. `privateKey` is PEM with real line breaks. */
-export interface ForgeConfig {
+/** The App itself, whichever installation it acts as. `privateKey` is PEM with real line breaks. */
+export interface ForgeAppConfig {
   appId: number
   privateKey: string
-  installationId: number
   /** Base URL without a trailing slash: `https://api.github.com`, `https://ghe.example/api/v3`, the sandbox's. */
   apiUrl: string
 }
 
-/** The outcome of `parseForgeEnv`. */
-export type ForgeEnvResult = { ok: true; config: ForgeConfig } | { ok: false; errors: ForgeEnvIssue[] }
+/** A validated forge configuration: the App acting as one installation. */
+export interface ForgeConfig extends ForgeAppConfig {
+  installationId: number
+}
+
+/**
+ * The outcome of `parseForgeEnv`: the App, the installations it acts as, and `config` — the App as the
+ * first listed installation (absent under `GITHUB_INSTALLATION_IDS=all`, where none is known before discovery).
+ */
+export type ForgeEnvResult =
+  | { ok: true; app: ForgeAppConfig; installations: InstallationSet; config?: ForgeConfig }
+  | { ok: false; errors: ForgeEnvIssue[] }
 
 /** The variables that select a GitHub App; none set means "no forge configured" (the sandbox). */
 export const GITHUB_APP_VARIABLES = [
@@ -28,6 +38,7 @@ export const GITHUB_APP_VARIABLES = [
   'GITHUB_APP_PRIVATE_KEY',
   'GITHUB_APP_PRIVATE_KEY_FILE',
   'GITHUB_INSTALLATION_ID',
+  'GITHUB_INSTALLATION_IDS',
 ] as const
 
 /** The API base URL used when GITHUB_API_URL is unset. */
@@ -98,8 +109,8 @@ export function hasGitHubAppEnv(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Reads GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, GITHUB_INSTALLATION_ID
- * and GITHUB_API_URL. Returns every problem at once, each naming its variable and what was expected;
+ * Reads GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, GITHUB_INSTALLATION_ID or
+ * GITHUB_INSTALLATION_IDS (installation-set.ts) and GITHUB_API_URL. Returns every problem at once, each naming its variable and what was expected;
  * key problems never include the key's content. Reads the key file synchronously (start-up only).
  */
 export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
@@ -123,7 +134,7 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
     return parsed.data
   }
   const appId = id('GITHUB_APP_ID')
-  const installationId = id('GITHUB_INSTALLATION_ID')
+  const installations = readInstallationSet(read, errors)
 
   let privateKey: string | undefined
   const inline = read('GITHUB_APP_PRIVATE_KEY')
@@ -158,10 +169,17 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
     })
   }
 
-  if (errors.length > 0 || appId === undefined || installationId === undefined || privateKey === undefined) {
+  if (errors.length > 0 || appId === undefined || installations === undefined || privateKey === undefined) {
     return { ok: false, errors }
   }
-  return { ok: true, config: { appId, installationId, privateKey, apiUrl: apiUrl.data as string } }
+  const app = { appId, privateKey, apiUrl: apiUrl.data as string }
+  const first = listedInstallations(installations)[0]
+  return {
+    ok: true,
+    app,
+    installations,
+    ...(first === undefined ? {} : { config: { ...app, installationId: first } }),
+  }
 }
 
 /**

@@ -19,10 +19,12 @@
 import type { ForgeClient } from './forge-client.js'
 import type { ForgeCacheOptions } from './forge-cache.js'
 import type { ForgeCacheBounds, ForgeCacheStore } from './forge-cache-store.js'
-import { type ForgeConfig, checkForgeConfig } from './forge-config.js'
+import { type ForgeAppConfig, type ForgeConfig, checkForgeConfig } from './forge-config.js'
 import type { ForgeLogger } from './forge-logger.js'
 import type { ForgeOctokit, ForgeRequestParameters } from './forge-octokit.js'
 import type { ForgeRetryOptions } from './forge-retry-options.js'
+import type { ForgeBudget } from './forge-reserve.js'
+import { budgetMeter, InstallationBudget } from './installation-budget.js'
 import { type ForgeMeter, createForgeMeter } from './meter.js'
 import { MemoryForgeCacheStore } from './memory-forge-cache-store.js'
 import type { MetricsRegistry } from './metrics-registry.js'
@@ -43,6 +45,11 @@ export interface ForgeOptions {
   signal?: AbortSignal
   /** The revalidating cache; on by default with a 64 MiB memory store (see ForgeCacheSettings). */
   cache?: ForgeCacheSettings
+  /**
+   * Another installation's forge's meter, to count this one's requests with it (one hourly line, one page;
+   * lanes tell installations apart). The owner of the meter flushes it; this forge's close does not.
+   */
+  meter?: ForgeMeter
 }
 
 /** How the forge keeps answers to revalidate GETs. */
@@ -58,6 +65,10 @@ export interface Forge {
   /** Authenticated as the configured installation: `forge.octokit.request('GET /repos/{owner}/{repo}', …)`. */
   octokit: ForgeOctokit
   meter: ForgeMeter
+  /** The installation it acts as. */
+  readonly installationId: number
+  /** The installation's budget as its newest answer told it (for the reserve); undefined before one. */
+  budget(): ForgeBudget | undefined
   /** This process's cache store (sizes for tests and the status page); undefined when disabled. */
   cache: ForgeCacheStore | undefined
   /** Flushes the meter (the `stopping` note) and closes the transport's Agent; idempotent. */
@@ -73,11 +84,18 @@ export interface Forge {
 export function createForge(options: ForgeOptions): Forge {
   const config = checkForgeConfig(options.config)
   const { logger } = options
-  const meter = createForgeMeter({
-    logger,
-    ...(options.meterClock === undefined ? {} : { clock: options.meterClock }),
-    ...(options.registry === undefined ? {} : { registry: options.registry }),
-  })
+  const budget = new InstallationBudget()
+  const meter = budgetMeter(
+    options.meter ??
+      createForgeMeter({
+        logger,
+        ...(options.meterClock === undefined ? {} : { clock: options.meterClock }),
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
+      }),
+    budget,
+    options.meter !== undefined,
+    config.installationId,
+  )
   const cache = cacheOptions(options.cache ?? {}, config.installationId, logger)
   // The client (Octokit and undici, bundled into a chunk of their own) is loaded and built on the first
   // request: a worker campaigns, and a `once` that finds its slot taken exits, without loading either.
@@ -94,6 +112,8 @@ export function createForge(options: ForgeOptions): Forge {
   return {
     octokit,
     meter,
+    installationId: config.installationId,
+    budget: () => budget.current(),
     cache: cache?.local,
     close() {
       closing ??= (async () => {
@@ -129,5 +149,42 @@ function cacheOptions(
         { component: 'forge', operation: `cache ${operation}`, err: error },
         `forge cache: ${operation} failed (${error instanceof Error ? error.message : String(error)}); request sent without it`,
       ),
+  }
+}
+
+/** The App's own client (JWT), for what no installation can ask: `GET /app/installations`. */
+export interface AppForge {
+  octokit: ForgeOctokit
+  /** Closes the transport's Agent; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Builds the App's client over `meter` (the installations' shared meter: its requests are counted in their
+ * lane, `other` unless a lane is set). Loaded on first request, like a forge's.
+ */
+export function createAppForge(
+  options: Pick<ForgeOptions, 'logger' | 'retry' | 'signal'> & { app: ForgeAppConfig; meter: ForgeMeter },
+): AppForge {
+  // The App's key and URL checked as a forge's would be; the installation is none of this client's business.
+  const app = checkForgeConfig({ ...options.app, installationId: 1 }, 'createAppForge')
+  let client: Promise<ForgeClient> | undefined
+  const built = () => {
+    client ??= import('./forge-client.js').then((m) => m.buildAppClient(options, app, options.meter))
+    return client
+  }
+  let closing: Promise<void> | undefined
+  return {
+    octokit: {
+      request: async <T>(route: string, parameters?: ForgeRequestParameters) =>
+        (await built()).octokit.request<T>(route, parameters),
+    },
+    close() {
+      closing ??= (async () => {
+        const loaded = await client?.catch(() => undefined)
+        await loaded?.transport.close()
+      })()
+      return closing
+    },
   }
 }

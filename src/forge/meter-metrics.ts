@@ -15,8 +15,13 @@ export function registerForgeMetrics(registry: Registry) {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     existing<Counter<L>>(name) ?? new Counter({ name, help, labelNames, registers: [registry] })
   const gauge = (name: string, help: string) =>
-    existing<Gauge<'host' | 'resource'>>(name) ??
-    new Gauge({ name, help, labelNames: ['host', 'resource'] as const, registers: [registry] })
+    existing<Gauge<'host' | 'resource' | 'installation'>>(name) ??
+    new Gauge({
+      name,
+      help,
+      labelNames: ['host', 'resource', 'installation'] as const,
+      registers: [registry],
+    })
   return {
     requests: counter(
       'forge_requests_total',
@@ -33,11 +38,17 @@ export function registerForgeMetrics(registry: Registry) {
       "Forge attempts that spent a point of the installation's primary REST rate limit, by host and lane",
       ['host', 'lane'] as const,
     ),
-    limit: gauge('forge_ratelimit_limit', 'Last x-ratelimit-limit seen, per host and resource'),
-    remaining: gauge('forge_ratelimit_remaining', 'Last x-ratelimit-remaining seen, per host and resource'),
+    limit: gauge(
+      'forge_ratelimit_limit',
+      'Last x-ratelimit-limit seen, per host, resource and installation (absent: the App’s own requests)',
+    ),
+    remaining: gauge(
+      'forge_ratelimit_remaining',
+      'Last x-ratelimit-remaining seen, per host, resource and installation (absent: the App’s own requests)',
+    ),
     reset: gauge(
       'forge_ratelimit_reset_seconds',
-      'Last x-ratelimit-reset seen (epoch seconds), per host and resource',
+      'Last x-ratelimit-reset seen (epoch seconds), per host, resource and installation',
     ),
   }
 }

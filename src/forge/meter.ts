@@ -78,8 +78,16 @@ export interface ForgeMeterOptions {
 export interface ForgeMeter {
   /** Counts one attempt at the meter's now; logs the previous hour first if this one opens a later hour. */
   record(attempt: ForgeAttempt): void
-  /** Updates the rate-limit gauges from a response's `x-ratelimit-*` headers; warns once below 10%. */
-  observeRateLimit(host: string, headers: Record<string, string | string[] | undefined>): void
+  /**
+   * Updates the rate-limit gauges from a response's `x-ratelimit-*` headers; warns once below 10%.
+   * `credential`: what the request authenticated as (only `installation` answers carry the installation's budget).
+   */
+  observeRateLimit(
+    host: string,
+    headers: Record<string, string | string[] | undefined>,
+    credential?: 'installation' | 'app' | 'none',
+    installation?: number,
+  ): void
   /**
    * Logs the hour being counted, noting `until …, stopping` when it has not ended yet, and stops
    * counting it; a second flush (or a flush with nothing counted) logs nothing.
@@ -140,8 +148,13 @@ class HourlyForgeMeter implements ForgeMeter {
     if (point) this.#metrics.points.inc({ host, lane })
   }
 
-  observeRateLimit(host: string, headers: Record<string, string | string[] | undefined>): void {
-    this.#watch.observe(host, headers)
+  observeRateLimit(
+    host: string,
+    headers: Record<string, string | string[] | undefined>,
+    _credential?: 'installation' | 'app' | 'none',
+    installation?: number,
+  ): void {
+    this.#watch.observe(host, headers, installation)
   }
 
   flush(): void {

@@ -20,20 +20,30 @@ export class RateLimitWatch {
     private readonly logger: ForgeLogger,
   ) {}
 
-  /** Updates the gauges from one answer's headers; warns or recovers on crossing 10 %. */
-  observe(host: string, headers: AnswerHeaders): void {
+  /**
+   * Updates the gauges from one answer's headers; warns or recovers on crossing 10 %. `installation`: the
+   * installation whose token the request carried (each has its own budget), labelled when given.
+   */
+  observe(host: string, headers: AnswerHeaders, installation?: number): void {
     const limit = numberHeader(headers['x-ratelimit-limit'])
     const remaining = numberHeader(headers['x-ratelimit-remaining'])
     const reset = numberHeader(headers['x-ratelimit-reset'])
     if (limit === undefined || remaining === undefined) return
     const resource = stringHeader(headers['x-ratelimit-resource']) ?? 'core'
-    const labels = { host, resource }
+    const labels = installation === undefined ? { host, resource } : { host, resource, installation }
     this.metrics.limit.set(labels, limit)
     this.metrics.remaining.set(labels, remaining)
     if (reset !== undefined) this.metrics.reset.set(labels, reset)
-    const key = `${host} ${resource}`
+    const key = `${host} ${resource} ${installation ?? ''}`
     const low = limit > 0 && remaining < limit * LOW_BUDGET_FRACTION
-    const fields = { host, resource, remaining, limit, reset }
+    const fields = {
+      host,
+      resource,
+      ...(installation === undefined ? {} : { installation }),
+      remaining,
+      limit,
+      reset,
+    }
     if (low && !this.#low.has(key)) {
       this.#low.add(key)
       this.logger.warn(
@@ -54,7 +64,8 @@ export function stringHeader(value: string | string[] | undefined): string | und
   return Array.isArray(value) ? value[0] : value
 }
 
-function numberHeader(value: string | string[] | undefined): number | undefined {
+/** A header's value as a finite number, or undefined. */
+export function numberHeader(value: string | string[] | undefined): number | undefined {
   const text = stringHeader(value)
   if (text === undefined || text.trim() === '') return undefined
   const n = Number(text)

@@ -15,7 +15,7 @@ import { Agent, type Dispatcher, type RequestInit, type Response, fetch as undic
 import { createForgeCache, type ForgeCacheOptions, headerRecord } from './forge-cache.js'
 import { chargedLane, LANE_HEADER } from './lane.js'
 import type { ForgeApi, ForgeMeter } from './meter.js'
-import { spendsPoint } from './rate-limit-points.js'
+import { credentialKind, spendsPoint } from './rate-limit-points.js'
 import { requestSpanInterceptor } from './request-span.js'
 import { stringHeader } from './rate-limit-watch.js'
 import { stripHeader } from './strip-header.js'
@@ -123,7 +123,7 @@ export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherCom
         answered = true
         const remaining = stringHeader(responseHeaders['x-ratelimit-remaining'])
         meter.record({ ...attempt, outcome: statusCode, point: point(statusCode, remaining) })
-        meter.observeRateLimit(host, responseHeaders)
+        meter.observeRateLimit(host, responseHeaders, credentialKind(authorization))
         return handler.onResponseStart?.(controller, statusCode, responseHeaders, statusMessage)
       },
       onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),

@@ -25,6 +25,8 @@ export interface PassContext {
   log: NetLogger
   /** The installation client; every request made during the pass is charged to the net's lane. */
   forge: ForgeOctokit
+  /** The installation the pass acts as (its forge's); absent where no installation is known (tests). */
+  installation?: number
   /** 1 for the term's first pass. */
   pass: number
   /**
@@ -63,6 +65,9 @@ export interface NetTermContext<O> {
    */
   stepDownAt?: () => number
 }
+
+/** Whether a net runs once per installation or once for the whole worker (NetDefinition.scope). */
+export type NetScope = 'installation' | 'global' | 'one-installation'
 
 /** One pass of a term. Throwing is logged with the net and pass number and never ends the term. */
 export type Pass = (context: PassContext) => Promise<void>
@@ -129,6 +134,15 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * on failure (README, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.
    */
   pingUrl?: string
+  /**
+   * `installation`: the net runs once per GitHub App installation the worker acts as — with
+   * GITHUB_INSTALLATION_IDS, each installation has its own lease and ledger slots named
+   * `<net>:<installation>`, its own forge (token, budget) and its `deferred` slots. `global` (when absent): the
+   * net runs once, as the first installation; right for a net that calls no forge. `one-installation`: runs
+   * once, and the worker refuses to start it while it acts as several installations (or `all`) — for a net
+   * whose work names repositories of any installation and must not act on them as the wrong one.
+   */
+  scope?: NetScope
   /** One line for the README and `config`. */
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */

@@ -11,11 +11,12 @@
  *   fence       int      the fence of the claiming term
  *   startedAt   date
  *   finishedAt  date?    set by the pass's end
- *   outcome     string?  ok | failed | timed-out | aborted | skipped | missed | paused
+ *   outcome     string?  ok | failed | timed-out | aborted | skipped | missed | paused | deferred
  *   error       string?  the last attempt's error message (first line); why, for missed and paused
  *   requests    object?  forge requests spent, by lane
  *   attempts    int?     attempts made for the claim, set with the outcome (absent in older documents: 1)
  *   manual      bool?    true for a manual run; absent for a scheduled slot
+ *   installation int?    the GitHub App installation the run acted as; absent for a global net
  *
  * A claim is one `insertOne`: the `_id` index makes it atomic on MongoDB and on FerretDB alike, and a
  * duplicate-key refusal is the answer `false`. A slot accounted as not run (missed, paused) is stored
@@ -173,6 +174,7 @@ export class MongoRunLedger implements RunLedger {
       error: a.reason ?? null,
       requests: null,
       attempts: 0,
+      ...(a.installation === undefined ? {} : { installation: a.installation }),
     }
     return this.#call(
       { component: COMPONENT, operation: 'account', net: a.net, slot: a.slot },

@@ -24,6 +24,8 @@ export interface RunDocument {
   attempts?: number | null
   /** Written (true) for a manual run only. */
   manual?: boolean | null
+  /** The installation the run acted as; absent (or null) for a global net and in older documents. */
+  installation?: number | null
 }
 
 const count = z.number().int().nonnegative()
@@ -41,6 +43,7 @@ const runDocumentSchema = z.object({
   requests: z.record(z.string(), count).nullish(),
   attempts: count.nullish(),
   manual: z.boolean().nullish(),
+  installation: z.number().int().positive().nullish(),
 })
 
 /** The run a stored document holds, or what is wrong with it. */
@@ -68,5 +71,6 @@ export function parseRunDocument(doc: object): ParsedRun {
   if (d.error) record.error = d.error
   if (d.requests) record.requests = d.requests
   if (d.manual) record.manual = true
+  if (d.installation) record.installation = d.installation
   return { ok: true, record }
 }

@@ -82,6 +82,8 @@ export function checkClaim(component: string, claim: RunClaim): RunClaim {
   if (claim.manual !== undefined && typeof claim.manual !== 'boolean')
     invalid({ ...context, slot }, `expected manual to be a boolean; got ${JSON.stringify(claim.manual)}`)
   if (claim.manual) clean.manual = true
+  const installation = checkInstallation({ ...context, slot }, claim.installation)
+  if (installation !== undefined) clean.installation = installation
   return clean
 }
 
@@ -106,7 +108,20 @@ export function checkAccount(component: string, entry: RunAccount): RunAccount {
     outcome: entry.outcome,
   }
   if (entry.reason !== undefined) clean.reason = capError(String(entry.reason))
+  const installation = checkInstallation({ ...context, slot }, entry.installation)
+  if (installation !== undefined) clean.installation = installation
   return clean
+}
+
+/** An installation id (a positive safe integer) or undefined: a global net's runs name none. */
+function checkInstallation(context: RunLedgerErrorContext, installation: unknown): number | undefined {
+  if (installation === undefined) return undefined
+  if (typeof installation !== 'number' || !Number.isSafeInteger(installation) || installation <= 0)
+    invalid(
+      context,
+      `expected installation to be a GitHub App installation id (a positive integer) or absent; got ${JSON.stringify(installation)}`,
+    )
+  return installation
 }
 
 /** A whole finish. */

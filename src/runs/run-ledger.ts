@@ -33,12 +33,13 @@ export type RunOutcome = PassOutcome | 'skipped' | UnrunOutcome
 
 /**
  * How a slot that never ran is accounted: `missed` — it fell due while no replica ran the net and lies
- * outside the net's catch-up window; `paused` — it fell due while the net was paused. Never a claim.
+ * outside the net's catch-up window; `paused` — it fell due while the net was paused; `deferred` — its
+ * installation's rate-limit budget was down to the reserve (LEASECRON_FORGE_RESERVE). Never a claim.
  */
-export type UnrunOutcome = 'missed' | 'paused'
+export type UnrunOutcome = 'missed' | 'paused' | 'deferred'
 
 /** The outcomes a later claim of the slot may take over (they record that nothing ran). */
-export const UNRUN_OUTCOMES = ['missed', 'paused'] as const satisfies readonly UnrunOutcome[]
+export const UNRUN_OUTCOMES = ['missed', 'paused', 'deferred'] as const satisfies readonly UnrunOutcome[]
 
 /** Every outcome, in one list for the checks and the parser. */
 export const RUN_OUTCOMES = [
@@ -64,6 +65,8 @@ export interface RunClaim {
    * collides with a scheduled slot of the same instant. Absent: a scheduled slot.
    */
   manual?: boolean
+  /** The GitHub App installation the pass acts as; absent for a net that runs once globally. */
+  installation?: number
 }
 
 /** What a pass's end records on its claim. */
@@ -103,6 +106,8 @@ export interface RunAccount {
   outcome: UnrunOutcome
   /** Why, for the operator (e.g. "outside the catch-up window of 6h"); stored as the record's error. */
   reason?: string
+  /** The installation the slot was for; absent for a global net. */
+  installation?: number
 }
 
 export interface RunLedgerCallOptions {
@@ -181,5 +186,6 @@ export function unrunRecord(entry: RunAccount): RunRecord {
     attempts: 0,
   }
   if (entry.reason !== undefined) record.error = entry.reason
+  if (entry.installation !== undefined) record.installation = entry.installation
   return record
 }

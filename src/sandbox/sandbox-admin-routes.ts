@@ -111,6 +111,17 @@ const ADMIN_ROUTES: Array<[RegExp, AdminHandler]> = [
   ],
   [/^POST \/rate-limit$/, setRateLimit],
   [
+    /^GET \/rate-limit\/(\d+)$/,
+    ({ deps, m }) => ({ status: 200, body: deps.rateLimit.peek(String(Number(m[1]))) }),
+  ],
+  [
+    /^POST \/rate-limit\/(\d+)$/,
+    ({ deps, m, parse }) => ({
+      status: 200,
+      body: deps.rateLimit.set(String(Number(m[1])), parse(schemas.rateLimit)),
+    }),
+  ],
+  [
     /^POST \/churn$/,
     ({ deps, parse }) => ({ status: 200, body: churnSandbox(deps.store, parse(sandboxChurnSchema)) }),
   ],

@@ -56,6 +56,12 @@ export interface SandboxAdmin {
   clearFaults(id?: number): Promise<number>
   rateLimit(): Promise<RateLimitState>
   setRateLimit(values: { remaining?: number; limit?: number }): Promise<RateLimitState>
+  /** One installation's budget (the sandbox's installations each have their own). */
+  installationRateLimit(installation: number): Promise<RateLimitState>
+  setInstallationRateLimit(
+    installation: number,
+    values: { remaining?: number; limit?: number },
+  ): Promise<RateLimitState>
   addRepo(owner: string, name: string): Promise<{ id: number; full_name: string }>
   renameRepo(
     owner: string,
@@ -148,6 +154,8 @@ export function createSandboxAdmin(baseUrl: string): SandboxAdmin {
       (await call<{ removed: number }>('DELETE', id === undefined ? '/faults' : `/faults/${id}`)).removed,
     rateLimit: () => call('GET', '/rate-limit'),
     setRateLimit: (values) => call('POST', '/rate-limit', values),
+    installationRateLimit: (installation) => call('GET', `/rate-limit/${installation}`),
+    setInstallationRateLimit: (installation, values) => call('POST', `/rate-limit/${installation}`, values),
     addRepo: (owner, name) => call('POST', '/repos', { owner, name }),
     renameRepo: (owner, name, to) => call('POST', `${repo(owner, name)}/rename`, to),
     addPull: (owner, name, fields = {}) => call('POST', `${repo(owner, name)}/pulls`, fields),

@@ -8,10 +8,12 @@
  * Not the server (auth, budget, faults, ETags and counting live in `sandbox-forge.ts`).
  */
 import type { RateLimitState } from './sandbox-rate-limit.js'
+import type { SandboxInstallations } from './sandbox-installations.js'
 import {
   APP_PERMISSIONS,
   appShape,
   combinedStatusShape,
+  installationShape,
   issueShape,
   pullShape,
   repoShape,
@@ -65,6 +67,7 @@ export interface SandboxApiDeps {
   store: SandboxStore
   appId: number
   installationId: number
+  installations: SandboxInstallations
   mintToken(installationId: number): { token: string; expiresAt: number }
   rateLimit(installationId: number): RateLimitState
 }
@@ -93,6 +96,7 @@ interface RouteSpec {
 /** The routes, matched in order. */
 const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/app', auth: 'app', handle: getApp },
+  { method: 'GET', path: '/app/installations', auth: 'app', handle: listInstallations },
   {
     method: 'POST',
     path: '/app/installations/:installation_id/access_tokens',
@@ -156,7 +160,9 @@ function getApp(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
 
 function mintToken(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
   const id = Number(ctx.params.installation_id)
-  if (id !== deps.installationId) return githubError(404, 'Not Found')
+  const installation = deps.installations.get(id)
+  if (installation === undefined) return githubError(404, 'Not Found')
+  if (installation.suspendedAt !== null) return githubError(403, 'This installation has been suspended')
   const { token, expiresAt } = deps.mintToken(id)
   return {
     status: 201,
@@ -182,8 +188,19 @@ function getRateLimit(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
   }
 }
 
+/** `GET /app/installations`: every installation of the App, suspended ones too (with `suspended_at`), paged. */
+function listInstallations(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
+  const paged = paginate(deps.installations.list(), ctx)
+  if ('status' in paged) return paged
+  return {
+    status: 200,
+    headers: paged.headers,
+    body: paged.items.map((i) => installationShape(i, deps.appId, ctx.base)),
+  }
+}
+
 function listInstallationRepos(ctx: RouteContext, deps: SandboxApiDeps): RouteResult {
-  const repos = deps.store.repos()
+  const repos = deps.store.repos().filter((r) => deps.installations.sees(ctx.installationId, r.owner))
   const paged = paginate(repos, ctx)
   if ('status' in paged) return paged
   return {

@@ -22,6 +22,7 @@ import { loadSandboxFixture, parseSandboxFixture, type SandboxFixtureInput } fro
 import { generateSandboxFixture, type SandboxGeneratorOptions } from './sandbox-generator.js'
 import { generateAppKeyPair } from './sandbox-keys.js'
 import { SandboxRateLimit, type SandboxRateLimitOptions } from './sandbox-rate-limit.js'
+import { type SandboxInstallationInput, SandboxInstallations } from './sandbox-installations.js'
 import { createSandboxHandler, writeJson } from './sandbox-server.js'
 import type { SandboxRequestLogEntry } from './sandbox-request-log.js'
 import { SandboxStats, type SandboxStatsSnapshot } from './sandbox-stats.js'
@@ -37,8 +38,13 @@ export interface SandboxForgeOptions {
   allowNonLoopback?: boolean
   /** The App id; 4242 by default. */
   appId?: number
-  /** The one installation; 42420001 by default. */
+  /** The one installation (seeing every repository); 42420001 by default. Ignored with `installations`. */
   installationId?: number
+  /**
+   * Several installations instead, each seeing its account's repositories (their owner is its login),
+   * each with its own tokens and budget; the first is `installationId`. Change them with `installations`.
+   */
+  installations?: SandboxInstallationInput[]
   /** The App's private key (PEM, PKCS#1 or PKCS#8); generated when absent. */
   privateKey?: string
   /** Format of a generated key; `pkcs1`, as GitHub hands them out, by default. */
@@ -75,7 +81,10 @@ export interface SandboxForge {
   /** Base URL, `http://127.0.0.1:PORT`; set GITHUB_API_URL to it. */
   url: string
   appId: number
+  /** The first installation (the one every existing caller acts as). */
   installationId: number
+  /** The App's installations: add, remove or suspend one while the sandbox runs (`GET /app/installations`). */
+  installations: SandboxInstallations
   /** The App's private key (PEM). A secret in spirit: tests assert it never reaches a log. */
   privateKey: string
   /** The App's public key (SPKI PEM). */
@@ -105,7 +114,10 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
   const host = checkHost(options)
   const clock = () => (options.clock ?? (() => new Date()))().getTime()
   const appId = options.appId ?? 4242
-  const installationId = options.installationId ?? 42_420_001
+  const installationId = options.installations?.[0]?.id ?? options.installationId ?? 42_420_001
+  const installations = new SandboxInstallations(clock)
+  for (const input of options.installations ?? [{ id: installationId, account: undefined }])
+    installations.add(input)
   const privateKey = options.privateKey ?? generateAppKeyPair(options.keyFormat ?? 'pkcs1').privateKey
   const auth = new SandboxAuth({ appId, privateKey, tokenTtlMs: options.tokenTtlMs ?? 3_600_000, clock })
   const store = seedStore(options, clock)
@@ -118,14 +130,16 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
       store,
       appId,
       installationId,
+      installations,
       mintToken: (id) => auth.mint(id),
-      rateLimit: () => rateLimit.peek(String(installationId)),
+      rateLimit: (id) => rateLimit.peek(String(id)),
     }),
     auth,
     store,
     stats,
     rateLimit,
     installationId,
+    installations,
     faults: armFaults(options.faults),
     etagPerToken: options.etagPerToken ?? true,
     base: () => base,
@@ -138,6 +152,7 @@ export async function startSandboxForge(options: SandboxForgeOptions = {}): Prom
     url: base,
     appId,
     installationId,
+    installations,
     privateKey,
     publicKey: auth.publicKey,
     stats: () => stats.snapshot(),

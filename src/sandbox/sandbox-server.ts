@@ -18,6 +18,7 @@ import type { RateLimitState, SandboxRateLimit } from './sandbox-rate-limit.js'
 import type { SandboxMissReason, SandboxValidatorSent } from './sandbox-request-log.js'
 import type { SandboxStats } from './sandbox-stats.js'
 import type { RepoRecord, SandboxStore } from './sandbox-store.js'
+import type { SandboxInstallations } from './sandbox-installations.js'
 
 /** What the pipeline works with. */
 export interface SandboxServerContext {
@@ -28,6 +29,7 @@ export interface SandboxServerContext {
   faults: SandboxFaults
   rateLimit: SandboxRateLimit
   installationId: number
+  installations: SandboxInstallations
   etagPerToken: boolean
   /** The sandbox's base URL, known once it listens. */
   base(): string
@@ -212,7 +214,7 @@ function openBudget(ctx: SandboxServerContext, ex: Exchange, route: SandboxRoute
 }
 
 function serveRoute(ctx: SandboxServerContext, ex: Exchange, route: SandboxRoute, budget: Budget) {
-  const repo = route.underRepo ? resolveRepo(ctx, ex) : undefined
+  const repo = route.underRepo ? visibleRepo(ctx, ex, resolveRepo(ctx, ex)) : undefined
   if (repo !== undefined && 'status' in repo) return budget.spend(repo)
   let body: unknown
   try {
@@ -232,6 +234,12 @@ function serveRoute(ctx: SandboxServerContext, ex: Exchange, route: SandboxRoute
   })
   if (ex.method === 'GET' && result.status === 200) return answerConditionally(ctx, ex, result, budget)
   budget.spend(result)
+}
+
+/** GitHub's 404 for a repository outside the calling installation's account (or a suspended one's). */
+function visibleRepo(ctx: SandboxServerContext, ex: Exchange, repo: RepoRecord | RouteResult) {
+  if ('status' in repo || ex.caller.kind !== 'installation') return repo
+  return ctx.installations.sees(ex.caller.id, repo.owner) ? repo : githubError(404, 'Not Found')
 }
 
 /**

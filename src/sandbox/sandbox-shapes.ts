@@ -3,6 +3,7 @@
  * repositories, pull requests, issues and statuses (a faithful subset; URLs point at the sandbox).
  * Not the data (see `sandbox-store.ts`); pure functions of a record and the sandbox's base URL.
  */
+import type { SandboxInstallation } from './sandbox-installations.js'
 import type { IssueRecord, PullRecord, RepoRecord, StatusRecord, StatusState } from './sandbox-store.js'
 
 /** GitHub's timestamp format: ISO 8601, whole seconds, `Z`. */
@@ -341,6 +342,37 @@ export function appShape(appId: number, base: string) {
     permissions: APP_PERMISSIONS,
     events: [],
     installations_count: 1,
+  }
+}
+
+/** `GET /app/installations`: one installation (`installation`), its account an organization. */
+export function installationShape(installation: SandboxInstallation, appId: number, base: string) {
+  const login = installation.account ?? 'sandbox-org'
+  const stamp = githubTime(installation.createdAt)
+  // GitHub's description of `account` (simple-user or enterprise) is served dereferenced as both at
+  // once; an organization account with the enterprise fields as well satisfies either reading.
+  const account = { ...userShape(login, base), type: 'Organization', name: login, slug: login }
+  return {
+    id: installation.id,
+    account: { ...account, created_at: stamp, updated_at: stamp },
+    repository_selection: 'all',
+    access_tokens_url: `${base}/app/installations/${installation.id}/access_tokens`,
+    repositories_url: `${base}/installation/repositories`,
+    html_url: `${base}/organizations/${encodeURIComponent(login)}/settings/installations/${installation.id}`,
+    app_id: appId,
+    app_slug: 'leasecron-sandbox',
+    client_id: `Iv1.${appId.toString(16).padStart(16, '0')}`,
+    target_id: userShape(login, base).id,
+    target_type: 'Organization',
+    permissions: APP_PERMISSIONS,
+    events: [],
+    created_at: stamp,
+    updated_at: stamp,
+    single_file_name: null,
+    has_multiple_single_files: false,
+    single_file_paths: [],
+    suspended_by: installation.suspendedAt === null ? null : userShape('sandbox-admin', base),
+    suspended_at: installation.suspendedAt === null ? null : githubTime(installation.suspendedAt),
   }
 }
 

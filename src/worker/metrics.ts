@@ -99,7 +99,7 @@ export function createWorkerMetrics(): WorkerMetrics {
     }),
     skippedTicks: new Counter({
       name: 'leasecron_skipped_ticks_total',
-      help: 'ticks that started no pass: overlap (the previous pass still running), deadline (the term past its step-down instant), slot-taken (the run ledger says the slot already ran or runs elsewhere) or claim-failed (the ledger did not answer the claim)',
+      help: 'ticks that started no pass: overlap (the previous pass still running), deadline (the term past its step-down instant), slot-taken (the run ledger says the slot already ran or runs elsewhere), claim-failed (the ledger did not answer the claim), paused or deferred (its installation’s rate-limit budget was down to LEASECRON_FORGE_RESERVE)',
       labelNames: ['net', 'reason'],
       registers,
     }),

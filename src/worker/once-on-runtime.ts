@@ -9,6 +9,7 @@
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { withConnectCause } from './connect-cause.js'
+import { actingNet } from './installation-nets.js'
 import type { Logger } from './logger.js'
 import { type OnceResult, runOnce } from './once.js'
 import { netPinger } from './ping.js'
@@ -37,8 +38,11 @@ export interface RuntimeOnceSpec {
 export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResult> {
   const { runtime, net, log } = spec
   const setUp = spec.setUp ?? runtime.setUpNet
+  // The installation the pass acts as (recorded on its run), and that installation's forge.
+  const acting = actingNet(net, runtime.installations)
+  const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
   const result = await runOnce({
-    net,
+    net: acting,
     slot: spec.slot,
     owner: spec.owner,
     store: runtime.store,
@@ -48,7 +52,7 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     pass: async (term, stepDownAt) =>
       net.net.term(await setUp(net, log, term), { options: net.options, log, signal: term, stepDownAt }),
     // Its client is built only if the pass runs and asks for it (slot-pass.ts).
-    forge: runtime.forge,
+    forge,
     pinger: netPinger(net, log),
     log,
     clock: spec.clock ?? systemClock,

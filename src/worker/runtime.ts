@@ -18,8 +18,11 @@ import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
 import type { NetControlStore } from '../control/net-control-store.js'
-import type { ForgeConfig } from '../forge/forge-config.js'
+import type { ForgeAppConfig } from '../forge/forge-config.js'
 import type { Forge } from '../forge/github-app.js'
+import { discoverInstallations, InstallationDiscoveryError } from '../forge/installation-discovery.js'
+import { type InstallationSet, listedInstallations } from '../forge/installation-set.js'
+import type { ForgeMeter } from '../forge/meter.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
@@ -71,7 +74,24 @@ export interface StoreRuntime {
 
 /** What `run` and `once` open: the store and the ledger, the forge, and the nets' set-up over them. */
 export interface PassRuntime extends StoreRuntime {
+  /** The first installation's forge (the status page reads the meter every installation's forge shares). */
   readonly forge: Forge
+  /** The installations the process acts as (the sandbox's one when it is the forge). */
+  readonly installations: InstallationSet
+  /**
+   * The forge acting as `installation`: built on first ask, with its own token and budget, counted by the
+   * meter every installation shares. Throws once the runtime is closing.
+   */
+  forgeFor(installation: number): Forge
+  /**
+   * The installations acted as now: the listed ones, or under `all` the last discovered (active, ascending).
+   */
+  installationIds(): readonly number[]
+  /**
+   * Under `all`, lists the App's installations again (GET /app/installations) and resolves the new list;
+   * rejects (InstallationDiscoveryError) when GitHub did not answer, keeping the last list. Otherwise the list.
+   */
+  refreshInstallations(signal?: AbortSignal): Promise<readonly number[]>
   /** The sandbox forge started in this process, when no GitHub App is configured. */
   readonly sandbox: SandboxForge | undefined
   /**
@@ -179,36 +199,121 @@ async function openForge(
   mongo: MongoConnection | undefined,
   signal: AbortSignal,
   closes: ReturnType<typeof closeList>,
-): Promise<Pick<PassRuntime, 'forge' | 'sandbox'>> {
+): Promise<
+  Pick<
+    PassRuntime,
+    'forge' | 'sandbox' | 'installations' | 'forgeFor' | 'installationIds' | 'refreshInstallations'
+  >
+> {
   const { config, log } = options
   const choice = config.forge
   if (choice.kind === 'unchecked') throw new Error('runtime: the forge configuration was not checked')
   let sandbox: SandboxForge | undefined
-  let forgeConfig: ForgeConfig
-  if (choice.kind === 'github') forgeConfig = choice.config
+  let app: ForgeAppConfig
+  let installations: InstallationSet
+  if (choice.kind === 'github') ({ app, installations } = choice)
   else {
     const { startLocalSandbox } = await import('./local-sandbox.js')
     const local = await startLocalSandbox(options.sandbox)
     sandbox = local.sandbox
     closes.add(() => local.sandbox.close())
     log.warn({ url: local.sandbox.url, reason: choice.reason }, 'using the local sandbox forge, not GitHub')
-    forgeConfig = local.config
+    const { installationId, ...rest } = local.config
+    app = rest
+    installations = { kind: 'one', id: installationId }
   }
   // Loaded here, after the connection has started (openStores): the forge's modules (Octokit's wrapper,
   // its meter, prom-client, lru-cache, the tracing API) compile and evaluate while the driver waits on the
   // network, instead of before it starts connecting; none is needed before the first store call.
-  const { createForge } = await import('../forge/github-app.js')
-  const forge = createForge({
-    config: forgeConfig,
-    logger: log.child({ component: 'forge' }),
-    ...(options.metrics ? { registry: options.metrics.registry } : {}),
-    signal,
-    // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
-    cache: forgeCacheSettings(config.forgeCacheMb, mongo?.db, log),
-  })
-  closes.add(() => forge.close())
-  return { forge, sandbox }
+  const kit: ForgeKit = {
+    ...(await import('../forge/github-app.js')),
+    ...(await import('../forge/meter.js')),
+  }
+  const { forgeFor, meter } = installationForges(kit, options, app, mongo, signal, closes)
+  const listing = await installationListing(kit, options, app, installations, meter, signal, closes)
+  const first = listing.installationIds()[0]
+  if (first === undefined)
+    throw new InstallationDiscoveryError(
+      'forge: GITHUB_INSTALLATION_IDS=all, and the App has no installation that is not suspended (GET /app/installations): nothing to act as',
+    )
+  return { forge: forgeFor(first), sandbox, installations, forgeFor, ...listing }
 }
+
+/** The installations acted as: the listed ones, or under `all` those discovered now and on each refresh. */
+async function installationListing(
+  { createAppForge }: ForgeKit,
+  options: RuntimeOptions,
+  app: ForgeAppConfig,
+  installations: InstallationSet,
+  meter: ForgeMeter,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): Promise<Pick<PassRuntime, 'installationIds' | 'refreshInstallations'>> {
+  if (installations.kind !== 'all') {
+    const ids = listedInstallations(installations)
+    return { installationIds: () => ids, refreshInstallations: async () => ids }
+  }
+  const logger = options.log.child({ component: 'forge' })
+  const appForge = createAppForge({ app, logger, meter, signal })
+  closes.add(() => appForge.close())
+  let ids = await discoverInstallations(appForge.octokit, signal)
+  options.log.info(
+    { installations: ids },
+    `GITHUB_INSTALLATION_IDS=all: acting as ${ids.length} installations`,
+  )
+  return {
+    installationIds: () => ids,
+    refreshInstallations: async (refreshSignal) => {
+      ids = await discoverInstallations(appForge.octokit, refreshSignal ?? signal)
+      return ids
+    },
+  }
+}
+
+/**
+ * One forge per installation, built on first ask and closed with the runtime; all count with one meter
+ * (one hourly line, one status page: lanes tell installations apart), flushed when the runtime closes.
+ */
+function installationForges(
+  { createForge, createForgeMeter }: ForgeKit,
+  options: RuntimeOptions,
+  app: ForgeAppConfig,
+  mongo: MongoConnection | undefined,
+  signal: AbortSignal,
+  closes: ReturnType<typeof closeList>,
+): { forgeFor: (installation: number) => Forge; meter: ForgeMeter } {
+  const { config, log } = options
+  const logger = log.child({ component: 'forge' })
+  const registry = options.metrics ? { registry: options.metrics.registry } : {}
+  const meter = createForgeMeter({ logger, ...registry })
+  closes.add(() => meter.flush())
+  // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
+  const cache = forgeCacheSettings(config.forgeCacheMb, mongo?.db, log)
+  const forges = new Map<number, Forge>()
+  const forgeFor = (installation: number) => {
+    let forge = forges.get(installation)
+    if (forge) return forge
+    signal.throwIfAborted()
+    const installationLogger = logger.child({ installation })
+    forge = createForge({
+      config: { ...app, installationId: installation },
+      logger: installationLogger,
+      meter,
+      ...registry,
+      signal,
+      cache,
+    })
+    forges.set(installation, forge)
+    const built = forge
+    closes.add(() => built.close())
+    return forge
+  }
+  return { forgeFor, meter }
+}
+
+/** The forge's builders, imported once the connection has started (openForge). */
+type ForgeKit = Pick<typeof import('../forge/github-app.js'), 'createForge' | 'createAppForge'> &
+  Pick<typeof import('../forge/meter.js'), 'createForgeMeter'>
 
 /** The nets' set-up over the open parts: the database (once connected), the log, the public URL, the clock. */
 function netSetUp(options: RuntimeOptions, mongo: MongoConnection | undefined): PassRuntime['setUpNet'] {

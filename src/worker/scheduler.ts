@@ -37,6 +37,7 @@ import { type CatchUpSpec, catchUp } from './catch-up.js'
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
+import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -56,6 +57,8 @@ export interface NetCampaignOptions extends PassSetting {
   controlPollMs?: number
   /** Holds the campaign back and ends its terms early: the clock guard and the fair share (worker.ts). */
   gate?: CampaignGate
+  /** The reserve and the installation's budget: a scheduled slot that would eat into it is `deferred`. */
+  deferral?: DeferralPolicy
 }
 
 /** What holds a net's campaign back and ends its terms early (the worker's clock guard and fair share). */
@@ -233,7 +236,12 @@ function slotServer(
   })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
-  const gatedSlot = gatedSlotPass(jobs, spec, (result, slot) => countSkip(result, metrics, name, slot, log))
+  const gatedSlot = gatedSlotPass(
+    jobs,
+    spec,
+    (result, slot) => countSkip(result, metrics, name, slot, log),
+    (slot) => deferSlot(options, log, info, slot),
+  )
   /** Runs `work` as the job in flight; when it ends, the buffered slot is served, else the next control job. */
   const occupy = (work: () => Promise<unknown>) => {
     current = { at: options.clock.now(), abort: new AbortController() }
@@ -286,10 +294,12 @@ function gatedSlotPass(
   jobs: ReturnType<typeof controlJobs>,
   spec: (slot: Date) => SlotPassSpec,
   count: (result: SlotPassResult, slot: Date) => void,
+  defer: (slot: Date) => Promise<boolean>,
 ): (slot: Date) => Promise<SlotPassResult | undefined> {
   return async (slot) => {
     let result: SlotPassResult | undefined
     await jobs.scheduled(slot, async () => {
+      if (await defer(slot)) return
       result = await runSlotPass(spec(slot))
       count(result, slot)
     })
@@ -349,6 +359,29 @@ function catchUpSpec(
       runSlot,
       log: log.child({ fence: info.fence }),
     },
+  }
+}
+
+/** What recording one of this term's slots `deferred` needs. */
+/** Records `slot` `deferred` when the installation's budget is at its reserve (deferral.ts); true if so. */
+async function deferSlot(
+  options: NetCampaignOptions,
+  log: Logger,
+  info: TermInfo,
+  slot: Date,
+): Promise<boolean> {
+  const deferred = deferralNow(options.deferral)
+  if (deferred === undefined) return false
+  await recordDeferred(deferredSlot(options, log, info), slot, deferred)
+  return true
+}
+
+function deferredSlot(options: NetCampaignOptions, log: Logger, info: TermInfo): DeferredSlot {
+  const { net } = options
+  return {
+    ...{ ledger: options.ledger, net: net.net.name, installation: net.installation, owner: options.owner },
+    ...{ fence: info.fence, clock: options.clock, log, metrics: options.metrics },
+    boundMs: net.pacing.ttlMs / 3,
   }
 }
 

@@ -42,7 +42,10 @@ const CLOSE_LOOKBACK_RUNS = 10
 const RECORD_BOUND_MS = 5_000
 
 export interface SlotPassSpec {
+  /** The ledger's name of the net: `<net>:<installation>` for one installation of a per-installation net. */
   net: string
+  /** The installation the pass acts as, recorded on its run; absent for a global net. */
+  installation?: number | undefined
   slot: Date
   /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
   manual?: boolean
@@ -125,6 +128,7 @@ export function slotPassSpec(
 ): SlotPassSpec {
   return {
     net: setting.net.net.name,
+    ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
     slot,
     owner: setting.owner,
     fence: term.fence,
@@ -170,7 +174,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   log.info({}, 'pass started')
   const ping = spec.pinger?.start()
   const span = startPassSpan({ ...spec, number })
-  const before = laneRequests(spec.forge.meter, spec.net)
+  const before = laneRequests(spec.forge.meter, laneOf(spec.net))
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
   const ended = await span.within(() =>
     runAttempts(attemptsSpec(spec, startedAt, log, span), (signal, attempt) =>
@@ -180,7 +184,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   span.end(ended)
   ping?.end(ended)
   const ms = Math.round((timer?.() ?? 0) * 1000)
-  const requests = laneRequests(spec.forge.meter, spec.net) - before
+  const requests = laneRequests(spec.forge.meter, laneOf(spec.net)) - before
   if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
@@ -214,7 +218,11 @@ async function claimSlot(
   try {
     const { net, slot, owner, fence } = spec
     const manual = spec.manual ? { manual: true } : {}
-    const won = await spec.ledger.claim({ net, slot, owner, fence, startedAt, ...manual }, { signal })
+    const installation = spec.installation === undefined ? {} : { installation: spec.installation }
+    const won = await spec.ledger.claim(
+      { net, slot, owner, fence, startedAt, ...manual, ...installation },
+      { signal },
+    )
     return won ? true : { kind: 'slot-taken' }
   } catch (error) {
     return { kind: 'claim-failed', error }
@@ -246,10 +254,11 @@ async function runInLane(
   run: { signal: AbortSignal; number: number; startedAt: Date },
   log: Logger,
 ): Promise<void> {
-  await withLane(spec.net, () =>
+  await withLane(laneOf(spec.net), () =>
     spec.pass({
       signal: run.signal,
       log,
+      ...(spec.installation === undefined ? {} : { installation: spec.installation }),
       // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
       // one lazy read of the forge between a command and a pass.
       get forge() {
@@ -283,6 +292,7 @@ async function recordEnd(
     outcome: ended.outcome,
     attempts: ended.attempts,
     ...(ended.error === undefined ? {} : { error: errorMessage(ended.error) }),
+    // Keyed by the ledger's name, never the lane: a `.` in a stored key is a path to MongoDB.
     ...(spec.forge.meter ? { requests: { [spec.net]: ended.requests } } : {}),
   }
   try {
@@ -323,6 +333,14 @@ async function prune(spec: SlotPassSpec, log: Logger): Promise<void> {
   } catch (error) {
     log.warn({ err: error }, 'could not prune the run ledger; the next prune retries')
   }
+}
+
+/**
+ * The forge lane a net's requests are charged to: its name, with `<net>:<installation>` written
+ * `<net>.<installation>` (a lane is a metric label and a log key: no `:`), so each installation has its lane.
+ */
+export function laneOf(net: string): string {
+  return net.replace(':', '.')
 }
 
 /** Attempts the meter counted in `lane` so far (every host, API and status). */

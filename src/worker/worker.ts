@@ -28,7 +28,8 @@ import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
-import { runNetCampaign } from './scheduler.js'
+import { type CampaignGate, runNetCampaign } from './scheduler.js'
+import { installationNets, namedNets, type NetInstance } from './installation-nets.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 import { type ClockWatch, createClockWatch } from './clock-watch.js'
 import { netCampaignGate } from './campaign-gate.js'
@@ -100,7 +101,8 @@ export function createWorker(options: WorkerOptions): Worker {
   w.clockWatch = createClockWatch({ enforce: config.replicas.clockGuard, ...w })
   w.status = createWorkerStatus({
     owner,
-    config,
+    // The page and /status list each installation's nets when the installations are known from the start.
+    config: { ...config, nets: namedNets(config) },
     registry: asPromRegistry(w.metrics.registry),
     clock: w.clock,
     log: w.log,
@@ -231,7 +233,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> {
   return {
     token: w.config.adminToken,
-    nets: w.config.nets.map((n) => ({ name: n.net.name, enabled: n.enabled })),
+    nets: namedNets(w.config).map((n) => ({ name: n.net.name, enabled: n.enabled })),
     controls: () => w.runtime?.controls,
     clock: w.clock,
     log: w.log,
@@ -261,62 +263,127 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
   })
 }
 
-/** One lease campaign per enabled net, once its setup is done. */
+/**
+ * One lease campaign per enabled net — per installation for a per-installation net (installation-nets.ts) —
+ * once its net's setup is done. Under GITHUB_INSTALLATION_IDS=all the installations are listed again every
+ * LEASECRON_INSTALLATIONS_REFRESH: a new one gets its campaigns, one that disappeared (uninstalled,
+ * suspended) has its campaigns stopped, releasing their leases; its slots are no longer scheduled here.
+ */
 function startCampaigns(
   w: WorkerState,
   setups: Promise<boolean>[],
   resources: Map<string, unknown>,
 ): Promise<void>[] {
-  return enabledNets(w).map(async (n, i) => {
-    if (!(await setups[i])) return
-    // The first offset is known before the first acquire (bounded: a server that never answers hello
-    // still gets campaigned for, as before the guard).
-    if (w.clockWatch)
-      await Promise.race([w.clockWatch.measured, waitFor(CLOCK_FIRST_MEASURE_MS, w.stopping.signal, w.clock)])
-    const { ttlMs, retryMs } = n.pacing
-    w.log.info(
-      { net: n.net.name, lease: n.net.lease, schedule: n.schedule, ttlMs, retryMs },
-      w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
+  const runtime = w.runtime!
+  const setUp = new Map(enabledNets(w).map((n, i) => [n.net.name, setups[i]]))
+  const running = new Map<string, { installation: number | undefined; abort: AbortController }>()
+  const startFor = (ids: readonly number[]) =>
+    installationNets(enabledNets(w), runtime.installations, ids)
+      .filter(({ net }) => !running.has(net.net.lease))
+      .map((instance) => {
+        const abort = new AbortController()
+        running.set(instance.net.net.lease, { installation: instance.net.installation, abort })
+        const signal = AbortSignal.any([w.stopping.signal, abort.signal])
+        return campaign(w, instance, setUp, resources, signal)
+      })
+  const campaigns = startFor(runtime.installationIds())
+  if (runtime.installations.kind === 'all') campaigns.push(refreshInstallations(w, running, startFor))
+  return campaigns
+}
+
+/** One instance's campaign until `signal` aborts (the worker stops, or its installation went away). */
+async function campaign(
+  w: WorkerState,
+  { net: n, base }: NetInstance,
+  setUp: Map<string, Promise<boolean> | undefined>,
+  resources: Map<string, unknown>,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!(await setUp.get(base.net.name))) return
+  // The first offset is known before the first acquire (bounded: a server that never answers hello
+  // still gets campaigned for, as before the guard).
+  if (w.clockWatch)
+    await Promise.race([w.clockWatch.measured, waitFor(CLOCK_FIRST_MEASURE_MS, signal, w.clock)])
+  const runtime = w.runtime!
+  const { ttlMs, retryMs } = n.pacing
+  const installation = n.installation === undefined ? {} : { installation: n.installation }
+  w.log.info(
+    { net: n.net.name, lease: n.net.lease, ...installation, schedule: n.schedule, ttlMs, retryMs },
+    w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
+  )
+  const forge = n.installation === undefined ? runtime.forge : runtime.forgeFor(n.installation)
+  const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
+  await runNetCampaign({
+    store: runtime.store,
+    // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
+    ledger: w.options.unelected ? new MemoryRunLedger() : runtime.ledger,
+    // Pauses and run requests are read by the holder; unelected (bench) replicas have no holder.
+    ...(w.options.unelected ? {} : { controls: runtime.controls }),
+    runHistory: w.config.runHistory,
+    owner: w.owner,
+    net: n,
+    resources: resources.get(base.net.name),
+    // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
+    forge,
+    deferral: { reserve: w.config.forgeReserve, budget: () => forge.budget() },
+    pinger,
+    log: w.log,
+    metrics: w.metrics,
+    clock: w.clock,
+    signal,
+    unelected: w.options.unelected ?? false,
+    held: w.held,
+    heartbeats: w.heartbeats,
+    ...(w.options.unelected ? {} : { gate: campaignGate(w, n) }),
+  }).catch((error: unknown) => {
+    w.log.error(
+      { net: n.net.name, lease: n.net.lease, err: error },
+      'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
     )
-    const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
-    await runNetCampaign({
-      store: w.runtime!.store,
-      // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
-      ledger: w.options.unelected ? new MemoryRunLedger() : w.runtime!.ledger,
-      // Pauses and run requests are read by the holder; unelected (bench) replicas have no holder.
-      ...(w.options.unelected ? {} : { controls: w.runtime!.controls }),
-      runHistory: w.config.runHistory,
-      owner: w.owner,
-      net: n,
-      resources: resources.get(n.net.name),
-      // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
-      forge: w.runtime!.forge,
-      pinger,
-      log: w.log,
-      metrics: w.metrics,
-      clock: w.clock,
-      signal: w.stopping.signal,
-      unelected: w.options.unelected ?? false,
-      held: w.held,
-      heartbeats: w.heartbeats,
-      ...(w.options.unelected
-        ? {}
-        : {
-            gate: netCampaignGate(n.net.lease, ttlMs, {
-              clock: w.clockWatch,
-              share: () => w.share,
-              vacancy: () => w.vacancy,
-            }),
-          }),
-    }).catch((error: unknown) => {
-      w.log.error(
-        { net: n.net.name, lease: n.net.lease, err: error },
-        'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
-      )
-    })
-    // The last pass's end ping (bounded) gets its answer before the runtime closes.
-    await pinger?.settle()
   })
+  // The last pass's end ping (bounded) gets its answer before the runtime closes.
+  await pinger?.settle()
+}
+
+/** The clock guard, the vacancy read and the fair share, asked before each of `n`'s acquires. */
+function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
+  return netCampaignGate(n.net.lease, n.pacing.ttlMs, {
+    clock: w.clockWatch,
+    share: () => w.share,
+    vacancy: () => w.vacancy,
+  })
+}
+
+/**
+ * Under `all`: lists the installations every LEASECRON_INSTALLATIONS_REFRESH until the worker stops,
+ * starting the campaigns of new ones and stopping those of the ones gone. A listing that fails keeps the
+ * campaigns as they are (logged). Resolves once stopped and every campaign it started has ended.
+ */
+async function refreshInstallations(
+  w: WorkerState,
+  running: Map<string, { installation: number | undefined; abort: AbortController }>,
+  startFor: (ids: readonly number[]) => Promise<void>[],
+): Promise<void> {
+  const started: Promise<void>[] = []
+  const { signal } = w.stopping
+  while (await waitFor(w.config.installationsRefreshMs, signal, w.clock)) {
+    let ids: readonly number[]
+    try {
+      ids = await w.runtime!.refreshInstallations(signal)
+    } catch (error) {
+      if (signal.aborted) break
+      w.log.warn({ err: error }, 'could not list the App’s installations; the campaigns stay as they are')
+      continue
+    }
+    for (const [lease, entry] of running) {
+      if (entry.installation === undefined || ids.includes(entry.installation)) continue
+      w.log.info({ lease, installation: entry.installation }, 'installation gone: its campaign stops')
+      entry.abort.abort(new Error(`installation ${entry.installation} is no longer active`))
+      running.delete(lease)
+    }
+    started.push(...startFor(ids))
+  }
+  await Promise.allSettled(started)
 }
 
 /**
@@ -325,7 +392,12 @@ function startCampaigns(
  * in unelected (bench) mode: nothing is elected.
  */
 function startFairShare(w: WorkerState): void {
-  const nets = enabledNets(w)
+  const runtime = w.runtime
+  // The leases campaigned for: per installation for a per-installation net (installation-nets.ts), as
+  // listed at start (under `all`, the installations discovered then).
+  const nets = runtime
+    ? installationNets(enabledNets(w), runtime.installations, runtime.installationIds()).map((i) => i.net)
+    : enabledNets(w)
   if (w.options.unelected || nets.length === 0 || !w.config.replicas.fairShare) return
   const mongo = w.runtime?.mongo
   const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))

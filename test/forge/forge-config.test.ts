@@ -20,7 +20,7 @@ describe('parseForgeEnv', () => {
     expect(result.ok).toBe(true)
     if (!result.ok) return
     expect(result.config).toMatchObject({ appId: 123, installationId: 456, apiUrl: 'https://api.github.com' })
-    expect(result.config.privateKey).toBe(`${pkcs1.trim()}\n`)
+    expect(result.config?.privateKey).toBe(`${pkcs1.trim()}\n`)
   })
 
   it('reads a PKCS#8 key from GITHUB_APP_PRIVATE_KEY_FILE and strips a trailing slash from the URL', () => {

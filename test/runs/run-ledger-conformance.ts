@@ -240,13 +240,56 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect((await ledger.get('merge-gate-sweeper', at(7)))?.owner).toBe(`host-${answers.indexOf(true)}`)
       })
 
+      it('records a deferred slot of one installation under <net>:<installation>, naming the installation, apart from the other installations', async () => {
+        const ledger = await makeLedger()
+        const deferred = missed(0, {
+          net: 'board-issue-sync:41',
+          outcome: 'deferred',
+          reason: 'rate limit: 40 of 5000 points left, at or under the reserve of 500',
+          installation: 41,
+        })
+        expect(await ledger.account(deferred)).toBe(true)
+        expect(await ledger.get('board-issue-sync:41', at(0))).toEqual({
+          id: 'board-issue-sync:41@2026-09-30T15:00:00.000Z',
+          net: 'board-issue-sync:41',
+          slot: at(0),
+          owner: 'host-a-1',
+          fence: 3,
+          startedAt: at(90),
+          finishedAt: at(90),
+          outcome: 'deferred',
+          error: 'rate limit: 40 of 5000 points left, at or under the reserve of 500',
+          attempts: 0,
+          installation: 41,
+        })
+        const other = claimOf(0, { net: 'board-issue-sync:42', installation: 42 })
+        expect(await ledger.claim(other), 'one installation’s deferral took another’s slot').toBe(true)
+        expect(await ledger.get('board-issue-sync:42', at(0))).toEqual({
+          id: 'board-issue-sync:42@2026-09-30T15:00:00.000Z',
+          ...other,
+        })
+        const later = claimOf(0, { net: 'board-issue-sync:41', installation: 41, fence: 4 })
+        expect(await ledger.claim(later), 'a deferred slot could not be run later').toBe(true)
+        expect((await ledger.history('board-issue-sync:41', 5)).map((r) => r.installation)).toEqual([41])
+      })
+
+      it('refuses an installation that is not a positive integer', async () => {
+        const ledger = await makeLedger()
+        const bad = claimOf(0, { installation: 0 })
+        await expect(ledger.claim(bad)).rejects.toMatchObject({
+          code: 'RUN_LEDGER_INVALID',
+          message: expect.stringContaining('expected installation to be a GitHub App installation id'),
+        })
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toBeUndefined()
+      })
+
       it('refuses to account a slot with an outcome that is not missed or paused', async () => {
         const ledger = await makeLedger()
         const bad = { ...missed(0), outcome: 'ok' } as unknown as RunAccount
         await expect(ledger.account(bad)).rejects.toMatchObject({
           name: 'RunLedgerError',
           code: 'RUN_LEDGER_INVALID',
-          message: expect.stringContaining('expected outcome to be one of missed, paused'),
+          message: expect.stringContaining('expected outcome to be one of missed, paused, deferred'),
         })
         expect(await ledger.get('merge-gate-sweeper', at(0))).toBeUndefined()
       })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxRoutes } from '../../src/sandbox/sandbox-api.js'
+import { SandboxInstallations } from '../../src/sandbox/sandbox-installations.js'
 import type { SandboxFixtureInput } from '../../src/sandbox/sandbox-fixture.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { SandboxStore } from '../../src/sandbox/sandbox-store.js'
@@ -49,6 +50,15 @@ const REPO = '/repos/acme/widgets'
  */
 const CASES: Record<string, Case[]> = {
   'GET /app': [{ operation: 'GET /app', path: '/app', as: 'app', status: 200 }],
+  'GET /app/installations': [
+    { operation: 'GET /app/installations', path: '/app/installations?per_page=1', as: 'app', status: 200 },
+    {
+      operation: 'GET /app/installations',
+      path: '/app/installations?per_page=1&page=2',
+      as: 'app',
+      status: 200,
+    },
+  ],
   'POST /app/installations/:installation_id/access_tokens': [
     {
       operation: 'POST /app/installations/{installation_id}/access_tokens',
@@ -63,6 +73,13 @@ const CASES: Record<string, Case[]> = {
       method: 'POST',
       as: 'app',
       status: 404,
+    },
+    {
+      operation: 'POST /app/installations/{installation_id}/access_tokens',
+      path: '/app/installations/77/access_tokens',
+      method: 'POST',
+      as: 'app',
+      status: 403,
     },
   ],
   'GET /rate_limit': [{ operation: 'GET /rate_limit', path: '/rate_limit', status: 200 }],
@@ -142,6 +159,7 @@ const templates = createSandboxRoutes({
   store: new SandboxStore(() => 0),
   appId: 1,
   installationId: 1,
+  installations: new SandboxInstallations(() => 0),
   mintToken: () => ({ token: '', expiresAt: 0 }),
   rateLimit: () => ({ limit: 0, remaining: 0, used: 0, reset: 0, resource: 'core' }),
 }).map((r) => r.template)
@@ -150,7 +168,14 @@ const validator = createOpenApiValidator()
 let sandbox: SandboxForge
 let token: string
 beforeAll(async () => {
-  sandbox = await startSandboxForge({ fixture })
+  // Two installations: one on the fixture's account, and a suspended one (its token mint answers 403).
+  sandbox = await startSandboxForge({
+    fixture,
+    installations: [
+      { id: 42_420_001, account: 'acme' },
+      { id: 77, account: 'elsewhere', suspended: true },
+    ],
+  })
   token = await mintToken(sandbox)
 })
 afterAll(() => sandbox.close())

@@ -37,6 +37,8 @@ export function createBoardIssueSync(overrides: BoardIssueSyncOverrides = {}) {
   return defineNet({
     name: BOARD_ISSUE_SYNC,
     lease: BOARD_ISSUE_SYNC_LEASE.name,
+    // Each installation syncs the repositories it can access, on its own budget.
+    scope: 'installation',
     schedule: '*/5 * * * *',
     description:
       'keeps one board card per forge issue: new issues to triage or needs-approval, closed ones to done',

@@ -59,6 +59,9 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
   return defineNet({
     name: MERGE_GATE_SWEEPER,
     lease: MERGE_GATE_SWEEPER_LEASE.name,
+    // gate_runs name repositories of any installation, and a 404 settles a run: acting as the wrong
+    // installation would settle runs it cannot see. One installation per deployment, until runs name theirs.
+    scope: 'one-installation',
     schedule: '* * * * *',
     description:
       'offers unsettled gating runs to the reconciler: a dead review without a verdict gets a failure status and a relaunch request',

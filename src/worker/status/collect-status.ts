@@ -163,6 +163,7 @@ export function runStatus(record: RunRecord, timeZone = 'UTC'): RunStatus {
     error: record.error === undefined || record.error === null ? null : shownText(record.error),
     requests,
     manual: record.manual === true,
+    installation: record.installation ?? null,
   }
 }
 

@@ -14,14 +14,14 @@ async function values(registry: Registry, name: string): Promise<Values> {
   return (await metric.get()).values
 }
 
-/** The last rate-limit figures per host and resource, ordered by host then resource. */
+/** The last rate-limit figures per host, resource and installation, ordered by the three. */
 export async function rateLimitsFromRegistry(registry: Registry): Promise<RateLimitStatus[]> {
   const [limits, remaining, resets] = await Promise.all([
     values(registry, 'forge_ratelimit_limit'),
     values(registry, 'forge_ratelimit_remaining'),
     values(registry, 'forge_ratelimit_reset_seconds'),
   ])
-  const key = (v: Values[number]) => `${v.labels.host} ${v.labels.resource}`
+  const key = (v: Values[number]) => `${v.labels.host} ${v.labels.resource} ${v.labels.installation ?? ''}`
   return limits
     .map((l) => {
       const left = remaining.find((r) => key(r) === key(l))
@@ -29,12 +29,18 @@ export async function rateLimitsFromRegistry(registry: Registry): Promise<RateLi
       return {
         host: String(l.labels.host),
         resource: String(l.labels.resource),
+        installation: l.labels.installation === undefined ? null : Number(l.labels.installation),
         limit: l.value,
         remaining: left?.value ?? 0,
         resetAt: reset ? new Date(reset.value * 1000).toISOString() : null,
       }
     })
-    .sort((a, b) => a.host.localeCompare(b.host) || a.resource.localeCompare(b.resource))
+    .sort(
+      (a, b) =>
+        a.host.localeCompare(b.host) ||
+        a.resource.localeCompare(b.resource) ||
+        (a.installation ?? 0) - (b.installation ?? 0),
+    )
 }
 
 /** `leasecron_skipped_ticks_total` per net, then per reason. */

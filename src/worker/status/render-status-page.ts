@@ -143,6 +143,7 @@ const RUN_CLASSES: ReadonlySet<string> = new Set([
   'skipped',
   'missed',
   'paused',
+  'deferred',
   'running',
 ])
 
@@ -214,7 +215,9 @@ function outcomeCell(r: RunStatus): string {
               ? '<span class="bad" title="due while no replica ran the net; never ran">missed</span>'
               : r.outcome === 'paused'
                 ? '<span class="muted" title="due while the net was paused; never ran">paused</span>'
-                : esc(r.outcome)
+                : r.outcome === 'deferred'
+                  ? `<span class="bad" title="${esc(r.error ?? 'its installation’s budget was down to the reserve')}">deferred</span>`
+                  : esc(r.outcome)
   const shown = r.manual
     ? `${word} <span class="muted" title="run now: not a schedule slot">(manual)</span>`
     : word
@@ -283,7 +286,7 @@ function renderRateLimits(limits: RateLimitStatus[] | null): string {
   if (limits.length === 0)
     return '<h3>Rate limits</h3><p class="muted">This replica has seen no rate-limit headers yet.</p>'
   const row = (l: RateLimitStatus) =>
-    `<tr><td>${esc(l.host)}</td><td>${esc(l.resource)}</td><td class="num">${num(l.remaining)} / ${num(l.limit)}</td><td><meter min="0" max="${num(l.limit)}" low="${num(l.limit * 0.1)}" optimum="${num(l.limit)}" value="${num(l.remaining)}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
+    `<tr><td>${esc(l.host)}${l.installation === null ? '' : ` <span class="muted">installation ${num(l.installation)}</span>`}</td><td>${esc(l.resource)}</td><td class="num">${num(l.remaining)} / ${num(l.limit)}</td><td><meter min="0" max="${num(l.limit)}" low="${num(l.limit * 0.1)}" optimum="${num(l.limit)}" value="${num(l.remaining)}"></meter></td><td>${l.resetAt ? esc(timeOfDay(l.resetAt)) : '—'}</td></tr>`
   return `<h3>Rate limits</h3><div class="scroll"><table>
 <thead><tr><th>Host</th><th>Resource</th><th class="num">Remaining / limit</th><th></th><th>Resets (UTC)</th></tr></thead>
 <tbody>${limits.map(row).join('')}</tbody></table></div>`

@@ -111,9 +111,19 @@ export interface RunStatus {
   durationMs: number | null
   /**
    * `ok`, `failed`, `timed-out`, `aborted`, `skipped` (its tick overlapped a pass), `missed` (never ran:
-   * outside the catch-up window), `paused` (never ran: the net was paused), or `running` while unfinished.
+   * outside the catch-up window), `paused` (never ran: the net was paused), `deferred` (never ran: its
+   * installation's budget was down to LEASECRON_FORGE_RESERVE), or `running` while unfinished.
    */
-  outcome: 'ok' | 'failed' | 'timed-out' | 'aborted' | 'skipped' | 'missed' | 'paused' | 'running'
+  outcome:
+    | 'ok'
+    | 'failed'
+    | 'timed-out'
+    | 'aborted'
+    | 'skipped'
+    | 'missed'
+    | 'paused'
+    | 'deferred'
+    | 'running'
   /** Attempts made for the slot's one claim (1 + retries); `null` while running. */
   attempts: number | null
   /** The error, its first 500 characters and `…(N more)` when longer (shown-text.ts). */
@@ -122,6 +132,8 @@ export interface RunStatus {
   requests: number | null
   /** A manual run (run now): its slot is when it was asked for, not a schedule slot. */
   manual: boolean
+  /** The GitHub App installation the run acted as; `null` for a run that names none (older, or global). */
+  installation: number | null
 }
 
 export interface ForgeStatus {
@@ -158,6 +170,8 @@ export interface LaneHour extends LaneHourFigures {
 export interface RateLimitStatus {
   host: string
   resource: string
+  /** The installation whose budget it is; `null` for the App's own requests (token mints). */
+  installation: number | null
   limit: number
   remaining: number
   resetAt: string | null

@@ -58,7 +58,14 @@ async function sources(overrides: Partial<StatusSources> = {}): Promise<StatusSo
     history: (net, limit) => ledger.history(net, limit),
     forgeHours: (since) => hours.read(since),
     rateLimits: async () => [
-      { host: 'api.github.com', resource: 'core', limit: 5000, remaining: 4200, resetAt: null },
+      {
+        host: 'api.github.com',
+        resource: 'core',
+        installation: 7,
+        limit: 5000,
+        remaining: 4200,
+        resetAt: null,
+      },
     ],
     skippedTicks: async () => new Map([['sweeper', { overlap: 2 }]]),
     ...overrides,

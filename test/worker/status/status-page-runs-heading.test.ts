@@ -20,6 +20,7 @@ function run(slot: string): RunStatus {
     error: null,
     requests: 2,
     manual: false,
+    installation: null,
   }
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Commands name a per-installation net per installation: under GITHUB_INSTALLATION_IDS, `history
+ * board-issue-sync:56` reads that installation's slots from the test Mongo, the plain name is refused listing
+ * the installations' names, and under `all` any `<net>:<installation>` of a per-installation net is taken.
+ */
+import { describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/cli.js'
+import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
+import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
+import { mongoServer, useTestDatabase } from '../support/mongo.js'
+
+const database = await useTestDatabase('installation-names')
+const env = (ids: string) => ({
+  MONGO_URI: mongoServer().url,
+  MONGO_DB: database.db.databaseName,
+  GITHUB_APP_ID: '12',
+  GITHUB_APP_PRIVATE_KEY: generateAppKeyPair('pkcs8').privateKey,
+  GITHUB_INSTALLATION_IDS: ids,
+  LEASECRON_NET_MERGE_GATE_SWEEPER_ENABLED: 'false',
+  LOG_LEVEL: 'silent',
+})
+
+async function cli(args: string[], ids: string) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), env: env(ids) })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+describe('per-installation net names in commands', () => {
+  it('reads one installation’s history by <net>:<installation> and lists the names for the plain one', async () => {
+    const slot = new Date('2026-11-30T10:00:00.000Z')
+    const ledger = new MongoRunLedger(database.db)
+    await ledger.claim({
+      net: 'board-issue-sync:56',
+      slot,
+      owner: 'h-1',
+      fence: 1,
+      startedAt: slot,
+      installation: 56,
+    })
+    const read = await cli(['history', 'board-issue-sync:56', '--json'], '34,56')
+    expect(read.code, read.err).toBe(0)
+    expect(read.out).toContain('2026-11-30T10:00:00.000Z')
+    const plain = await cli(['history', 'board-issue-sync'], '34,56')
+    expect(plain.code).not.toBe(0)
+    expect(plain.err).toContain('board-issue-sync:34, board-issue-sync:56')
+    const discovered = await cli(['history', 'board-issue-sync:56', '--json'], 'all')
+    expect(discovered.code, discovered.err).toBe(0)
+    expect(discovered.out).toContain('2026-11-30T10:00:00.000Z')
+    const global = await cli(['history', 'merge-gate-sweeper:56'], 'all')
+    expect(global.code, 'a net that is not per installation has no installation names').not.toBe(0)
+  })
+})
