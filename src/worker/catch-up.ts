@@ -8,6 +8,10 @@
  * leaves is still unrecorded, so the successor's election plans it again, and every slot is still run or
  * recorded once (the ledger's claim and account each insert only where no record is).
  *
+ * A holder also makes it within its term (`occasion: 'recovery'`) once the ledger answers again after it
+ * did not answer a claim (ledger-recovery.ts), so a slot lost to a store outage shorter than the TTL is run
+ * late or recorded `missed` by the same plan, never silently dropped.
+ *
  * What it is not: the tick loop (scheduler.ts runs it as the term's first piece of work, ticks arriving
  * meanwhile follow the net's OVERLAP), nor the coordinator's (node-cron decides its own fires there).
  */
@@ -16,7 +20,7 @@ import type { NetConfig } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
-import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
+import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
 import type { Logger } from './logger.js'
 import type { SlotPassResult } from './slot-pass.js'
 
@@ -26,8 +30,13 @@ export interface CatchUpSpec {
   owner: string
   fence: number
   clock: Clock
-  /** The election's instant: the ticks serve the slots after it, the catch-up those at or before it. */
+  /**
+   * The election's instant: the ticks serve the slots after it, the catch-up those at or before it. For a
+   * recovery, the instant the holder looks back from.
+   */
   now: Date
+  /** At the term's election (the default), or within it after the run ledger did not answer (recovery). */
+  occasion?: CatchUpOccasion
   /** Runs kept per net (LEASECRON_RUN_HISTORY): the catch-up looks back over no more slots than that. */
   runHistory: number
   /** The term's signal: ends the catch-up, and bounds each ledger call with `boundMs`. */
@@ -49,8 +58,13 @@ export interface CatchUpSummary {
   missed: number
   /** Planned slots another term had claimed by the time this one came to them. */
   taken: number
-  /** Planned slots left unrun and unrecorded because the term ended: the successor's catch-up has them. */
+  /**
+   * Planned slots left unrun and unrecorded because the term ended or the ledger stopped answering: the
+   * successor's catch-up (or this term's recovery) has them.
+   */
   left: number
+  /** Whether the ledger answered the read of the net's runs: if not, nothing older was accounted. */
+  answered: boolean
 }
 
 /** Reads, plans, records and runs; see the module's doc. Never rejects. */
@@ -67,10 +81,12 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
     max: net.catchUpMax,
     recorded,
     lookback,
+    ...(spec.occasion ? { occasion: spec.occasion } : {}),
   })
   const accounted = await recordMissed(spec, plan.missed)
   const runs = await runPlanned(spec, plan.run)
-  const summary = { ...runs, missed: accounted.inserted, left: runs.left + accounted.left }
+  const left = runs.left + accounted.left
+  const summary = { ...runs, missed: accounted.inserted, left, answered: recorded !== undefined }
   logSummary(spec, plan, summary)
   return summary
 }
@@ -135,13 +151,16 @@ async function runPlanned(spec: CatchUpSpec, slots: readonly Date[]) {
 function logSummary(spec: CatchUpSpec, plan: CatchUpPlan, summary: CatchUpSummary): void {
   const fields = {
     catchUp: spec.net.catchUp,
-    electedAt: spec.now.toISOString(),
+    ...(spec.occasion === 'recovery'
+      ? { recoveredAt: spec.now.toISOString() }
+      : { electedAt: spec.now.toISOString() }),
     ...summary,
     ...(plan.floor ? { floor: plan.floor.toISOString() } : { newNet: true }),
     ...(plan.lookbackExhausted ? { lookbackExhausted: true } : {}),
   }
   const left = summary.left > 0 ? `, ${summary.left} left for the next holder` : ''
-  spec.log.info(fields, `catch-up: ran ${summary.ran}, missed ${summary.missed}${left}`)
+  const what = spec.occasion === 'recovery' ? 'catch-up after the run ledger answered again' : 'catch-up'
+  spec.log.info(fields, `${what}: ran ${summary.ran}, missed ${summary.missed}${left}`)
 }
 
 /** Whether the term may still write and run: not ended, not past its step-down instant. */

@@ -12,7 +12,12 @@
  * (the newest such slot only, the ones it replaced recorded `skipped`), `skip` records it `skipped`; either
  * way every slot the term let go is in the ledger and counted (`overlap`). A slot another term claimed is skipped (`slot-taken`); a claim the
  * ledger could not answer runs nothing (`claim-failed`). When the term ends the task stops and the pass in
- * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
+ * flight gets the abort and is awaited.
+ *
+ * A claim (or a skip's record, or the election's read) the ledger could not answer leaves the term owing a
+ * look back (ledger-recovery.ts): once no work is in flight, at most RECOVERY_RETRY_MAX_MS later and again
+ * until the ledger answers, the term makes the catch-up from that instant (the same plan, `recovery`), so
+ * the slot is run late under the net's CATCH_UP or recorded `missed` — never left without a record. A pass that throws is logged and recorded `failed`; it never ends
  * the term or the process.
  */
 import { run, type TermInfo } from '../lease/run.js'
@@ -34,9 +39,14 @@ import {
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
 import { type CatchUpSpec, catchUp } from './catch-up.js'
+import type { CatchUpOccasion } from './catch-up-plan.js'
+import { type LedgerRecovery, startLedgerRecovery } from './ledger-recovery.js'
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
+
+/** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
+const RECOVERY_RETRY_MAX_MS = 10_000
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -185,7 +195,6 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   // The job in flight, with its own abort (a pause with --abort): its passes end with it.
   let current: JobInFlight | undefined
   const spec = termPassSpecs(options, log, term, info, () => current?.abort.signal)
-  const skips = skipRecorder(spec, metrics, name, log)
   const jobs = controlJobs({
     options,
     log,
@@ -198,16 +207,21 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
-  const runSlot = (slot: Date) =>
-    runSlotPass(spec(slot)).then((result) => {
-      countSkip(result, metrics, name, slot, log)
-      return result
-    })
+  const recovery = termRecovery(options, term, info, {
+    busy: () => inFlight !== undefined,
+    lookBack: (now) => lookBack(now, 'recovery'),
+  })
+  const skips = skipRecorder(spec, metrics, name, log, recovery)
+  // A recovery's pass is for a slot whose tick already counted its skip (`again`): it only owes again.
+  const runSlot = (slot: Date, again = false) =>
+    runSlotPass(spec(slot)).then((result) =>
+      again ? oweOnFailure(result, recovery) : countSkip(result, metrics, name, slot, log, recovery),
+    )
   /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
-  const gatedSlot = async (slot: Date): Promise<SlotPassResult | undefined> => {
+  const gatedSlot = async (slot: Date, again = false): Promise<SlotPassResult | undefined> => {
     let result: SlotPassResult | undefined
     await jobs.scheduled(slot, async () => {
-      result = await runSlot(slot)
+      result = await runSlot(slot, again)
     })
     return result
   }
@@ -242,20 +256,41 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
     }
     occupy(() => gatedSlot(slot))
   }
-  const catchUpAt = (elected: Date) => {
-    if (!term.aborted && info.live())
-      occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, gatedSlot)))
-  }
+  const lookBack = termLookBack(options, log, term, info, { occupy, gatedSlot, recovery })
   serve.job = (job: ControlJob) => {
     jobs.queue(job)
     if (!inFlight && !term.aborted && info.live()) jobs.next(occupy)
   }
   const settled = async () => {
+    recovery.stop()
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
     while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
     await jobs.stopped
   }
-  return Object.assign(serve, { catchUp: catchUpAt, settled })
+  return Object.assign(serve, { catchUp: (elected: Date) => lookBack(elected, 'election'), settled })
+}
+
+/** The catch-up from `now`, as the term's work (`occupy`); a ledger that did not answer leaves a look back owed. */
+function termLookBack(
+  options: NetCampaignOptions,
+  log: Logger,
+  term: AbortSignal,
+  info: TermInfo,
+  work: {
+    occupy(run: () => Promise<unknown>): void
+    gatedSlot(slot: Date, again: boolean): Promise<SlotPassResult | undefined>
+    recovery: LedgerRecovery
+  },
+): (now: Date, occasion: CatchUpOccasion) => void {
+  return (now, occasion) => {
+    if (term.aborted || !info.live()) return
+    const at = { now, occasion }
+    const runSlot = (slot: Date) => work.gatedSlot(slot, occasion === 'recovery')
+    work.occupy(async () => {
+      const summary = await catchUp(catchUpSpec(options, log, term, info, at, runSlot))
+      if (!summary.answered || summary.left > 0) work.recovery.owe()
+    })
+  }
 }
 
 /**
@@ -291,18 +326,40 @@ function termPassSpecs(
   }
 }
 
-/** The term's catch-up at `elected`: its slots run through `runSlot`, as a tick's would. */
+/**
+ * The term's ledger recovery (ledger-recovery.ts): after the ledger did not answer, a look back every
+ * retry (at most RECOVERY_RETRY_MAX_MS) while the term goes on and no work is in flight.
+ */
+function termRecovery(
+  options: NetCampaignOptions,
+  term: AbortSignal,
+  info: TermInfo,
+  work: { busy(): boolean; lookBack(now: Date): void },
+): LedgerRecovery {
+  return startLedgerRecovery({
+    clock: options.clock,
+    retryMs: Math.min(options.net.pacing.retryMs, RECOVERY_RETRY_MAX_MS),
+    going: () => !term.aborted && info.live(),
+    busy: work.busy,
+    recover: work.lookBack,
+  })
+}
+
+/**
+ * The term's catch-up from `at.now` (its election, or a recovery's instant): its slots run through
+ * `runSlot`, as a tick's would.
+ */
 function catchUpSpec(
   options: NetCampaignOptions,
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
-  elected: Date,
+  at: { now: Date; occasion: CatchUpOccasion },
   runSlot: (slot: Date) => Promise<SlotPassResult | undefined>,
 ): CatchUpSpec {
   const { net, ledger, owner, clock, runHistory } = options
   return {
-    ...{ net, ledger, owner, fence: info.fence, clock, now: elected, runHistory },
+    ...{ net, ledger, owner, fence: info.fence, clock, now: at.now, occasion: at.occasion, runHistory },
     ...{
       term,
       live: info.live,
@@ -313,8 +370,17 @@ function catchUpSpec(
   }
 }
 
-/** Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes. */
-function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics, net: string, log: Logger) {
+/**
+ * Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes; a
+ * write the ledger did not answer leaves a look back owed (`recovery`), which accounts the slot.
+ */
+function skipRecorder(
+  spec: (slot: Date) => SlotPassSpec,
+  metrics: WorkerMetrics,
+  net: string,
+  log: Logger,
+  recovery: Pick<LedgerRecovery, 'owe'>,
+) {
   const writes = new Set<Promise<void>>()
   return {
     skip(slot: Date, why: string): void {
@@ -323,11 +389,12 @@ function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics
       log.debug({ slot: at }, `slot skipped, recorded skipped in the ledger: ${why}`)
       const write: Promise<void> = skipSlot(spec(slot))
         .then((result) => {
-          if (result.kind === 'claim-failed')
-            log.warn(
-              { slot: at, err: result.error },
-              'could not record a skipped slot: the ledger did not answer',
-            )
+          if (result.kind !== 'claim-failed') return
+          log.warn(
+            { slot: at, err: result.error },
+            'could not record a skipped slot: the ledger did not answer; the term looks back once it does',
+          )
+          recovery.owe()
         })
         .finally(() => writes.delete(write))
       writes.add(write)
@@ -337,13 +404,21 @@ function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics
   }
 }
 
+/** A claim the ledger did not answer owes `recovery` a look back; the result is handed on. */
+function oweOnFailure(result: SlotPassResult, recovery: Pick<LedgerRecovery, 'owe'>): SlotPassResult {
+  if (result.kind === 'claim-failed') recovery.owe()
+  return result
+}
+
+/** Counts (and says) a slot a pass did not run; a claim the ledger did not answer owes `recovery` a look back. */
 function countSkip(
   result: SlotPassResult,
   metrics: WorkerMetrics,
   net: string,
   slot: Date,
   log: Logger,
-): void {
+  recovery?: Pick<LedgerRecovery, 'owe'>,
+): SlotPassResult {
   if (result.kind === 'slot-taken') {
     metrics.skippedTicks.inc({ net, reason: 'slot-taken' })
     log.debug(
@@ -354,7 +429,9 @@ function countSkip(
     metrics.skippedTicks.inc({ net, reason: 'claim-failed' })
     log.warn(
       { slot: slot.toISOString(), err: result.error },
-      'slot skipped: the run ledger did not answer the claim (fail-closed)',
+      'slot skipped: the run ledger did not answer the claim (fail-closed); the term looks back once it does',
     )
+    recovery?.owe()
   }
+  return result
 }

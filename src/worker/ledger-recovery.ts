@@ -1,0 +1,66 @@
+/**
+ * A term's ledger recovery: once the run ledger did not answer something the term needed of it (a slot's
+ * claim, a skip's record, the election's read), the term owes a look back, and this arms one timer that,
+ * every `retryMs` while the term goes on, asks for the catch-up (catch-up.ts, `occasion: 'recovery'`) to be
+ * made. The catch-up's own slot passes and reads then either settle the debt or, when the ledger still
+ * does not answer, owe it again — so a slot whose claim a store outage shorter than the TTL swallowed is
+ * run late or recorded `missed` as soon as the store answers, and never left without a record.
+ *
+ * Why here and not at each tick: in steady state nothing is owed and the ledger sees no extra read; only
+ * after a failure does the holder read the net's runs, once per `retryMs` at most.
+ *
+ * What it is not: the catch-up itself (the scheduler runs it as its piece of work, one at a time with the
+ * passes), nor a retry of the failed call: the plan decides afresh from what the ledger holds.
+ */
+import type { Clock, TimerHandle } from '../lease/clock.js'
+
+export interface LedgerRecoverySpec {
+  clock: Clock
+  /** How long after a failure (and between looks while the ledger still does not answer) to look back. */
+  retryMs: number
+  /** Whether the term still goes on (not ended, not past its step-down instant): if not, nothing is armed. */
+  going(): boolean
+  /** Whether a pass or another piece of work is in flight: the look back waits for the next timer. */
+  busy(): boolean
+  /** Starts the catch-up from `now`; it calls `owe` again itself when the ledger still does not answer. */
+  recover(now: Date): void
+}
+
+export interface LedgerRecovery {
+  /** The ledger did not answer something the term needed: look back within `retryMs`. */
+  owe(): void
+  /** Whether a look back is owed and not yet started. */
+  owed(): boolean
+  /** Clears the timer (the term ended); nothing is started after. */
+  stop(): void
+}
+
+/** Starts a term's ledger recovery, owing nothing; see the module's doc. */
+export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
+  let timer: TimerHandle | undefined
+  let owed = false
+  let stopped = false
+  const arm = () => {
+    if (stopped || timer !== undefined || !spec.going()) return
+    timer = spec.clock.setTimeout(fire, Math.max(1, spec.retryMs))
+  }
+  const fire = () => {
+    timer = undefined
+    if (stopped || !owed || !spec.going()) return
+    if (spec.busy()) return arm()
+    owed = false
+    spec.recover(spec.clock.now())
+  }
+  return {
+    owe() {
+      owed = true
+      arm()
+    },
+    owed: () => owed,
+    stop() {
+      stopped = true
+      if (timer !== undefined) spec.clock.clearTimeout(timer)
+      timer = undefined
+    },
+  }
+}
