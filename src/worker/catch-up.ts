@@ -18,7 +18,7 @@
 import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
-import type { RunLedger } from '../runs/run-ledger.js'
+import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
 import type { Logger } from './logger.js'
@@ -37,6 +37,8 @@ export interface CatchUpSpec {
   now: Date
   /** At the term's election (the default), or within it after the run ledger did not answer (recovery). */
   occasion?: CatchUpOccasion
+  /** A recovery's slots whose claims this term sent and got no answer for: any that landed are closed. */
+  lostClaims?: readonly Date[]
   /** Runs kept per net (LEASECRON_RUN_HISTORY): the catch-up looks back over no more slots than that. */
   runHistory: number
   /** The term's signal: ends the catch-up, and bounds each ledger call with `boundMs`. */
@@ -98,6 +100,7 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
 async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[] | undefined> {
   try {
     const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec) })
+    await closeLostClaims(spec, runs)
     await closeUnfinished(
       {
         ...{ ledger: spec.ledger, fence: spec.fence, log: spec.log },
@@ -112,6 +115,32 @@ async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[]
       'catch-up: the run ledger did not answer: no slot is recorded missed, the newest due slot’s claim decides',
     )
     return undefined
+  }
+}
+
+const LOST_CLAIM =
+  'the run ledger did not answer this holder’s claim in time, and the claim landed later: the pass never started'
+
+/**
+ * A claim this term sent and got no answer for (`lostClaims`) that landed after the holder stopped waiting
+ * is a record of this term without an end that nothing runs: it is recorded `aborted` with the reason (the
+ * ledger's `finish`, as the term's own), so the slot is accounted. A late `skipped` finish still overwrites
+ * it. Rejects when the ledger stops answering: the look back is owed again, with these slots.
+ */
+async function closeLostClaims(spec: CatchUpSpec, runs: readonly RunRecord[]): Promise<void> {
+  const lost = new Set((spec.lostClaims ?? []).map((slot) => slot.getTime()))
+  for (const run of runs) {
+    if (!lost.has(run.slot.getTime()) || run.manual) continue
+    if (run.outcome !== undefined || run.fence !== spec.fence || run.owner !== spec.owner) continue
+    if (!going(spec)) return
+    const finish = {
+      finishedAt: spec.clock.now(),
+      outcome: 'aborted' as const,
+      error: LOST_CLAIM,
+      attempts: 0,
+    }
+    if (await spec.ledger.finish(run.net, run.slot, spec.owner, spec.fence, finish, { signal: bound(spec) }))
+      spec.log.warn({ slot: run.slot.toISOString() }, `recorded aborted: ${LOST_CLAIM}`)
   }
 }
 

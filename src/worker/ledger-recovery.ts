@@ -22,13 +22,19 @@ export interface LedgerRecoverySpec {
   going(): boolean
   /** Whether a pass or another piece of work is in flight: the look back waits for the next timer. */
   busy(): boolean
-  /** Starts the catch-up from `now`; it calls `owe` again itself when the ledger still does not answer. */
-  recover(now: Date): void
+  /**
+   * Starts the catch-up from `now`, handing over the slots whose claims went unanswered since the last look
+   * back; it calls `owe` again itself (with those slots) when the ledger still does not answer.
+   */
+  recover(now: Date, lostClaims: Date[]): void
 }
 
 export interface LedgerRecovery {
-  /** The ledger did not answer something the term needed: look back within `retryMs`. */
-  owe(): void
+  /**
+   * The ledger did not answer something the term needed: look back within `retryMs`. `lostClaim`: the slot
+   * whose claim went unanswered (it may have landed; the look back then records it `aborted`).
+   */
+  owe(lostClaim?: Date): void
   /** Whether a look back is owed and not yet started. */
   owed(): boolean
   /** Clears the timer (the term ended); nothing is started after. */
@@ -39,6 +45,7 @@ export interface LedgerRecovery {
 export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
   let timer: TimerHandle | undefined
   let owed = false
+  const lost = new Map<number, Date>()
   let stopped = false
   const arm = () => {
     if (stopped || timer !== undefined || !spec.going()) return
@@ -49,10 +56,13 @@ export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
     if (stopped || !owed || !spec.going()) return
     if (spec.busy()) return arm()
     owed = false
-    spec.recover(spec.clock.now())
+    const lostClaims = [...lost.values()]
+    lost.clear()
+    spec.recover(spec.clock.now(), lostClaims)
   }
   return {
-    owe() {
+    owe(lostClaim) {
+      if (lostClaim) lost.set(lostClaim.getTime(), lostClaim)
       owed = true
       arm()
     },

@@ -209,13 +209,13 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   let buffered: Date | undefined
   const recovery = termRecovery(options, term, info, {
     busy: () => inFlight !== undefined,
-    lookBack: (now) => lookBack(now, 'recovery'),
+    lookBack: (now, lostClaims) => lookBack(now, 'recovery', lostClaims),
   })
   const skips = skipRecorder(spec, metrics, name, log, recovery)
   // A recovery's pass is for a slot whose tick already counted its skip (`again`): it only owes again.
   const runSlot = (slot: Date, again = false) =>
     runSlotPass(spec(slot)).then((result) =>
-      again ? oweOnFailure(result, recovery) : countSkip(result, metrics, name, slot, log, recovery),
+      again ? oweOnFailure(result, slot, recovery) : countSkip(result, metrics, name, slot, log, recovery),
     )
   /** A slot's pass unless the net is paused now (then recorded `paused`: undefined). */
   const gatedSlot = async (slot: Date, again = false): Promise<SlotPassResult | undefined> => {
@@ -281,14 +281,16 @@ function termLookBack(
     gatedSlot(slot: Date, again: boolean): Promise<SlotPassResult | undefined>
     recovery: LedgerRecovery
   },
-): (now: Date, occasion: CatchUpOccasion) => void {
-  return (now, occasion) => {
+): (now: Date, occasion: CatchUpOccasion, lostClaims?: Date[]) => void {
+  return (now, occasion, lostClaims = []) => {
     if (term.aborted || !info.live()) return
-    const at = { now, occasion }
+    const at = { now, occasion, lostClaims }
     const runSlot = (slot: Date) => work.gatedSlot(slot, occasion === 'recovery')
     work.occupy(async () => {
       const summary = await catchUp(catchUpSpec(options, log, term, info, at, runSlot))
-      if (!summary.answered || summary.left > 0) work.recovery.owe()
+      if (summary.answered && summary.left === 0) return
+      work.recovery.owe()
+      for (const slot of lostClaims) work.recovery.owe(slot)
     })
   }
 }
@@ -334,7 +336,7 @@ function termRecovery(
   options: NetCampaignOptions,
   term: AbortSignal,
   info: TermInfo,
-  work: { busy(): boolean; lookBack(now: Date): void },
+  work: { busy(): boolean; lookBack(now: Date, lostClaims: Date[]): void },
 ): LedgerRecovery {
   return startLedgerRecovery({
     clock: options.clock,
@@ -354,12 +356,13 @@ function catchUpSpec(
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
-  at: { now: Date; occasion: CatchUpOccasion },
+  at: { now: Date; occasion: CatchUpOccasion; lostClaims: Date[] },
   runSlot: (slot: Date) => Promise<SlotPassResult | undefined>,
 ): CatchUpSpec {
   const { net, ledger, owner, clock, runHistory } = options
   return {
     ...{ net, ledger, owner, fence: info.fence, clock, now: at.now, occasion: at.occasion, runHistory },
+    lostClaims: at.lostClaims,
     ...{
       term,
       live: info.live,
@@ -394,7 +397,7 @@ function skipRecorder(
             { slot: at, err: result.error },
             'could not record a skipped slot: the ledger did not answer; the term looks back once it does',
           )
-          recovery.owe()
+          recovery.owe(slot)
         })
         .finally(() => writes.delete(write))
       writes.add(write)
@@ -405,8 +408,12 @@ function skipRecorder(
 }
 
 /** A claim the ledger did not answer owes `recovery` a look back; the result is handed on. */
-function oweOnFailure(result: SlotPassResult, recovery: Pick<LedgerRecovery, 'owe'>): SlotPassResult {
-  if (result.kind === 'claim-failed') recovery.owe()
+function oweOnFailure(
+  result: SlotPassResult,
+  slot: Date,
+  recovery: Pick<LedgerRecovery, 'owe'>,
+): SlotPassResult {
+  if (result.kind === 'claim-failed') recovery.owe(slot)
   return result
 }
 
@@ -431,7 +438,7 @@ function countSkip(
       { slot: slot.toISOString(), err: result.error },
       'slot skipped: the run ledger did not answer the claim (fail-closed); the term looks back once it does',
     )
-    recovery?.owe()
+    recovery?.owe(slot)
   }
   return result
 }

@@ -26,15 +26,19 @@ const at = (hhmmss: string) => new Date(`2026-10-01T${hhmmss}.000Z`)
 /** The real memory ledger, unreachable while `down`: every call fails as a dropped connection would. */
 class OutageLedger extends MemoryRunLedger {
   down = false
+  /** A claim lands but its answer is lost (the connection drops after the write). */
+  loseClaimAnswers = false
   /** History reads (the look back's read, and each pass's read of older terms' unfinished runs). */
   reads = 0
   #reach(operation: string): void {
-    if (this.down)
+    if (this.down || operation === 'claim answer')
       throw new RunLedgerError('RUN_LEDGER_FAILED', { component: 'OutageLedger', operation }, 'unreachable')
   }
   override async claim(...args: Parameters<MemoryRunLedger['claim']>) {
     this.#reach('claim')
-    return super.claim(...args)
+    const won = await super.claim(...args)
+    if (this.loseClaimAnswers) this.#reach('claim answer')
+    return won
   }
   override async account(...args: Parameters<MemoryRunLedger['account']>) {
     this.#reach('account')
@@ -171,6 +175,28 @@ describe('a store outage shorter than the TTL within a term', () => {
       outcome: 'missed',
     })
     expect(h.passes.map((p) => p.slot)).toEqual([at('15:01:00').toISOString()])
+    await h.finish()
+  })
+
+  it('records aborted a claim that landed though its answer was lost, and never runs it', async () => {
+    const h = holder()
+    await until('15:00:50')
+    h.ledger.loseClaimAnswers = true
+    await until('15:01:05')
+    h.ledger.loseClaimAnswers = false
+    await until('15:01:30')
+    const lost = await recordOf(h.ledger, '15:01:00')
+    expect(lost, 'the claim that landed unanswered stays “running” forever').toMatchObject({
+      outcome: 'aborted',
+      attempts: 0,
+      owner: 'alpha',
+    })
+    expect(lost!.error ?? '').toMatch(/claim landed later/)
+    await until('15:02:05')
+    expect(
+      h.passes.map((p) => p.slot),
+      'a slot whose claim was not answered ran',
+    ).toEqual(['15:00:00', '15:02:00'].map((t) => at(t).toISOString()))
     await h.finish()
   })
 
