@@ -22,6 +22,7 @@ import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
 import type { Logger } from './logger.js'
+import type { LostRecord } from './ledger-recovery.js'
 import type { SlotPassResult } from './slot-pass.js'
 
 export interface CatchUpSpec {
@@ -37,8 +38,11 @@ export interface CatchUpSpec {
   now: Date
   /** At the term's election (the default), or within it after the run ledger did not answer (recovery). */
   occasion?: CatchUpOccasion
-  /** A recovery's slots whose claims this term sent and got no answer for: any that landed are closed. */
-  lostClaims?: readonly Date[]
+  /**
+   * A recovery's slots this term got no answer for: a claim (closed `aborted` if it landed) or an end
+   * (recorded now).
+   */
+  lost?: readonly LostRecord[]
   /** Runs kept per net (LEASECRON_RUN_HISTORY): the catch-up looks back over no more slots than that. */
   runHistory: number
   /** The term's signal: ends the catch-up, and bounds each ledger call with `boundMs`. */
@@ -67,6 +71,8 @@ export interface CatchUpSummary {
   left: number
   /** Whether the ledger answered the read of the net's runs: if not, nothing older was accounted. */
   answered: boolean
+  /** Of a recovery's `lost` slots, those the read found no record of: a later look back checks them again. */
+  unsettled: LostRecord[]
 }
 
 /** Reads, plans, records and runs; see the module's doc. Never rejects. */
@@ -81,14 +87,16 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
     policy: net.catchUp,
     windowMs: net.catchUpWindowMs,
     max: net.catchUpMax,
-    recorded,
+    recorded: recorded?.slots,
     lookback,
     ...(spec.occasion ? { occasion: spec.occasion } : {}),
   })
   const accounted = await recordMissed(spec, plan.missed)
   const runs = await runPlanned(spec, plan.run)
   const left = runs.left + accounted.left
-  const summary = { ...runs, missed: accounted.inserted, left, answered: recorded !== undefined }
+  const answered = recorded !== undefined
+  const unsettled = recorded?.unsettled ?? []
+  const summary = { ...runs, missed: accounted.inserted, left, answered, unsettled }
   logSummary(spec, plan, summary)
   return summary
 }
@@ -97,10 +105,13 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
  * The slots of the net's newest `lookback` runs; undefined when the ledger did not answer. Runs an older
  * term claimed and never finished are closed `aborted` on the way (closeUnfinished).
  */
-async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[] | undefined> {
+async function readRecorded(
+  spec: CatchUpSpec,
+  lookback: number,
+): Promise<{ slots: Date[]; unsettled: LostRecord[] } | undefined> {
   try {
     const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec) })
-    await closeLostClaims(spec, runs)
+    const unsettled = await closeLostClaims(spec, runs)
     await closeUnfinished(
       {
         ...{ ledger: spec.ledger, fence: spec.fence, log: spec.log },
@@ -108,7 +119,7 @@ async function readRecorded(spec: CatchUpSpec, lookback: number): Promise<Date[]
       },
       runs,
     )
-    return runs.map((run) => run.slot)
+    return { slots: runs.map((run) => run.slot), unsettled }
   } catch (error) {
     spec.log.warn(
       { err: error },
@@ -122,26 +133,37 @@ const LOST_CLAIM =
   'the run ledger did not answer this holder’s claim in time, and the claim landed later: the pass never started'
 
 /**
- * A claim this term sent and got no answer for (`lostClaims`) that landed after the holder stopped waiting
- * is a record of this term without an end that nothing runs: it is recorded `aborted` with the reason (the
- * ledger's `finish`, as the term's own), so the slot is accounted. A late `skipped` finish still overwrites
- * it. Rejects when the ledger stops answering: the look back is owed again, with these slots.
+ * The slots this term got no answer for (`lost`) whose records still have no end: a claim that landed after
+ * the holder stopped waiting is recorded `aborted` with the reason (its pass never started); a pass or skip
+ * whose end went unanswered gets that end now (the ledger's `finish`, as the term's own). So the slot is
+ * accounted, not left "running". Rejects when the ledger stops answering: the look back is owed again.
  */
-async function closeLostClaims(spec: CatchUpSpec, runs: readonly RunRecord[]): Promise<void> {
-  const lost = new Set((spec.lostClaims ?? []).map((slot) => slot.getTime()))
+async function closeLostClaims(spec: CatchUpSpec, runs: readonly RunRecord[]): Promise<LostRecord[]> {
+  const lost = new Map((spec.lost ?? []).map((record) => [record.slot.getTime(), record]))
+  // A lost slot without a record yet stays unsettled: a claim still on its way may land after this read.
+  const unsettled = new Map(lost)
   for (const run of runs) {
-    if (!lost.has(run.slot.getTime()) || run.manual) continue
+    const record = lost.get(run.slot.getTime())
+    if (!record || run.manual) continue
+    unsettled.delete(run.slot.getTime())
     if (run.outcome !== undefined || run.fence !== spec.fence || run.owner !== spec.owner) continue
-    if (!going(spec)) return
-    const finish = {
+    if (!going(spec)) break
+    // A lost end is the pass's own; a lost claim's pass never started.
+    const finish = record.end ?? {
       finishedAt: spec.clock.now(),
       outcome: 'aborted' as const,
       error: LOST_CLAIM,
       attempts: 0,
     }
     if (await spec.ledger.finish(run.net, run.slot, spec.owner, spec.fence, finish, { signal: bound(spec) }))
-      spec.log.warn({ slot: run.slot.toISOString() }, `recorded aborted: ${LOST_CLAIM}`)
+      spec.log.warn(
+        { slot: run.slot.toISOString(), outcome: finish.outcome },
+        record.end
+          ? 'recorded a pass’s end the ledger did not answer before'
+          : `recorded aborted: ${LOST_CLAIM}`,
+      )
   }
+  return [...unsettled.values()]
 }
 
 /** Records each slot `missed` until the term ends: how many this term inserted, how many it left. */

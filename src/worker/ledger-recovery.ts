@@ -13,6 +13,18 @@
  * passes), nor a retry of the failed call: the plan decides afresh from what the ledger holds.
  */
 import type { Clock, TimerHandle } from '../lease/clock.js'
+import type { RunFinish } from '../runs/run-ledger.js'
+
+/**
+ * A slot of this term the ledger did not answer for: its claim (`end` absent: it may have landed without an
+ * end), or the end of its pass or skip (`end`: the claim is the term's, the end is still to be recorded).
+ */
+export interface LostRecord {
+  slot: Date
+  end?: RunFinish
+  /** Look backs that found no record of the slot yet (a claim may still be on its way): bounded. */
+  tries?: number
+}
 
 export interface LedgerRecoverySpec {
   clock: Clock
@@ -20,23 +32,26 @@ export interface LedgerRecoverySpec {
   retryMs: number
   /** Whether the term still goes on (not ended, not past its step-down instant): if not, nothing is armed. */
   going(): boolean
-  /** Whether a pass or another piece of work is in flight: the look back waits for the next timer. */
+  /** Whether a pass or another piece of work is in flight: the look back waits for `idle`. */
   busy(): boolean
   /**
    * Starts the catch-up from `now`, handing over the slots whose claims went unanswered since the last look
    * back; it calls `owe` again itself (with those slots) when the ledger still does not answer.
    */
-  recover(now: Date, lostClaims: Date[]): void
+  recover(now: Date, lost: LostRecord[]): void
 }
 
 export interface LedgerRecovery {
   /**
-   * The ledger did not answer something the term needed: look back within `retryMs`. `lostClaim`: the slot
-   * whose claim went unanswered (it may have landed; the look back then records it `aborted`).
+   * The ledger did not answer something the term needed: look back within `retryMs`. `lost`: the slot whose
+   * claim or end went unanswered (a claim may have landed: the look back records it `aborted`; an end is
+   * recorded then).
    */
-  owe(lostClaim?: Date): void
+  owe(lost?: LostRecord): void
   /** Whether a look back is owed and not yet started. */
   owed(): boolean
+  /** The work in flight ended: a look back that came due meanwhile starts now (true when it did). */
+  idle(): boolean
   /** Clears the timer (the term ended); nothing is started after. */
   stop(): void
 }
@@ -45,7 +60,9 @@ export interface LedgerRecovery {
 export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
   let timer: TimerHandle | undefined
   let owed = false
-  const lost = new Map<number, Date>()
+  // A look back due while work was in flight: it starts when that work ends (`idle`), never starved.
+  let waiting = false
+  const lost = new Map<number, LostRecord>()
   let stopped = false
   const arm = () => {
     if (stopped || timer !== undefined || !spec.going()) return
@@ -54,19 +71,31 @@ export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
   const fire = () => {
     timer = undefined
     if (stopped || !owed || !spec.going()) return
-    if (spec.busy()) return arm()
+    if (spec.busy()) {
+      waiting = true
+      return
+    }
+    start()
+  }
+  const start = () => {
+    waiting = false
     owed = false
-    const lostClaims = [...lost.values()]
+    const records = [...lost.values()]
     lost.clear()
-    spec.recover(spec.clock.now(), lostClaims)
+    spec.recover(spec.clock.now(), records)
   }
   return {
-    owe(lostClaim) {
-      if (lostClaim) lost.set(lostClaim.getTime(), lostClaim)
+    owe(record) {
+      if (record) lost.set(record.slot.getTime(), record)
       owed = true
       arm()
     },
     owed: () => owed,
+    idle() {
+      if (!waiting || !owed || stopped || !spec.going() || spec.busy()) return false
+      start()
+      return true
+    },
     stop() {
       stopped = true
       if (timer !== undefined) spec.clock.clearTimeout(timer)

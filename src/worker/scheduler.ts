@@ -40,13 +40,16 @@ import {
 import { startSlotTicker } from './slot-ticker.js'
 import { type CatchUpSpec, catchUp } from './catch-up.js'
 import type { CatchUpOccasion } from './catch-up-plan.js'
-import { type LedgerRecovery, startLedgerRecovery } from './ledger-recovery.js'
+import { type LedgerRecovery, type LostRecord, startLedgerRecovery } from './ledger-recovery.js'
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 
 /** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
 const RECOVERY_RETRY_MAX_MS = 10_000
+
+/** How many more look backs check a lost slot the ledger has no record of yet (its claim may land late). */
+const UNSETTLED_LOOK_BACKS = 3
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -209,7 +212,7 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
   let buffered: Date | undefined
   const recovery = termRecovery(options, term, info, {
     busy: () => inFlight !== undefined,
-    lookBack: (now, lostClaims) => lookBack(now, 'recovery', lostClaims),
+    lookBack: (now, lost) => lookBack(now, 'recovery', lost),
   })
   const skips = skipRecorder(spec, metrics, name, log, recovery)
   // A recovery's pass is for a slot whose tick already counted its skip (`again`): it only owes again.
@@ -238,7 +241,7 @@ function slotServer(options: NetCampaignOptions, log: Logger, term: AbortSignal,
         if (next && term.aborted)
           log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
         else if (next) serve(next)
-        else if (!term.aborted && info.live()) jobs.next(occupy)
+        else if (!term.aborted && info.live() && !recovery.idle()) jobs.next(occupy)
       })
   }
   const serve = (slot: Date) => {
@@ -281,16 +284,19 @@ function termLookBack(
     gatedSlot(slot: Date, again: boolean): Promise<SlotPassResult | undefined>
     recovery: LedgerRecovery
   },
-): (now: Date, occasion: CatchUpOccasion, lostClaims?: Date[]) => void {
-  return (now, occasion, lostClaims = []) => {
+): (now: Date, occasion: CatchUpOccasion, lost?: LostRecord[]) => void {
+  return (now, occasion, lost = []) => {
     if (term.aborted || !info.live()) return
-    const at = { now, occasion, lostClaims }
+    const at = { now, occasion, lost }
     const runSlot = (slot: Date) => work.gatedSlot(slot, occasion === 'recovery')
     work.occupy(async () => {
       const summary = await catchUp(catchUpSpec(options, log, term, info, at, runSlot))
+      for (const record of summary.unsettled)
+        if ((record.tries ?? 0) < UNSETTLED_LOOK_BACKS)
+          work.recovery.owe({ ...record, tries: (record.tries ?? 0) + 1 })
       if (summary.answered && summary.left === 0) return
       work.recovery.owe()
-      for (const slot of lostClaims) work.recovery.owe(slot)
+      for (const record of lost) work.recovery.owe(record)
     })
   }
 }
@@ -336,7 +342,7 @@ function termRecovery(
   options: NetCampaignOptions,
   term: AbortSignal,
   info: TermInfo,
-  work: { busy(): boolean; lookBack(now: Date, lostClaims: Date[]): void },
+  work: { busy(): boolean; lookBack(now: Date, lost: LostRecord[]): void },
 ): LedgerRecovery {
   return startLedgerRecovery({
     clock: options.clock,
@@ -356,13 +362,13 @@ function catchUpSpec(
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
-  at: { now: Date; occasion: CatchUpOccasion; lostClaims: Date[] },
+  at: { now: Date; occasion: CatchUpOccasion; lost: LostRecord[] },
   runSlot: (slot: Date) => Promise<SlotPassResult | undefined>,
 ): CatchUpSpec {
   const { net, ledger, owner, clock, runHistory } = options
   return {
     ...{ net, ledger, owner, fence: info.fence, clock, now: at.now, occasion: at.occasion, runHistory },
-    lostClaims: at.lostClaims,
+    lost: at.lost,
     ...{
       term,
       live: info.live,
@@ -392,12 +398,13 @@ function skipRecorder(
       log.debug({ slot: at }, `slot skipped, recorded skipped in the ledger: ${why}`)
       const write: Promise<void> = skipSlot(spec(slot))
         .then((result) => {
+          if (result.kind === 'skipped' && result.unrecorded) recovery.owe({ slot, end: result.unrecorded })
           if (result.kind !== 'claim-failed') return
           log.warn(
             { slot: at, err: result.error },
             'could not record a skipped slot: the ledger did not answer; the term looks back once it does',
           )
-          recovery.owe(slot)
+          recovery.owe({ slot })
         })
         .finally(() => writes.delete(write))
       writes.add(write)
@@ -413,7 +420,8 @@ function oweOnFailure(
   slot: Date,
   recovery: Pick<LedgerRecovery, 'owe'>,
 ): SlotPassResult {
-  if (result.kind === 'claim-failed') recovery.owe(slot)
+  if (result.kind === 'claim-failed') recovery.owe({ slot })
+  else if (result.kind === 'ran' && result.unrecorded) recovery.owe({ slot, end: result.unrecorded })
   return result
 }
 
@@ -438,7 +446,7 @@ function countSkip(
       { slot: slot.toISOString(), err: result.error },
       'slot skipped: the run ledger did not answer the claim (fail-closed); the term looks back once it does',
     )
-    recovery?.owe(slot)
-  }
+    recovery?.owe({ slot })
+  } else if (result.kind === 'ran' && result.unrecorded) recovery?.owe({ slot, end: result.unrecorded })
   return result
 }
