@@ -12,6 +12,9 @@
  * new (or its ledger was emptied), and recording its whole past `missed` would say nothing true, so its plan
  * records nothing and runs at most the newest due slot.
  *
+ * The same plan serves a holder within its term once the run ledger answers again after it did not answer
+ * a claim (`occasion: 'recovery'`): the slot it could not claim is then run late or recorded `missed`.
+ *
  * What it is not: the one who runs or records anything, or a judge of whether a slot's record is right.
  */
 import { formatDuration } from '../durations.js'
@@ -36,7 +39,15 @@ export interface CatchUpInput {
   recorded: readonly Date[] | undefined
   /** The most scheduled slots looked at, newest first (a bound on the walk and on the ledger writes). */
   lookback: number
+  /**
+   * Why the plan is made: at a term's election (the default), or within a term once the run ledger answers
+   * again after it did not answer a claim (`recovery`). Only the reasons recorded differ.
+   */
+  occasion?: CatchUpOccasion
 }
+
+/** When a catch-up is planned: at an election, or after the run ledger did not answer within a term. */
+export type CatchUpOccasion = 'election' | 'recovery'
 
 /** A slot the plan records `missed`, and why (the record's reason, for the operator). */
 export interface MissedSlot {
@@ -98,12 +109,15 @@ function unrecordedSlots(
 /** Splits the unrecorded slots (newest first) into runs and misses by the policy. */
 function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<CatchUpPlan, 'run' | 'missed'> {
   const missed = (slots: Date[], reason: string) => slots.map((slot) => ({ slot, reason }))
+  const recovery = input.occasion === 'recovery'
   if (input.policy === 'none')
     return {
       run: [],
       missed: missed(
         unrecorded,
-        'CATCH_UP=none: a slot that fell due while no replica ran the net never runs',
+        recovery
+          ? 'CATCH_UP=none: a slot whose claim the run ledger did not answer never runs late'
+          : 'CATCH_UP=none: a slot that fell due while no replica ran the net never runs',
       ),
     }
   if (input.policy === 'latest') {
@@ -112,7 +126,9 @@ function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<Cat
       run: runsNewest ? [newest] : [],
       missed: missed(
         runsNewest ? unrecorded.slice(1) : unrecorded,
-        'CATCH_UP=latest: only the newest due slot runs at an election',
+        recovery
+          ? 'CATCH_UP=latest: the run ledger did not answer its claim, and a newer slot fell due before it answered again'
+          : 'CATCH_UP=latest: only the newest due slot runs at an election',
       ),
     }
   }

@@ -12,7 +12,12 @@
  * (the newest such slot only, the ones it replaced recorded `skipped`), `skip` records it `skipped`; either
  * way every slot the term let go is in the ledger and counted (`overlap`). A slot another term claimed is skipped (`slot-taken`); a claim the
  * ledger could not answer runs nothing (`claim-failed`). When the term ends the task stops and the pass in
- * flight gets the abort and is awaited. A pass that throws is logged and recorded `failed`; it never ends
+ * flight gets the abort and is awaited.
+ *
+ * A claim (or a skip's record, or the election's read) the ledger could not answer leaves the term owing a
+ * look back (ledger-recovery.ts): once no work is in flight, at most RECOVERY_RETRY_MAX_MS later and again
+ * until the ledger answers, the term makes the catch-up from that instant (the same plan, `recovery`), so
+ * the slot is run late under the net's CATCH_UP or recorded `missed` — never left without a record. A pass that throws is logged and recorded `failed`; it never ends
  * the term or the process.
  */
 import { type CampaignAttempt, run, type TermInfo } from '../lease/run.js'
@@ -34,10 +39,18 @@ import {
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
 import { type CatchUpSpec, catchUp } from './catch-up.js'
+import type { CatchUpOccasion } from './catch-up-plan.js'
+import { type LedgerRecovery, type LostRecord, startLedgerRecovery } from './ledger-recovery.js'
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
+
+/** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
+const RECOVERY_RETRY_MAX_MS = 10_000
+
+/** How many more look backs check a lost slot the ledger has no record of yet (its claim may land late). */
+const UNSETTLED_LOOK_BACKS = 3
 
 /** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
 export interface NetCampaignOptions extends PassSetting {
@@ -223,7 +236,6 @@ function slotServer(
   // The job in flight, with its own abort (a pause with --abort): its passes end with it.
   let current: JobInFlight | undefined
   const spec = termPassSpecs(options, log, term, info, () => current?.abort.signal)
-  const skips = skipRecorder(spec, metrics, name, log)
   const jobs = controlJobs({
     options,
     log,
@@ -236,12 +248,17 @@ function slotServer(
   })
   let inFlight: Promise<void> | undefined
   let buffered: Date | undefined
-  const gatedSlot = gatedSlotPass(
-    jobs,
-    spec,
-    (result, slot) => countSkip(result, metrics, name, slot, log),
-    (slot) => deferSlot(options, log, info, slot),
-  )
+  const recovery = termRecovery(options, serving, info, {
+    busy: () => inFlight !== undefined,
+    lookBack: (now, lost) => lookBack(now, 'recovery', lost),
+  })
+  const skips = skipRecorder(spec, metrics, name, log, recovery)
+  // A recovery's pass is for a slot whose tick already counted its skip (`again`): it only owes again.
+  const runSlot = (slot: Date, again = false) =>
+    runSlotPass(spec(slot)).then((result) =>
+      again ? oweOnFailure(result, slot, recovery) : countSkip(result, metrics, name, slot, log, recovery),
+    )
+  const gatedSlot = gatedSlotPass(jobs, runSlot, (slot) => deferSlot(options, log, info, slot))
   /** Runs `work` as the job in flight; when it ends, the buffered slot is served, else the next control job. */
   const occupy = (work: () => Promise<unknown>) => {
     current = { at: options.clock.now(), abort: new AbortController() }
@@ -255,7 +272,7 @@ function slotServer(
         if (next && serving.aborted)
           log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
         else if (next) serve(next)
-        else if (!serving.aborted && info.live()) jobs.next(occupy)
+        else if (!serving.aborted && info.live() && !recovery.idle()) jobs.next(occupy)
       })
   }
   const serve = (slot: Date) => {
@@ -273,35 +290,59 @@ function slotServer(
     }
     occupy(() => gatedSlot(slot))
   }
-  const catchUpAt = (elected: Date) => {
-    if (!serving.aborted && info.live())
-      occupy(() => catchUp(catchUpSpec(options, log, term, info, elected, gatedSlot)))
-  }
+  const lookBack = termLookBack(options, log, { term, serving }, info, { occupy, gatedSlot, recovery })
   serve.job = (job: ControlJob) => {
     jobs.queue(job)
     if (!inFlight && !serving.aborted && info.live()) jobs.next(occupy)
   }
   const settled = async () => {
+    recovery.stop()
     // A pass's end may start the buffered slot's pass: wait until neither a pass nor a record is left.
     while (inFlight || skips.pending()) await Promise.all([inFlight, skips.settled()])
     await jobs.stopped
   }
-  return Object.assign(serve, { catchUp: catchUpAt, settled })
+  return Object.assign(serve, { catchUp: (elected: Date) => lookBack(elected, 'election'), settled })
+}
+
+/** The catch-up from `now`, as the term's work (`occupy`); a ledger that did not answer leaves a look back owed. */
+function termLookBack(
+  options: NetCampaignOptions,
+  log: Logger,
+  { term, serving }: { term: AbortSignal; serving: AbortSignal },
+  info: TermInfo,
+  work: {
+    occupy(run: () => Promise<unknown>): void
+    gatedSlot(slot: Date, again: boolean): Promise<SlotPassResult | undefined>
+    recovery: LedgerRecovery
+  },
+): (now: Date, occasion: CatchUpOccasion, lost?: LostRecord[]) => void {
+  return (now, occasion, lost = []) => {
+    if (serving.aborted || !info.live()) return
+    const at = { now, occasion, lost }
+    const runSlot = (slot: Date) => work.gatedSlot(slot, occasion === 'recovery')
+    work.occupy(async () => {
+      const summary = await catchUp(catchUpSpec(options, log, term, info, at, runSlot))
+      for (const record of summary.unsettled)
+        if ((record.tries ?? 0) < UNSETTLED_LOOK_BACKS)
+          work.recovery.owe({ ...record, tries: (record.tries ?? 0) + 1 })
+      if (summary.answered && summary.left === 0) return
+      work.recovery.owe()
+      for (const record of lost) work.recovery.owe(record)
+    })
+  }
 }
 
 /** A slot's pass unless the net is paused now (then recorded `paused`: undefined); its skips counted. */
 function gatedSlotPass(
   jobs: ReturnType<typeof controlJobs>,
-  spec: (slot: Date) => SlotPassSpec,
-  count: (result: SlotPassResult, slot: Date) => void,
+  runSlot: (slot: Date, again: boolean) => Promise<SlotPassResult>,
   defer: (slot: Date) => Promise<boolean>,
-): (slot: Date) => Promise<SlotPassResult | undefined> {
-  return async (slot) => {
+): (slot: Date, again?: boolean) => Promise<SlotPassResult | undefined> {
+  return async (slot, again = false) => {
     let result: SlotPassResult | undefined
     await jobs.scheduled(slot, async () => {
       if (await defer(slot)) return
-      result = await runSlotPass(spec(slot))
-      count(result, slot)
+      result = await runSlot(slot, again)
     })
     return result
   }
@@ -340,18 +381,41 @@ function termPassSpecs(
   }
 }
 
-/** The term's catch-up at `elected`: its slots run through `runSlot`, as a tick's would. */
+/**
+ * The term's ledger recovery (ledger-recovery.ts): after the ledger did not answer, a look back every
+ * retry (at most RECOVERY_RETRY_MAX_MS) while the term goes on and no work is in flight.
+ */
+function termRecovery(
+  options: NetCampaignOptions,
+  serving: AbortSignal,
+  info: TermInfo,
+  work: { busy(): boolean; lookBack(now: Date, lost: LostRecord[]): void },
+): LedgerRecovery {
+  return startLedgerRecovery({
+    clock: options.clock,
+    retryMs: Math.min(options.net.pacing.retryMs, RECOVERY_RETRY_MAX_MS),
+    going: () => !serving.aborted && info.live(),
+    busy: work.busy,
+    recover: work.lookBack,
+  })
+}
+
+/**
+ * The term's catch-up from `at.now` (its election, or a recovery's instant): its slots run through
+ * `runSlot`, as a tick's would.
+ */
 function catchUpSpec(
   options: NetCampaignOptions,
   log: Logger,
   term: AbortSignal,
   info: TermInfo,
-  elected: Date,
+  at: { now: Date; occasion: CatchUpOccasion; lost: LostRecord[] },
   runSlot: (slot: Date) => Promise<SlotPassResult | undefined>,
 ): CatchUpSpec {
   const { net, ledger, owner, clock, runHistory } = options
   return {
-    ...{ net, ledger, owner, fence: info.fence, clock, now: elected, runHistory },
+    ...{ net, ledger, owner, fence: info.fence, clock, now: at.now, occasion: at.occasion, runHistory },
+    lost: at.lost,
     ...{
       term,
       live: info.live,
@@ -362,7 +426,6 @@ function catchUpSpec(
   }
 }
 
-/** What recording one of this term's slots `deferred` needs. */
 /** Records `slot` `deferred` when the installation's budget is at its reserve (deferral.ts); true if so. */
 async function deferSlot(
   options: NetCampaignOptions,
@@ -385,8 +448,17 @@ function deferredSlot(options: NetCampaignOptions, log: Logger, info: TermInfo):
   }
 }
 
-/** Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes. */
-function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics, net: string, log: Logger) {
+/**
+ * Records slots let go for overlap `skipped` in the ledger (counted `overlap`), and awaits the writes; a
+ * write the ledger did not answer leaves a look back owed (`recovery`), which accounts the slot.
+ */
+function skipRecorder(
+  spec: (slot: Date) => SlotPassSpec,
+  metrics: WorkerMetrics,
+  net: string,
+  log: Logger,
+  recovery: Pick<LedgerRecovery, 'owe'>,
+) {
   const writes = new Set<Promise<void>>()
   return {
     skip(slot: Date, why: string): void {
@@ -395,11 +467,13 @@ function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics
       log.debug({ slot: at }, `slot skipped, recorded skipped in the ledger: ${why}`)
       const write: Promise<void> = skipSlot(spec(slot))
         .then((result) => {
-          if (result.kind === 'claim-failed')
-            log.warn(
-              { slot: at, err: result.error },
-              'could not record a skipped slot: the ledger did not answer',
-            )
+          if (result.kind === 'skipped' && result.unrecorded) recovery.owe({ slot, end: result.unrecorded })
+          if (result.kind !== 'claim-failed') return
+          log.warn(
+            { slot: at, err: result.error },
+            'could not record a skipped slot: the ledger did not answer; the term looks back once it does',
+          )
+          recovery.owe({ slot })
         })
         .finally(() => writes.delete(write))
       writes.add(write)
@@ -409,13 +483,26 @@ function skipRecorder(spec: (slot: Date) => SlotPassSpec, metrics: WorkerMetrics
   }
 }
 
+/** A claim the ledger did not answer owes `recovery` a look back; the result is handed on. */
+function oweOnFailure(
+  result: SlotPassResult,
+  slot: Date,
+  recovery: Pick<LedgerRecovery, 'owe'>,
+): SlotPassResult {
+  if (result.kind === 'claim-failed') recovery.owe({ slot })
+  else if (result.kind === 'ran' && result.unrecorded) recovery.owe({ slot, end: result.unrecorded })
+  return result
+}
+
+/** Counts (and says) a slot a pass did not run; a claim the ledger did not answer owes `recovery` a look back. */
 function countSkip(
   result: SlotPassResult,
   metrics: WorkerMetrics,
   net: string,
   slot: Date,
   log: Logger,
-): void {
+  recovery?: Pick<LedgerRecovery, 'owe'>,
+): SlotPassResult {
   if (result.kind === 'slot-taken') {
     metrics.skippedTicks.inc({ net, reason: 'slot-taken' })
     log.debug(
@@ -426,7 +513,9 @@ function countSkip(
     metrics.skippedTicks.inc({ net, reason: 'claim-failed' })
     log.warn(
       { slot: slot.toISOString(), err: result.error },
-      'slot skipped: the run ledger did not answer the claim (fail-closed)',
+      'slot skipped: the run ledger did not answer the claim (fail-closed); the term looks back once it does',
     )
-  }
+    recovery?.owe({ slot })
+  } else if (result.kind === 'ran' && result.unrecorded) recovery?.owe({ slot, end: result.unrecorded })
+  return result
 }

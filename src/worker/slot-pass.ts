@@ -23,7 +23,7 @@ import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Pass } from '../nets/net.js'
-import type { PassOutcome, RunLedger, RunOutcome } from '../runs/run-ledger.js'
+import type { PassOutcome, RunFinish, RunLedger, RunOutcome } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { scrubbedErrorMessage } from '../config/scrub.js'
@@ -153,10 +153,19 @@ export function slotPassSpec(
 export type SlotPassResult =
   | { kind: 'slot-taken' }
   | { kind: 'claim-failed'; error: unknown }
-  | { kind: 'ran'; outcome: PassOutcome; error?: unknown; attempts: number }
+  | {
+      kind: 'ran'
+      outcome: PassOutcome
+      error?: unknown
+      attempts: number
+      /** The end the ledger did not answer (it holds the claim without it): the caller may record it later. */
+      unrecorded?: RunFinish
+    }
 
 /** What recording a slot `skipped` came to (skipSlot). */
-export type SlotSkipResult = { kind: 'skipped' } | Exclude<SlotPassResult, { kind: 'ran' }>
+export type SlotSkipResult =
+  | { kind: 'skipped'; unrecorded?: RunFinish }
+  | Exclude<SlotPassResult, { kind: 'ran' }>
 
 /** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
 export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
@@ -167,8 +176,8 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString() })
   if (!spec.live()) {
     log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
-    await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
-    return { kind: 'ran', outcome: 'aborted', attempts: 0 }
+    const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
+    return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
   }
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, 'pass started')
@@ -188,10 +197,10 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
-  await recordEnd(spec, log, { ...ended, requests })
+  const unrecorded = await recordEnd(spec, log, { ...ended, requests })
   await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
-  return { kind: 'ran', ...ended }
+  return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
 }
 
 /**
@@ -203,8 +212,8 @@ export async function skipSlot(spec: SlotPassSpec): Promise<SlotSkipResult> {
   const claimed = await claimSlot(spec, spec.clock.now())
   if (claimed !== true) return claimed
   const log = spec.log.child({ fence: spec.fence, slot: spec.slot.toISOString() })
-  await recordEnd(spec, log, { outcome: 'skipped', requests: 0, attempts: 0 })
-  return { kind: 'skipped' }
+  const unrecorded = await recordEnd(spec, log, { outcome: 'skipped', requests: 0, attempts: 0 })
+  return { kind: 'skipped', ...(unrecorded ? { unrecorded } : {}) }
 }
 
 async function claimSlot(
@@ -282,11 +291,12 @@ function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): 
   else log.debug(fields, 'pass finished')
 }
 
+/** Records the pass's end; resolves the end when the ledger did not answer (undefined when it did). */
 async function recordEnd(
   spec: SlotPassSpec,
   log: Logger,
   ended: { outcome: RunOutcome; error?: unknown; requests: number; attempts: number },
-): Promise<void> {
+): Promise<RunFinish | undefined> {
   const finish = {
     finishedAt: spec.clock.now(),
     outcome: ended.outcome,
@@ -301,8 +311,10 @@ async function recordEnd(
     const recorded = await spec.ledger.finish(spec.net, spec.slot, spec.owner, spec.fence, finish, options)
     if (!recorded)
       log.warn({}, 'the ledger no longer holds this pass’s claim (pruned?): its outcome is not recorded')
+    return undefined
   } catch (error) {
     log.warn({ err: error }, 'could not record the pass’s outcome in the ledger')
+    return finish
   }
 }
 
