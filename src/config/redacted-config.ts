@@ -33,6 +33,9 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
         ? String(config.forgeReserve.points)
         : `${Math.round(config.forgeReserve.fraction * 10_000) / 100}%`,
     installationsRefresh: formatDuration(config.installationsRefreshMs),
+    clockGuard: config.replicas.clockGuard ? 'on' : 'off',
+    fairShare: config.replicas.fairShare ? 'on' : 'off',
+    fairShareSlack: config.replicas.shareSlack,
     nets: config.nets.map((n) => ({
       name: n.net.name,
       lease: n.net.lease,

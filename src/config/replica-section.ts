@@ -8,18 +8,7 @@
  */
 import { z } from 'zod'
 import type { EnvReader } from './env-reader.js'
-
-export interface ReplicaSettings {
-  /** LEASECRON_CLOCK_GUARD: whether a clock offset beyond ttl/6 holds campaigns back (always measured). */
-  clockGuard: boolean
-  /** LEASECRON_FAIR_SHARE: whether replicas announce themselves, keep to a fair share and read vacancies. */
-  fairShare: boolean
-  /**
-   * LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down (0:
-   * balance first; more: fewer hand-overs when the replica count changes, at the cost of balance).
-   */
-  shareSlack: number
-}
+import type { ReplicaSettings } from './worker-config.js'
 
 /** The largest slack accepted: more would turn the fair share off by accident. */
 export const MAX_SHARE_SLACK = 1000

@@ -5,7 +5,6 @@
 import type { ForgeAppConfig, ForgeConfig } from '../forge/forge-config.js'
 import type { ForgeReserve } from '../forge/forge-reserve.js'
 import type { InstallationSet } from '../forge/installation-set.js'
-import type { ReplicaSettings } from './replica-section.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
@@ -74,6 +73,19 @@ export type ForgeChoice =
 export interface LoadConfigOptions {
   /** False for commands that use no forge: missing or bad App variables are then not errors. */
   needsForge?: boolean
+}
+
+/** The replica section (replica-section.ts): the clock guard and the fair share. */
+export interface ReplicaSettings {
+  /** LEASECRON_CLOCK_GUARD: whether a clock offset beyond ttl/6 holds campaigns back (always measured). */
+  clockGuard: boolean
+  /** LEASECRON_FAIR_SHARE: whether replicas announce themselves, keep to a fair share and read vacancies. */
+  fairShare: boolean
+  /**
+   * LEASECRON_FAIR_SHARE_SLACK: leases a replica may hold above its fair share before it steps down (0:
+   * balance first; more: fewer hand-overs when the replica count changes, at the cost of balance).
+   */
+  shareSlack: number
 }
 
 export interface WorkerConfig {

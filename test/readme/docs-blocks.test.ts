@@ -173,6 +173,11 @@ describe('the figures docs/configuration.md quotes', () => {
       LEASECRON_SHUTDOWN_TIMEOUT_MS: config.shutdownTimeoutMs,
       LEASECRON_RUN_HISTORY: config.runHistory,
       LEASECRON_FORGE_CACHE_MB: config.forgeCacheMb,
+      LEASECRON_FORGE_RESERVE: config.forgeReserve,
+      LEASECRON_INSTALLATIONS_REFRESH: config.installationsRefresh,
+      LEASECRON_CLOCK_GUARD: config.clockGuard,
+      LEASECRON_FAIR_SHARE: config.fairShare,
+      LEASECRON_FAIR_SHARE_SLACK: config.fairShareSlack,
     }
     const markdown = readFileSync(join(DOCS, 'configuration.md'), 'utf8')
     for (const [variable, value] of Object.entries(printed)) {
