@@ -7,6 +7,7 @@
  */
 import { createSeededRandom, type SeededRandom } from './seeded-random.js'
 import type {
+  SandboxAuthorAssociation,
   SandboxFixture,
   SandboxFixtureIssue,
   SandboxFixturePull,
@@ -14,14 +15,8 @@ import type {
 } from './sandbox-fixture.js'
 
 export type StatusState = 'error' | 'failure' | 'pending' | 'success'
-export type AuthorAssociation =
-  | 'OWNER'
-  | 'MEMBER'
-  | 'COLLABORATOR'
-  | 'CONTRIBUTOR'
-  | 'FIRST_TIME_CONTRIBUTOR'
-  | 'FIRST_TIMER'
-  | 'NONE'
+/** GitHub's author association, as the fixture declares it (one list of GitHub's words). */
+export type AuthorAssociation = SandboxAuthorAssociation
 
 export interface PullRecord {
   number: number
