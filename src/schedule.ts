@@ -78,9 +78,9 @@ function describeFieldError(
 
 /**
  * Checks already made, by expression. Computing 50 firings costs a few milliseconds per expression (node-cron
- * formats each candidate instant through Intl), and a worker checks each net's schedule when the CLI reads
- * the configuration and again in createWorker: unremembered, ten nets added ~45 ms to every cold start.
- * Bounded by the distinct expressions a process reads.
+ * formats each candidate instant through Intl; sameFieldsCheck spares most expressions that), and a worker
+ * checks each net's schedule when the CLI reads the configuration and again in createWorker: unremembered,
+ * ten nets added ~45 ms to every cold start. Bounded by the distinct expressions a process reads.
  */
 const checked = new Map<string, ScheduleCheck>()
 
@@ -102,14 +102,62 @@ function computeCheck(text: string): ScheduleCheck {
     const reasons = detail.errors.map((e) => describeFieldError(e, text))
     return { ok: false, expected: `${EXPECTED}; ${reasons.join('; ')}` }
   }
+  const same = sameFieldsCheck(text, detail.fields)
+  if (same) return same
   const runs = nextFireTimes(text, 50).map((d) => d.getTime())
   const disagreement = slotDisagreement(text, runs)
   if (disagreement !== undefined) return { ok: false, expected: `${EXPECTED}; ${disagreement}` }
+  return intervalCheck(runs)
+}
+
+/** The shortest gap between consecutive `runs`, or why there is none. */
+function intervalCheck(runs: readonly number[]): ScheduleCheck {
   let intervalMs = Number.POSITIVE_INFINITY
   for (let i = 1; i < runs.length; i++) intervalMs = Math.min(intervalMs, runs[i]! - runs[i - 1]!)
   if (!Number.isFinite(intervalMs) || intervalMs <= 0)
     return { ok: false, expected: `${EXPECTED}; it never fires twice` }
   return { ok: true, intervalMs }
+}
+
+/** node-cron's field names, which cron-parser's parsed fields share. */
+const FIELD_NAMES = ['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const
+
+/**
+ * The check without node-cron's ticking, when it cannot disagree with the slot calculator: both libraries
+ * read every field of `text` into the same set of plain numbers, and one day field is written `*` (so
+ * node-cron's "both days match" and cron's "either day matches" are the same rule). Then a time fires for
+ * one exactly when it does for the other, and cron-parser's next 50 slots (UTC) are node-cron's ticks.
+ * Undefined otherwise (`L`, `W`, `#`, both days restricted, a nickname, an expression cron-parser refuses):
+ * the full comparison decides. Why: node-cron computes its next runs through `Intl` (a time-zone formatter
+ * per candidate instant; ~22 ms to create ICU's first one, 45–85 ms for the check in a cold process), and
+ * every command that reads the configuration checks each schedule before its first store call.
+ */
+function sameFieldsCheck(
+  text: string,
+  fields: Partial<Record<(typeof FIELD_NAMES)[number], readonly unknown[]>> | undefined,
+): ScheduleCheck | undefined {
+  if (fields === undefined || bothDaysRestricted(text) || text.split(/\s+/).length < 5) return undefined
+  let parsed: ReturnType<typeof CronExpressionParser.parse>
+  try {
+    parsed = CronExpressionParser.parse(text, { tz: SCHEDULE_TIME_ZONE })
+  } catch {
+    return undefined
+  }
+  for (const name of FIELD_NAMES)
+    if (!sameNumbers(fields[name] ?? [], parsed.fields[name].values)) return undefined
+  const runs: number[] = []
+  for (let i = 0; i < 50; i++) runs.push(parsed.next().getTime())
+  return intervalCheck(runs)
+}
+
+/** Whether `a` and `b` hold the same plain numbers (order and repeats aside; 7 and 0 both Sunday). */
+function sameNumbers(a: readonly unknown[], b: readonly unknown[]): boolean {
+  const set = (values: readonly unknown[]) =>
+    values.every((v) => typeof v === 'number')
+      ? [...new Set(values.map((v) => (v === 7 ? 0 : v)))].sort().join()
+      : undefined
+  const left = set(a)
+  return left !== undefined && left === set(b)
 }
 
 /**
