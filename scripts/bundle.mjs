@@ -63,6 +63,18 @@ const oneOpenTelemetryApi = {
     build.onResolve({ filter: /^@opentelemetry\/api$/ }, () => ({ path: commonJs }))
   },
 }
+/**
+ * Routes every import of luxon to the CommonJS build cron-parser requires: src/cron-locale.ts pins the
+ * locale of the copy that computes the slots (an ES import would otherwise bundle luxon's ES build as a
+ * second copy, whose settings cron-parser never reads).
+ */
+const oneLuxon = {
+  name: 'one-luxon',
+  setup(build) {
+    const commonJs = createRequire(resolve('node_modules/cron-parser/package.json')).resolve('luxon')
+    build.onResolve({ filter: /^luxon$/ }, () => ({ path: commonJs }))
+  },
+}
 rmSync(outdir, { recursive: true, force: true })
 const { metafile } = await build({
   entryPoints: {
@@ -85,7 +97,7 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
   },
-  plugins: [lazySaslprep, nativeWhatwgUrl, zodEnglishOnly, oneOpenTelemetryApi],
+  plugins: [lazySaslprep, nativeWhatwgUrl, zodEnglishOnly, oneOpenTelemetryApi, oneLuxon],
   logLevel: 'warning',
   // Which inputs each output holds and how outputs import each other (statically or on demand): what
   // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.
