@@ -102,7 +102,11 @@ async function mongo() {
     true,
   )
   const url = (await line).trim()
-  return { url, stop: () => (child.kill('SIGTERM'), rmSync(dir, { recursive: true, force: true })) }
+  const stop = () => {
+    child.kill('SIGTERM')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { url, stop }
 }
 
 async function sandbox() {
