@@ -35,6 +35,26 @@ const lazySaslprep = {
     )
   },
 }
+/** Which dependency's require of which built-in loads on first use (see bundle-shims/lazy-builtin.cjs). */
+const LAZY_BUILTINS = [
+  { builtin: 'tls', importer: /[\\/]node_modules[\\/]mongodb[\\/]/ },
+  { builtin: 'https', importer: /[\\/]node_modules[\\/]prom-client[\\/]/ },
+]
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?(tls|https)$/ }, (args) => {
+      const builtin = args.path.replace(/^node:/, '')
+      const lazy = LAZY_BUILTINS.some((l) => l.builtin === builtin && l.importer.test(args.importer))
+      return lazy ? { path: builtin, namespace: 'lazy-builtin' } : undefined
+    })
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(resolve('scripts/bundle-shims/lazy-builtin.cjs'))})(() => require('node:${args.path}'))`,
+      loader: 'js',
+      resolveDir: resolve('scripts/bundle-shims'),
+    }))
+  },
+}
 /** Routes `whatwg-url` (only mongodb-connection-string-url imports it) to Node's own URL classes. */
 const nativeWhatwgUrl = {
   name: 'native-whatwg-url',
@@ -63,6 +83,18 @@ const oneOpenTelemetryApi = {
     build.onResolve({ filter: /^@opentelemetry\/api$/ }, () => ({ path: commonJs }))
   },
 }
+/**
+ * Routes every import of luxon to the CommonJS build cron-parser requires: src/cron-locale.ts pins the
+ * locale of the copy that computes the slots (an ES import would otherwise bundle luxon's ES build as a
+ * second copy, whose settings cron-parser never reads).
+ */
+const oneLuxon = {
+  name: 'one-luxon',
+  setup(build) {
+    const commonJs = createRequire(resolve('node_modules/cron-parser/package.json')).resolve('luxon')
+    build.onResolve({ filter: /^luxon$/ }, () => ({ path: commonJs }))
+  },
+}
 rmSync(outdir, { recursive: true, force: true })
 const { metafile } = await build({
   entryPoints: {
@@ -85,7 +117,7 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __leasecronCreateRequire } from 'node:module';\nconst require = __leasecronCreateRequire(import.meta.url);",
   },
-  plugins: [lazySaslprep, nativeWhatwgUrl, zodEnglishOnly, oneOpenTelemetryApi],
+  plugins: [lazySaslprep, lazyBuiltins, nativeWhatwgUrl, zodEnglishOnly, oneOpenTelemetryApi, oneLuxon],
   logLevel: 'warning',
   // Which inputs each output holds and how outputs import each other (statically or on demand): what
   // test/library/bundle-graph.test.ts reads to keep lazy things lazy. Beside the bundle, not shipped.

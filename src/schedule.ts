@@ -11,9 +11,14 @@
  */
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
+import { pinCronLocale } from './cron-locale.js'
+import { type NodeCronFields, nodeCronUtcTicks } from './cron-utc-ticks.js'
 import { gapEnd, occurrences, offsetAt, wallOf } from './zoned-time.js'
 
 const DAY_MS = 86_400_000
+
+// Before any slot is computed: cron-parser's dates never ask Intl for the system locale (cron-locale.ts).
+pinCronLocale()
 
 /**
  * The zone a schedule is read in when its net names none, and the one checkSchedule compares node-cron and
@@ -104,7 +109,7 @@ function computeCheck(text: string): ScheduleCheck {
   }
   const same = sameFieldsCheck(text, detail.fields)
   if (same) return same
-  const runs = nextFireTimes(text, 50).map((d) => d.getTime())
+  const runs = nextFireTimes(text, detail.fields, 50)
   const disagreement = slotDisagreement(text, runs)
   if (disagreement !== undefined) return { ok: false, expected: `${EXPECTED}; ${disagreement}` }
   return intervalCheck(runs)
@@ -197,10 +202,17 @@ function bothDaysRestricted(expression: string): boolean {
   return fields[2 + offset] !== '*' && fields[4 + offset] !== '*'
 }
 
-function nextFireTimes(expression: string, count: number): Date[] {
+/**
+ * node-cron's next `count` fire times (ms), on a UTC clock when its fields allow (cron-utc-ticks.ts: no
+ * Intl, so a worker whose schedules are plain numbers never touches ICU's data); node-cron's own walk for
+ * the day tokens (`L`, `W`, `#`), in the process's zone as node-cron reads it.
+ */
+function nextFireTimes(expression: string, fields: NodeCronFields | undefined, count: number): number[] {
+  const utc = fields === undefined ? undefined : nodeCronUtcTicks(fields, count, Date.now())
+  if (utc !== undefined) return utc
   const task = cron.createTask(expression.trim(), () => {})
   try {
-    return task.getNextRuns(count)
+    return task.getNextRuns(count).map((d) => d.getTime())
   } finally {
     void task.destroy()
   }

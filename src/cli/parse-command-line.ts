@@ -4,11 +4,15 @@
  * an option without its value, too many operands, or an option that belongs to another command — followed
  * by the help of the command it was given to (the overview when no command is known).
  */
-import { parseArgs } from 'node:util'
 import { type Command, GLOBAL_OPTIONS, OPTION_SPECS, type OptionName, type OptionValues } from './command.js'
 import { unknownCommandProblem, unknownOptionProblem } from './did-you-mean.js'
 import { usage } from './help.js'
 import type { Io } from './io.js'
+
+// CommonJS exports, not an ES import: on Node 22+ an ES import of node:util builds its namespace from every
+// export and so evaluates its lazy getters (worker_threads and the diff and colour helpers among them),
+// 1.4 MiB of RSS every command and the worker kept (bench/NOTES.md; src/worker/http.ts does the same).
+const { parseArgs } = process.getBuiltinModule('node:util')
 
 export interface CommandLine {
   command: Command

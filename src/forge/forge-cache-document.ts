@@ -31,6 +31,7 @@ const cacheDocument = z.object({
   etag: z.string().optional(),
   lastModified: z.string().optional(),
   credential: z.string().optional(),
+  position: z.string().optional(),
   headers: z.record(z.string(), z.string()),
   body: storedBytes,
   bytes: z.number().int().nonnegative(),
@@ -51,7 +52,7 @@ export function readForgeCacheDocument(doc: unknown, maxBytes: number): ReadEntr
     const issue = parsed.error.issues[0]
     return { ok: false, reason: `malformed document: ${issue?.path.join('.') || '(root)'} ${issue?.message}` }
   }
-  const { _id, headers, body, bytes, etag, lastModified, credential } = parsed.data
+  const { _id, headers, body, bytes, etag, lastModified, credential, position } = parsed.data
   const entry: ForgeCacheEntry = {
     key: _id,
     headers,
@@ -59,6 +60,7 @@ export function readForgeCacheDocument(doc: unknown, maxBytes: number): ReadEntr
     ...(etag === undefined ? {} : { etag }),
     ...(lastModified === undefined ? {} : { lastModified }),
     ...(credential === undefined ? {} : { credential }),
+    ...(position === undefined ? {} : { position }),
   }
   const limit = Math.min(maxBytes, bytes)
   const budget = limit - forgeCacheEntryBytes(entry)

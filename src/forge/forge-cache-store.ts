@@ -26,6 +26,11 @@ export interface ForgeCacheEntry {
    * token revalidates with `If-Modified-Since` where the answer had a last-modified.
    */
   credential?: string
+  /**
+   * For a list read at a watermark (watermark-parameter.ts): the watermark's value the answer is for. The
+   * key leaves the watermark out, so a list holds one entry, its latest position's.
+   */
+  position?: string
   /** The answer's headers, lower-cased, without hop-by-hop and per-answer headers. */
   headers: Record<string, string>
   /** The answer's body as received (already decoded by nothing: the bytes the server sent). */
@@ -94,10 +99,13 @@ export function checkForgeCacheBounds(bounds: ForgeCacheBounds = {}): Required<F
 export function forgeCacheEntryBytes(entry: ForgeCacheEntry): number {
   let bytes = entry.body.byteLength + Buffer.byteLength(entry.key)
   for (const [name, value] of Object.entries(entry.headers)) bytes += name.length + value.length
-  return bytes + (entry.etag?.length ?? 0) + (entry.lastModified?.length ?? 0)
+  return bytes + (entry.etag?.length ?? 0) + (entry.lastModified?.length ?? 0) + (entry.position?.length ?? 0)
 }
 
-/** The cache key of one GET: method, absolute URL, Accept and installation — never the token. */
+/**
+ * The cache key of one GET: method, absolute URL (without its watermark parameter, if the caller named
+ * one), Accept and installation — never the token.
+ */
 export function forgeCacheKey(parts: {
   method: string
   url: string

@@ -33,6 +33,8 @@ import {
   forgeCacheKey,
 } from './forge-cache-store.js'
 import { credentialKind } from './rate-limit-points.js'
+import { stripHeader } from './strip-header.js'
+import { splitWatermark, WATERMARK_HEADER } from './watermark-parameter.js'
 
 /** Options for `cachingInterceptor`. */
 export interface ForgeCacheOptions {
@@ -76,7 +78,9 @@ function cachingInterceptor(
   tiers: Tiers,
   { installationId, maxBodyBytes }: { installationId: number; maxBodyBytes: number },
 ): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) => {
+  return (dispatch) => (given, handler) => {
+    const { headers: unmarked, value: watermark } = stripHeader(given.headers, WATERMARK_HEADER)
+    const opts = { ...given, headers: unmarked }
     const method = (opts.method ?? 'GET').toUpperCase()
     const headers = headerRecord(opts.headers)
     if (
@@ -86,17 +90,22 @@ function cachingInterceptor(
     ) {
       return dispatch(opts, handler)
     }
+    // A watermarked list is one entry, keyed without its position (watermark-parameter.ts).
+    const list = watermark === undefined ? undefined : splitWatermark(opts.path ?? '/', watermark)
     const key = forgeCacheKey({
       method,
-      url: `${String(opts.origin ?? '')}${opts.path ?? '/'}`,
+      url: `${String(opts.origin ?? '')}${list?.path ?? opts.path ?? '/'}`,
       accept: headers.accept,
       installation: credentialOf(headers.authorization, installationId),
     })
     const credential = fingerprint(headers.authorization)
+    const request = { key, credential, maxBodyBytes, position: list?.position }
     void tiers.get(key).then(
-      (entry) => {
+      (kept) => {
+        // Another position's answer says nothing about this one's: a miss, and this answer replaces it.
+        const entry = kept?.position === request.position ? kept : undefined
         const sent = { ...opts, headers: { ...headers, ...validatorsOf(entry, credential) } }
-        dispatch(sent, new RevalidatingHandler(handler, { key, credential, maxBodyBytes }, entry, tiers))
+        dispatch(sent, new RevalidatingHandler(handler, request, entry, tiers))
       },
       (error: unknown) => handler.onResponseError?.(idleController(), asError(error)),
     )
@@ -188,7 +197,7 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
-    private readonly request: { key: string; credential: string | undefined; maxBodyBytes: number },
+    private readonly request: CacheRequest,
     private readonly entry: ForgeCacheEntry | undefined,
     private readonly tiers: Tiers,
   ) {}
@@ -268,16 +277,23 @@ class RevalidatingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function entryOf(
-  request: { key: string; credential: string | undefined; maxBodyBytes: number },
-  answered: Headers,
-): ForgeCacheEntry {
+/** What the handler knows of the request: its key, its credential's fingerprint, its list position. */
+interface CacheRequest {
+  key: string
+  credential: string | undefined
+  maxBodyBytes: number
+  /** The watermark's value, for a request that named one (watermark-parameter.ts). */
+  position: string | undefined
+}
+
+function entryOf(request: CacheRequest, answered: Headers): ForgeCacheEntry {
   const headers: Headers = {}
   for (const [name, value] of Object.entries(answered)) if (!PER_ANSWER.has(name)) headers[name] = value
   return {
     key: request.key,
     headers,
     ...(request.credential === undefined ? {} : { credential: request.credential }),
+    ...(request.position === undefined ? {} : { position: request.position }),
     body: Buffer.alloc(0),
     ...(answered.etag === undefined ? {} : { etag: answered.etag }),
     ...(answered['last-modified'] === undefined ? {} : { lastModified: answered['last-modified'] }),

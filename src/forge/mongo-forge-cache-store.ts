@@ -3,7 +3,8 @@
  * successor after a takeover and every `leasecron once` process start with the validators the last
  * holder saw — their first GETs are 304s, not points.
  *
- * Document: `_id` = the key, `etag`, `lastModified`, `credential` (a token fingerprint), `headers`, `body`
+ * Document: `_id` = the key, `etag`, `lastModified`, `credential` (a token fingerprint), `position` (a
+ * watermarked list's position, watermark-parameter.ts), `headers`, `body`
  * (the answer's bytes, zlib deflated), `bytes` (the entry's uncompressed charge, as the memory twin counts
  * it) and `usedAt` (ms, set on every write and read). Index `usedAt_1`, created at construction time by
  * `ensureIndexes()` and, when the store was down then, at the next write that succeeds (retried at most
@@ -51,6 +52,7 @@ interface CacheDocument {
   etag?: string
   lastModified?: string
   credential?: string
+  position?: string
   headers: Record<string, string>
   /** Written as bytes (the driver stores them as BinData), read back as the driver's Binary. */
   body: Uint8Array | Binary
@@ -325,5 +327,6 @@ function documentOf(entry: ForgeCacheEntry, bytes: number, usedAt: number): Cach
     ...(entry.etag === undefined ? {} : { etag: entry.etag }),
     ...(entry.lastModified === undefined ? {} : { lastModified: entry.lastModified }),
     ...(entry.credential === undefined ? {} : { credential: entry.credential }),
+    ...(entry.position === undefined ? {} : { position: entry.position }),
   }
 }

@@ -19,6 +19,7 @@ import { credentialKind, spendsPoint } from './rate-limit-points.js'
 import { requestSpanInterceptor } from './request-span.js'
 import { stringHeader } from './rate-limit-watch.js'
 import { stripHeader } from './strip-header.js'
+import { WATERMARK_HEADER } from './watermark-parameter.js'
 
 /**
  * A fetch-compatible function, as Octokit's `request.fetch` expects (Octokit types it `any`). Its types are
@@ -103,7 +104,9 @@ export function apiOf(pathname: string): ForgeApi {
  */
 export function meteringInterceptor(meter: ForgeMeter): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const { headers, value: stamped } = stripHeader(opts.headers, LANE_HEADER)
+    const { headers: laneless, value: stamped } = stripHeader(opts.headers, LANE_HEADER)
+    // Without a cache, nothing else takes the watermark's mark off the request.
+    const { headers } = stripHeader(laneless, WATERMARK_HEADER)
     const origin = typeof opts.origin === 'string' ? new URL(opts.origin) : (opts.origin ?? undefined)
     const host = origin?.host ?? 'unknown'
     const pathname = (opts.path ?? '/').split('?')[0] ?? '/'

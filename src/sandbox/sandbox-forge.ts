@@ -8,7 +8,7 @@
  * Not GitHub: only the routes in `sandbox-api.ts`, one App and one installation, data in memory. It binds
  * loopback only, unless `allowNonLoopback` says otherwise, because it hands tokens to anyone who asks.
  */
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createSandboxAdmin, type SandboxAdmin } from './sandbox-admin.js'
 import { createSandboxRoutes } from './sandbox-api.js'
@@ -27,6 +27,10 @@ import { createSandboxHandler, writeJson } from './sandbox-server.js'
 import type { SandboxRequestLogEntry } from './sandbox-request-log.js'
 import { SandboxStats, type SandboxStatsSnapshot } from './sandbox-stats.js'
 import { SandboxStore } from './sandbox-store.js'
+
+// CommonJS exports, not an ES import: on Node 22+ an ES import of node:http evaluates its lazy WebSocket
+// getters and loads Node's undici and http2 (13 MiB of RSS); see src/worker/http.ts.
+const { createServer } = process.getBuiltinModule('node:http')
 
 /** Options for `startSandboxForge`; every one has a default. */
 export interface SandboxForgeOptions {

@@ -6,13 +6,7 @@
  * POST with a bearer token, off unless LEASECRON_ADMIN_TOKEN is set). Nothing else; it serves no secrets.
  * Every other route answers GET and HEAD only; all under the limits and with the headers of http-limits.ts.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { MetricsRegistry } from '../forge/metrics-registry.js'
 import { type AdminRoutesOptions, serveAdminRoute } from './admin/admin-routes.js'
@@ -20,6 +14,15 @@ import type { StaleCampaign } from './campaign-heartbeats.js'
 import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'
 import { type EventLoopLiveness, livenessResponse, watchEventLoop } from './liveness.js'
 import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
+
+/**
+ * node:http as CommonJS exports, not an ES import. Why: on Node 22+ `http` has lazy getters for undici's
+ * WebSocket classes (`WebSocket`, `CloseEvent`, `MessageEvent`), and an ES import builds the module's
+ * namespace from every export, so it evaluates them: Node's own undici and, through it, http2 load into
+ * a process that serves plain HTTP/1.1 — 13 MiB of an idle worker's RSS on Node 24 (bench/NOTES.md,
+ * "Where an idle worker's memory goes"). Node 20 has no such getters.
+ */
+const { createServer } = process.getBuiltinModule('node:http')
 
 export interface HealthServer {
   server: Server

@@ -5,11 +5,14 @@
  *
  * Not a log shipper: it writes to a stream and lets the platform collect it.
  */
-import { Writable } from 'node:stream'
 import pino from 'pino'
 import type { LogLevel } from '../config/log-level.js'
 import { scrubSecrets } from '../config/scrub.js'
 import type { NetLogger } from '../nets/net.js'
+
+// CommonJS exports, not an ES import: an ES import of node:stream evaluates its lazy getters (0.4 MiB of RSS
+// on Node 24; see src/worker/http.ts).
+const { Writable } = process.getBuiltinModule('node:stream')
 
 /** One level's method: fields, then the message (pino's call shape). */
 export type LogMethod = (fields: object, message?: string) => void

@@ -22,6 +22,7 @@
  * Not the net declaration (`board-issue-sync.ts`) and not a store.
  */
 import type { ForgeOctokit } from '../../forge/github-app.js'
+import { watermarkHeader } from '../../forge/watermark-parameter.js'
 import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { BoardStore } from './board-store.js'
@@ -164,6 +165,8 @@ async function syncRepository(
       per_page: 100,
       page,
       ...(watermark === undefined ? {} : { since: watermark.toISOString() }),
+      // `since` moves: the cache keeps this list's latest position, not every URL it was ever read at.
+      headers: watermarkHeader('since'),
       request: { signal },
     })
     entry.pages++
