@@ -144,7 +144,8 @@ function sameFieldsCheck(
   if (fields === undefined || bothDaysRestricted(text) || text.split(/\s+/).length < 5) return undefined
   let parsed: ReturnType<typeof CronExpressionParser.parse>
   try {
-    parsed = CronExpressionParser.parse(text, { tz: SCHEDULE_TIME_ZONE })
+    // A currentDate of our own: without one cron-parser starts from luxon's system zone, whose name is Intl's.
+    parsed = CronExpressionParser.parse(text, { currentDate: new Date(), tz: SCHEDULE_TIME_ZONE })
   } catch {
     return undefined
   }
