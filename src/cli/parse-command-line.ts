@@ -5,7 +5,7 @@
  * by the help of the command it was given to (the overview when no command is known).
  */
 import { type Command, GLOBAL_OPTIONS, OPTION_SPECS, type OptionName, type OptionValues } from './command.js'
-import { unknownCommandProblem, unknownOptionProblem } from './did-you-mean.js'
+import { belongsElsewhere, unknownCommandProblem, unknownOptionProblem } from './did-you-mean.js'
 import { usage } from './help.js'
 import type { Io } from './io.js'
 
@@ -29,7 +29,7 @@ export function parseCommandLine(argv: string[], commands: readonly Command[], i
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTION_SPECS })
   } catch (error) {
     const meant = named(firstOperand(argv))
-    return usage(io, parseArgsProblem(error, meant), commands, meant?.name)
+    return usage(io, parseArgsProblem(error, argv, meant, commands), commands, meant?.name)
   }
   const [name = 'run', ...args] = parsed.positionals
   const command = named(name)
@@ -60,8 +60,7 @@ function misplacedOption(
   for (const option of Object.keys(OPTION_SPECS) as OptionName[]) {
     if (values[option] === undefined || GLOBAL_OPTIONS.includes(option)) continue
     if (command.options.includes(option)) continue
-    const owners = commands.filter((c) => c.options.includes(option)).map((c) => c.name)
-    return `${command.name}: --${option} belongs to the ${owners.join(' and ')} command${owners.length > 1 ? 's' : ''}`
+    return `${command.name}: ${belongsElsewhere(option, command, commands)}`
   }
   return undefined
 }
@@ -79,11 +78,23 @@ function firstOperand(argv: readonly string[]): string | undefined {
   return undefined
 }
 
-/** parseArgs' refusal in our words: its own message for an unknown option runs on about `--` and quotes. */
-function parseArgsProblem(error: unknown, command: Command | undefined): string {
+/**
+ * parseArgs' refusal in our words: its own message for an unknown option runs on about `--` and quotes, and
+ * it takes a value that starts with `-` (`--limit -3`, `--reason "-- urgent"`) for the next option.
+ */
+function parseArgsProblem(
+  error: unknown,
+  argv: readonly string[],
+  command: Command | undefined,
+  commands: readonly Command[],
+): string {
   const { code, message } = error as { code?: string; message: string }
   const option = /'(-[^' ]*)/.exec(message)?.[1]
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return unknownOptionProblem(option, command)
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value`
-  return message
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option)
+    return unknownOptionProblem(option, command, commands)
+  if (code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || !option) return message
+  const next = argv[argv.indexOf(option) + 1]
+  if (next === undefined || !next.startsWith('-') || Object.hasOwn(OPTION_SPECS, next.replace(/^--?/, '')))
+    return `${option} needs a value`
+  return `${option} needs a value: ${JSON.stringify(next)} starts with "-", so it was read as an option; write ${option}=${next} to give it as the value`
 }

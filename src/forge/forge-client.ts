@@ -9,6 +9,7 @@
  * here is exported from the package.
  */
 import { createAppAuth } from '@octokit/auth-app'
+import { mintRefusal } from './installation-token-error.js'
 import { Octokit } from '@octokit/core'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
@@ -176,11 +177,14 @@ interface RequestInterface {
 function appInstallationAuth({ app, installationId }: InstallationAuthOptions) {
   let inflight: Promise<{ token: string }> | undefined
   const authenticate = () => {
-    inflight ??= (app.auth({ type: 'installation', installationId }) as Promise<{ token: string }>).finally(
-      () => {
+    // A refused mint becomes InstallationTokenError, without the mint's status (installation-token-error.ts).
+    inflight ??= (app.auth({ type: 'installation', installationId }) as Promise<{ token: string }>)
+      .catch((error: unknown) => {
+        throw mintRefusal(installationId, error)
+      })
+      .finally(() => {
         inflight = undefined
-      },
-    )
+      })
     return inflight
   }
   return {

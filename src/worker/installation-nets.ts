@@ -66,6 +66,19 @@ export function namedNets(config: WorkerConfig): NetConfig[] {
 }
 
 /**
+ * The nets as the page and /status list them now: each installation's nets, `installations` being the ones
+ * acted as (under `all`, the latest discovery); by their configured names while none is known (`all` before
+ * the first listing), so a per-installation net is never missing from the page.
+ */
+export function shownNets(config: WorkerConfig, installations: readonly number[] | undefined): NetConfig[] {
+  const forge = config.forge
+  if (forge.kind !== 'github') return config.nets
+  const ids = installations ?? listedInstallations(forge.installations)
+  if (ids.length === 0) return config.nets
+  return installationNets(config.nets, forge.installations, ids).map((instance) => instance.net)
+}
+
+/**
  * `net` acting as an installation of `set`: its own when it names one (a per-installation net's
  * `<net>:<installation>`), else the first listed (a global net, or the one installation); `net` as it is
  * when none is known (`all` before discovery).

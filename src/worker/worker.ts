@@ -29,7 +29,7 @@ import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { type CampaignGate, runNetCampaign } from './scheduler.js'
-import { installationNets, namedNets, type NetInstance } from './installation-nets.js'
+import { installationNets, type NetInstance, shownNets } from './installation-nets.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 import { type ClockWatch, createClockWatch } from './clock-watch.js'
 import { netCampaignGate } from './campaign-gate.js'
@@ -101,8 +101,9 @@ export function createWorker(options: WorkerOptions): Worker {
   w.clockWatch = createClockWatch({ enforce: config.replicas.clockGuard, ...w })
   w.status = createWorkerStatus({
     owner,
-    // The page and /status list each installation's nets when the installations are known from the start.
-    config: { ...config, nets: namedNets(config) },
+    config,
+    // Each installation's nets: the listed ones, or under `all` the latest discovered (installation-nets.ts).
+    nets: () => shownNets(config, w.runtime?.installationIds()),
     registry: asPromRegistry(w.metrics.registry),
     clock: w.clock,
     log: w.log,
@@ -233,7 +234,13 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
 function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> {
   return {
     token: w.config.adminToken,
-    nets: namedNets(w.config).map((n) => ({ name: n.net.name, enabled: n.enabled })),
+    // The nets the page lists, asked per request (under `all` the installations change while it runs).
+    get nets() {
+      return shownNets(w.config, w.runtime?.installationIds()).map((n) => ({
+        name: n.net.name,
+        enabled: n.enabled,
+      }))
+    },
     controls: () => w.runtime?.controls,
     clock: w.clock,
     log: w.log,

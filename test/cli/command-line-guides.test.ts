@@ -31,6 +31,17 @@ describe('did you mean', () => {
     expect(slot.err, 'the once command’s usage was not shown').toContain('Usage: leasecron once <net>')
   })
 
+  it('names the command an option near the typo belongs to, instead of suggesting one this command refuses', async () => {
+    const { code, err } = await cli(['run', '--prot', '8081'])
+    expect(code).toBe(64)
+    expect(err, '`run --prot` was told to use --port, which run refuses next').not.toMatch(
+      /did you mean --port/,
+    )
+    expect(err).toMatch(
+      /^leasecron: unknown option --prot — --port belongs to the sandbox command \(not to run\); the worker’s HTTP port is the PORT variable: PORT=8081 leasecron run$/m,
+    )
+  })
+
   it('suggests a command in `help <typo>` too', async () => {
     const { code, err } = await cli(['help', 'hisotry'])
     expect(code).toBe(64)
@@ -65,6 +76,28 @@ describe('a usage error shows the help of its command', () => {
     expect(err).toMatch(/config: --port belongs to the sandbox command/)
     expect(err).toContain('Usage: leasecron config')
     expect(err).not.toContain('Commands:')
+  })
+
+  it('tells `run --port` that the worker’s port is the PORT variable, and lists several owners in words', async () => {
+    const port = await cli(['run', '--port', '8081'])
+    expect(port.code).toBe(64)
+    expect(port.err).toMatch(
+      /^leasecron: run: --port belongs to the sandbox command; the worker’s HTTP port is the PORT variable: PORT=8081 leasecron run$/m,
+    )
+    const json = await cli(['config', '--json'])
+    expect(json.err, 'the owners of --json were not listed as a sentence').toMatch(
+      /^leasecron: config: --json belongs to the once, backfill, status, history, pause and resume commands$/m,
+    )
+  })
+
+  it('says a value starting with "-" was read as an option, and how to give it', async () => {
+    const { code, err } = await cli(['history', 'board-issue-sync', '--limit', '-3'])
+    expect(code).toBe(64)
+    expect(err, 'the refusal claimed no value was given although -3 was').toMatch(
+      /^leasecron: --limit needs a value: "-3" starts with "-", so it was read as an option; write --limit=-3 to give it as the value$/m,
+    )
+    const missing = await cli(['history', 'board-issue-sync', '--limit'])
+    expect(missing.err).toMatch(/^leasecron: --limit needs a value$/m)
   })
 
   it('finds the command after a global option’s value when an option is unknown', async () => {

@@ -101,6 +101,8 @@ async function until<T>(what: string, read: () => Promise<T | undefined> | T | u
   throw new Error(`timed out after ${ms} ms waiting for ${what}`)
 }
 
+const ADMIN_TOKEN = 'installations-admin-token-0123456789'
+
 interface StatusNet {
   name: string
   leaseName: string
@@ -232,6 +234,7 @@ describe('one worker acting as two installations', () => {
       const env = appEnv({
         GITHUB_INSTALLATION_IDS: 'all',
         LEASECRON_INSTALLATIONS_REFRESH: '1s',
+        LEASECRON_ADMIN_TOKEN: ADMIN_TOKEN,
         MONGO_URI: mongoServer().url,
         MONGO_DB: database.db.databaseName,
       })
@@ -239,9 +242,25 @@ describe('one worker acting as two installations', () => {
       await worker.start()
       const ran = (id: number) => seen.filter((s) => s.installation === id).length
       await until('passes of both discovered installations', () => (ran(101) && ran(202) ? true : undefined))
+      const listed = async () => (await statusNets()).map((n) => n.name).sort()
+      expect(await listed(), 'under `all` /status left out the nets the worker runs').toEqual([
+        'global-tick',
+        'repo-lister:101',
+        'repo-lister:202',
+      ])
+      const requested = await fetch(`http://127.0.0.1:${worker.port}/nets/repo-lister:202/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+      expect(requested.status, 'the admin API refused a discovered installation’s net the page lists').toBe(
+        202,
+      )
       sandbox.installations.remove(202)
       sandbox.installations.add({ id: 303, account: 'org-b' })
       await until('a pass of the installation added', () => (ran(303) > 0 ? true : undefined))
+      await until('/status listing the installations discovered now', async () =>
+        (await listed()).join() === 'global-tick,repo-lister:101,repo-lister:303' ? true : undefined,
+      )
       const leases = database.db.collection<{ _id: string; token: string | null }>('leases')
       await until('the gone installation’s lease released', async () => {
         const lease = await leases.findOne({ _id: 'repo-lister:202' })

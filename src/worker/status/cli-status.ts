@@ -3,6 +3,7 @@
  * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
+import { shownNets } from '../installation-nets.js'
 import type { BadDocument } from '../../store-call/bad-document.js'
 import { describeBadDocument } from '../bad-documents.js'
 import type { WorkerConfig } from '../../config/worker-config.js'
@@ -78,7 +79,8 @@ function cliSources(
 ): StatusSources {
   return {
     replica: null,
-    nets: netPlans(config),
+    // Per installation when they are listed; under `all` (the command discovers nothing) as configured.
+    nets: netPlans(shownNets(config, undefined)),
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
     ...store,

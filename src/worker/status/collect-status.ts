@@ -34,13 +34,15 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     notes.push(shownText(`${what}: ${error instanceof Error ? error.message : String(error)}`))
     return undefined
   }
+  // The nets read once: a worker acting as every installation lists the ones discovered by now.
+  const plans = sources.nets
   // Every source at once: each bounds its own read, so an outage costs one bound, not their sum.
   const [store, leases, skipped, histories, forge, controls] = await Promise.all([
     storeStatus(sources),
     sources.leases().catch(failed('the lease store did not list its leases')),
     sources.skippedTicks?.().catch(failed('skipped ticks unavailable')),
     Promise.all(
-      sources.nets.map((plan) =>
+      plans.map((plan) =>
         sources
           .history?.(plan.name, RUNS_SHOWN)
           .catch(failed(`the run ledger did not answer for ${plan.name}`)),
@@ -53,7 +55,7 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     notes.push(
       'no run ledger to read (without MONGO_URI it lives in a worker’s memory): runs, last finished slot and lag are null',
     )
-  const nets = sources.nets.map((plan, i) =>
+  const nets = plans.map((plan, i) =>
     netStatus(
       sources,
       plan,

@@ -14,7 +14,7 @@ import type { OnBadDocument } from '../../store-call/bad-document.js'
 import type { Clock, TimerHandle } from '../../lease/clock.js'
 import type { LeaseStore } from '../../lease/store.js'
 import type { RunLedger } from '../../runs/run-ledger.js'
-import type { WorkerConfig } from '../../config/worker-config.js'
+import type { NetConfig, WorkerConfig } from '../../config/worker-config.js'
 import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
@@ -33,6 +33,11 @@ import type { NetControlStore } from '../../control/net-control-store.js'
 export interface WorkerStatusOptions {
   owner: string
   config: WorkerConfig
+  /**
+   * The nets the page lists, asked at every snapshot (under GITHUB_INSTALLATION_IDS=all the installations
+   * change while the worker runs); `config.nets` when absent.
+   */
+  nets?: () => readonly NetConfig[]
   registry: Registry
   clock: Clock
   log: Logger
@@ -126,7 +131,9 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
   return {
     replica: { owner: options.owner, version: packageVersion(), startedAt: startedAt.toISOString() },
     admin: { enabled: config.adminToken !== undefined },
-    nets: netPlans(config),
+    get nets() {
+      return netPlans(options.nets?.() ?? config.nets)
+    },
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
     ping: async () => {
@@ -191,9 +198,9 @@ function forgeHourReader(mongo: MongoConnection, onBadDocument: OnBadDocument | 
   return reader
 }
 
-/** The configured nets as the page lists them, each with the zone its schedule is read in. */
-export function netPlans(config: WorkerConfig): StatusNetPlan[] {
-  return config.nets.map((n) => ({
+/** The nets as the page lists them, each with the zone its schedule is read in. */
+export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
+  return nets.map((n) => ({
     name: n.net.name,
     leaseName: n.net.lease,
     enabled: n.enabled,

@@ -3,11 +3,14 @@
  * requests the sandbox itself counted and the statuses it holds.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createForge } from '../../../src/forge/github-app.js'
+import { InstallationTokenError } from '../../../src/forge/installation-token-error.js'
 import { withLane } from '../../../src/forge/lane.js'
 import type { GatingRun } from '../../../src/nets/merge-gate/gate-run.js'
 import { GateRunError } from '../../../src/nets/merge-gate/gate-run-error.js'
 import { MemoryGateRunStore } from '../../../src/nets/merge-gate/memory-gate-run-store.js'
 import { Reconciler } from '../../../src/nets/merge-gate/reconciler.js'
+import { captureLogs } from '../../support/log-capture.js'
 import { startSandboxHarness, type SandboxHarness } from '../../support/sandbox-harness.js'
 
 const PULL = 'GET /repos/:owner/:repo/pulls/:number'
@@ -83,6 +86,39 @@ describe('reconciler: the pull request first', () => {
     expect(h.requests()).toEqual({ [PULL]: 1 })
     expect((await store.get(run.id))?.settledAt).toEqual(now)
     expect(gateStatuses(run.headSha).map((s) => s.state)).toEqual(['pending'])
+  })
+
+  it('settles nothing when the App has no token for its installation (a wrong id answers the mint 404)', async () => {
+    const run = await openRun({ state: 'died' })
+    const sandbox = h.sandbox
+    const config = {
+      appId: sandbox.appId,
+      installationId: 999,
+      privateKey: sandbox.privateKey,
+      apiUrl: sandbox.url,
+    }
+    const wrong = createForge({ config, logger: captureLogs().logger })
+    try {
+      const offered = withLane('merge-gate-sweeper', () =>
+        reconciler.offer(run, { forge: wrong.octokit, now }),
+      )
+      const error = await offered.then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error, 'a refused token mint was read as "the pull request is gone"').toBeInstanceOf(Error)
+      const cause = (error as Error).cause
+      expect(cause).toBeInstanceOf(InstallationTokenError)
+      expect(cause).toMatchObject({ code: 'FORGE_INSTALLATION_TOKEN', installationId: 999, mintStatus: 404 })
+      expect((cause as { status?: unknown }).status, 'the mint’s 404 passed for the pull’s').toBeUndefined()
+      expect((cause as Error).message).toMatch(/installation 999: .*404 \(not an installation of this App/)
+      expect(
+        (await store.get(run.id))?.settledAt,
+        'the run was settled without its pull being read',
+      ).toBeUndefined()
+    } finally {
+      await wrong.close()
+    }
   })
 
   it('settles a run whose pull request was merged', async () => {
