@@ -71,8 +71,16 @@ async function observe(
   let last: Balance | undefined
   let firstBalancedMs: number | null = null
   const timeline: Array<[ms: number, held: number, ...perReplica: number[]]> = []
+  let pollErrors = 0
   for (;;) {
-    const byOwner = await holdings(c.db)
+    // A read the loaded store refuses (FerretDB's SQLite interrupts under load) is counted and skipped.
+    const byOwner = await holdings(c.db).catch(() => undefined)
+    if (!byOwner) {
+      pollErrors++
+      if (Date.now() - start >= forMs + (last ? 0 : 30_000)) break
+      await sleep(POLL_MS)
+      continue
+    }
     onPoll(byOwner)
     last = balanceOf(byOwner, owners, c.installations)
     timeline.push([Date.now() - start, last.held, ...last.perReplica])
@@ -80,7 +88,13 @@ async function observe(
     if (Date.now() - start >= forMs) break
     await sleep(POLL_MS)
   }
-  return { ...last, firstBalancedMs, afterMs: Date.now() - start, timeline }
+  return {
+    ...(last ?? balanceOf(new Map(), owners, c.installations)),
+    firstBalancedMs,
+    afterMs: Date.now() - start,
+    pollErrors,
+    timeline,
+  }
 }
 
 /** Store operations per hour over `ops` (a window of `ms`), per lease and beside the model. */
@@ -154,9 +168,21 @@ async function steadyWindow(c: CellMeasure, replicas: number) {
   }
 }
 
+/** `read`, tried up to five times a second apart: the loaded store interrupts a read now and then. */
+export async function retried<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read()
+    } catch (error) {
+      if (attempt >= 5) throw error
+      await sleep(1_000)
+    }
+  }
+}
+
 /** SIGKILLs the replica holding most; the takeover of its leases and the balance 3 TTLs after. */
 async function killOne(c: CellMeasure, workers: Worker[], owners: string[]) {
-  const byOwner = await holdings(c.db)
+  const byOwner = await retried(() => holdings(c.db))
   const index = owners.reduce(
     (best, o, i) => ((byOwner.get(o)?.length ?? 0) > (byOwner.get(owners[best]!)?.length ?? 0) ? i : best),
     0,
