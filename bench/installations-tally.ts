@@ -16,7 +16,7 @@ import { sig } from './support.js'
 export async function holdings(db: Db): Promise<Map<string, string[]>> {
   const docs = await db
     .collection<{ _id: string; owner?: string; token?: string | null; expiresAt?: Date }>('leases')
-    .find({ expiresAt: { $gt: new Date() }, token: { $ne: null } })
+    .find({ expiresAt: { $gt: new Date() }, token: { $ne: null } }, { maxTimeMS: 5_000 })
     .toArray()
   const byOwner = new Map<string, string[]>()
   for (const doc of docs) {
@@ -107,7 +107,10 @@ export async function slotAccounting(
   }
   const records = await db
     .collection<{ installation?: number; slot: Date; outcome?: string | null }>('net_runs')
-    .find({ slot: { $gte: new Date(slots[0] ?? window.from), $lte: new Date(window.to) } })
+    .find(
+      { slot: { $gte: new Date(slots[0] ?? window.from), $lte: new Date(window.to) } },
+      { maxTimeMS: 30_000 },
+    )
     .toArray()
   const outcomes = new Map<string, string[]>()
   for (const r of records) {
