@@ -43,7 +43,7 @@ export async function renderInstallations(
   return [
     '## 8. Installations: N installations × R replicas with the fair share (issue 25)',
     '',
-    `\`${result.command}\` (${result.durationS} s; load average ${result.machine.loadAverage.join(' / ')} at the end; ${result.machine.server.description}). One App with N installations on the sandbox forge, discovered with \`GITHUB_INSTALLATION_IDS=all\`; R built workers with \`LEASECRON_FAIR_SHARE=on\`; one per-installation net (\`bench/nets/per-installation.mjs\`: each pass one \`GET /installation/repositories\` and one line in a file). Phases per cell: ${result.inputs.phases}. Paces: ${paceText(result)}. Balance is max ÷ min leases held per live replica, read from the \`leases\` collection (goal ≤ ${result.inputs.balanceGoal}; “best” is what an integer split allows). What the matrix leaves out and why is in the notes below.`,
+    `\`${result.command}\` (${result.durationS} s; load average ${result.machine.loadAverage.join(' / ')} at the end; ${result.machine.server.kind} ${result.machine.server.version}). One App with N installations on the sandbox forge, discovered with \`GITHUB_INSTALLATION_IDS=all\`; R built workers with \`LEASECRON_FAIR_SHARE=on\`; one per-installation net (\`bench/nets/per-installation.mjs\`: each pass one \`GET /installation/repositories\` and one line in a file). Phases per cell: ${result.inputs.phases}. Paces: ${paceText(result)}. Balance is max ÷ min leases held per live replica, read from the \`leases\` collection (goal ≤ ${result.inputs.balanceGoal}; “best” is what an integer split allows). What the matrix leaves out and why is in the closing notes (“Installations”).`,
     '',
     mdTable(balanceRows(cells)),
     '',
