@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { renderBudget } from './render-budget.js'
+import { renderInstallations } from './render-installations.js'
 import { renderPeers } from './render-peers.js'
 import { replicaCells } from './scenarios/replicas.js'
 import { repoRoot, resultsDir } from './support.js'
@@ -31,6 +32,7 @@ const SECTIONS: Array<[result: string, render: Section]> = [
   ['agenda', agendaSection],
   ['budget', (budget) => renderBudget(budget, docsDir, barChart, mdTable)],
   ['peers', (peers) => renderPeers(peers, docsDir, barChart, mdTable)],
+  ['installations', (result) => renderInstallations(result, docsDir, barChart, mdTable)],
 ]
 
 /** Writes the charts and docs/benchmarks.md; returns the markdown's path. */

@@ -2,7 +2,7 @@
  * `npm run bench [-- scenario…]`: the benchmark suite. Builds dist/ (`npm run build`), starts the tests'
  * Mongo (`startTestMongo()`: MONGO_URL, else mongodb-memory-server, else FerretDB), runs the named
  * scenarios — all six by default, in the order replicas, takeover, store-load, footprint, agenda, budget (`peers`
- * only when named: it runs ~22 min on its own Redis, PostgreSQL and FerretDB) — each
+ * only when named: it runs ~22 min on its own Redis, PostgreSQL and FerretDB; `installations` too, ~10 min) — each
  * writing `bench/results/<scenario>.json`, then renders `docs/benchmarks.md` and its SVG charts from
  * every result present. Each run uses fresh databases, dropped at the end.
  *
@@ -22,6 +22,7 @@ import { renderDocs } from './render.js'
 import { runAgenda } from './scenarios/agenda.js'
 import { runBudget } from './scenarios/budget.js'
 import { runFootprint } from './scenarios/footprint.js'
+import { runInstallations } from './scenarios/installations.js'
 import { runPeers } from './scenarios/peers.js'
 import { runReplicas } from './scenarios/replicas.js'
 import { runStoreLoad } from './scenarios/store-load.js'
@@ -36,9 +37,13 @@ const SCENARIOS: Record<string, (context: BenchContext) => Promise<string>> = {
   agenda: runAgenda,
   budget: runBudget,
   peers: runPeers,
+  installations: runInstallations,
 }
-/** Run only when named: `peers` takes ~22 min and starts its own Redis, PostgreSQL and FerretDB. */
-const OPT_IN = new Set(['peers'])
+/**
+ * Run only when named: `peers` takes ~22 min and starts its own Redis, PostgreSQL and FerretDB;
+ * `installations` ~10 min of up to 11 worker processes (N installations × R replicas).
+ */
+const OPT_IN = new Set(['peers', 'installations'])
 const ALIASES: Record<string, string> = { store: 'store-load', storeload: 'store-load', load: 'store-load' }
 
 /** The scenarios to run and the command line to record, or the exit code of a bad command line. */

@@ -174,8 +174,15 @@ export interface SandboxStats {
 
 export const SANDBOX_DATA = { repos: 3, pullsPerRepo: 12, issuesPerRepo: 20, seed: 1 }
 
-export async function startSandboxProcess(generate = SANDBOX_DATA): Promise<SandboxProcess> {
-  const child = spawnNode('sandbox', SANDBOX_MAIN, [], { BENCH_SANDBOX: JSON.stringify(generate) })
+/** The sandbox with `generate`'s data, or with `installations` installations of one repository each (> 0). */
+export async function startSandboxProcess(
+  generate = SANDBOX_DATA,
+  installations = 0,
+): Promise<SandboxProcess> {
+  const child = spawnNode('sandbox', SANDBOX_MAIN, [], {
+    BENCH_SANDBOX: JSON.stringify(generate),
+    BENCH_SANDBOX_INSTALLATIONS: String(installations),
+  })
   const info = await child.waitFor((l) => typeof l.url === 'string', 30_000, 'the sandbox url')
   const url = String(info.url)
   // The key stays in this process's memory only; drop the line that carried it.

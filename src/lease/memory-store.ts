@@ -14,8 +14,10 @@ import {
   checkRenewal,
   checkTimedCall,
   checkToken,
+  checkNames,
   checkVacancyCall,
   type LeaseCallOptions,
+  type LeaseExpiry,
   type LeaseGrant,
   LeaseLostError,
   type LeaseRecord,
@@ -142,6 +144,17 @@ export class MemoryStore implements LeaseStore {
     await Promise.resolve()
     checkNotAborted({ component: COMPONENT, operation: 'vacant' }, options?.signal)
     return call.names.filter((name) => (this.#leases.get(name)?.expiresAtMs ?? 0) <= call.nowMs)
+  }
+
+  async expiries(names: readonly string[], options?: LeaseCallOptions): Promise<LeaseExpiry[]> {
+    const checked = checkNames(COMPONENT, 'expiries', names)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'expiries' }, options?.signal)
+    return checked.map((name) => {
+      const entry = this.#leases.get(name)
+      const standing = entry !== undefined && entry.token !== undefined
+      return { name, expiresAt: standing ? new Date(entry.expiresAtMs) : undefined }
+    })
   }
 }
 

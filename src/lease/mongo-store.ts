@@ -39,9 +39,11 @@ import {
   checkRenewal,
   checkTimedCall,
   checkToken,
+  checkNames,
   checkVacancyCall,
   type LeaseCallOptions,
   type LeaseErrorContext,
+  type LeaseExpiry,
   type LeaseGrant,
   LeaseLostError,
   type LeaseRecord,
@@ -199,6 +201,28 @@ export class MongoStore implements LeaseStore {
     )
     const taken = new Set(held.map((doc) => doc._id))
     return call.names.filter((name) => !taken.has(name))
+  }
+
+  /**
+   * One find of `names`' expiries by `_id`. A released lease (the epoch) and a document without a date
+   * expiry read as no term standing, as acquire would treat them.
+   */
+  async expiries(names: readonly string[], options?: LeaseCallOptions): Promise<LeaseExpiry[]> {
+    const checked = checkNames(COMPONENT, 'expiries', names)
+    if (checked.length === 0) return []
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'expiries' }
+    const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases
+        .find({ _id: { $in: checked } }, { projection: { _id: 1, expiresAt: 1 }, ...bounds.read })
+        .toArray(),
+    )
+    const byName = new Map<string, unknown>(docs.map((doc) => [doc._id, doc.expiresAt]))
+    return checked.map((name) => {
+      const at = byName.get(name)
+      const standing =
+        at instanceof Date && !Number.isNaN(at.getTime()) && at.getTime() > RELEASED_EXPIRY.getTime()
+      return { name, expiresAt: standing ? at : undefined }
+    })
   }
 
   /** Parses a document read from the store, reporting it once when it is malformed. */

@@ -128,6 +128,21 @@ export interface LeaseStore {
    * call finds it).
    */
   vacant?(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]>
+  /**
+   * Each of `names` with the expiry of its current term, in one read, in the order given (duplicates once):
+   * `undefined` when no term stands — absent, released, or without a usable expiry. An expiry at or
+   * before the reader's now is a term that ended without a release: its holder stopped renewing (died,
+   * or lost the store), unlike a step-down, which releases. Optional; the vacancy watch uses it to tell
+   * an orphaned lease from a freed one and to know when a held one falls vacant if not renewed.
+   */
+  expiries?(names: readonly string[], options?: LeaseCallOptions): Promise<LeaseExpiry[]>
+}
+
+/** One lease's term expiry as `expiries` reads it. */
+export interface LeaseExpiry {
+  name: string
+  /** When the current term expires unless renewed; undefined when no term stands (free). */
+  expiresAt: Date | undefined
 }
 
 /** Which store call an error concerns. */
@@ -138,6 +153,7 @@ export type LeaseOperation =
   | 'list'
   | 'get'
   | 'vacant'
+  | 'expiries'
   | 'announce'
   | 'live'
   | 'withdraw'
@@ -351,14 +367,7 @@ export function checkVacancyCall(
   names: unknown,
   now: unknown,
 ): { names: string[]; nowMs: number } {
-  if (!Array.isArray(names)) {
-    throw new LeaseStoreError(
-      'LEASE_INVALID_ARGUMENT',
-      { component, operation: 'vacant' },
-      `names must be an array of lease names, got ${shownValue(names)}`,
-    )
-  }
-  const checked = [...new Set(names.map((name: unknown) => checkName(component, 'vacant', name)))]
+  const checked = checkNames(component, 'vacant', names)
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
     throw new LeaseStoreError(
       'LEASE_INVALID_ARGUMENT',
@@ -367,4 +376,16 @@ export function checkVacancyCall(
     )
   }
   return { names: checked, nowMs: Math.trunc(now.getTime()) }
+}
+
+/** Checks a list of lease names (each as `checkName`); returns them trimmed, duplicates once. */
+export function checkNames(component: string, operation: 'vacant' | 'expiries', names: unknown): string[] {
+  if (!Array.isArray(names)) {
+    throw new LeaseStoreError(
+      'LEASE_INVALID_ARGUMENT',
+      { component, operation },
+      `names must be an array of lease names, got ${shownValue(names)}`,
+    )
+  }
+  return [...new Set(names.map((name: unknown) => checkName(component, operation, name)))]
 }

@@ -53,6 +53,7 @@ export function storeConformance(
     badCallCases(makeStore)
     malformedLeaseCases(makeStore, options.writeRaw)
     vacancyCases(makeStore)
+    expiryCases(makeStore)
   })
 }
 
@@ -557,6 +558,34 @@ function malformedLeaseCases(makeStore: MakeStore, writeRaw: ConformanceOptions[
       )
       expect(grant).toMatchObject({ owner: 'beta', fence: 8 })
       expect(await store.get('net-a')).not.toHaveProperty('corrupt')
+    })
+  })
+}
+
+/** expiries' cases (an optional method: skipped, saying so, for a store without it). */
+function expiryCases(makeStore: MakeStore): void {
+  describe('expiries', () => {
+    it('reads a standing term’s expiry, expired or not, and none for absent and released leases', async (ctx) => {
+      const store = await makeStore()
+      if (!store.expiries)
+        return ctx.skip('this store has no expiries(): its vacancy watch cannot tell orphans')
+      await granted(store.acquire('held', 'a', t0, 5000))
+      await granted(store.acquire('expired', 'a', t0, 1000))
+      await store.release(await granted(store.acquire('released', 'a', t0, 5000)))
+      const read = await store.expiries(['absent', 'held', 'expired', 'released', 'held'])
+      expect(read, 'expiries() disagrees with the terms standing').toEqual([
+        { name: 'absent', expiresAt: undefined },
+        { name: 'held', expiresAt: at(5000) },
+        { name: 'expired', expiresAt: at(1000) },
+        { name: 'released', expiresAt: undefined },
+      ])
+      expect(await store.expiries([])).toEqual([])
+      const notArray = await Reflect.apply(store.expiries, store, ['held']).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(notArray, 'a name that is not in an array was read').toBeInstanceOf(LeaseStoreError)
+      expect(String(notArray)).toContain('names must be an array')
     })
   })
 }

@@ -2,7 +2,8 @@
  * A net's campaign gate (scheduler.ts's CampaignGate): the clock guard first (a replica whose clock is
  * off by more than the net's ttl/6 campaigns for nothing), the vacancy watch (an acquire only for a lease
  * the last vacancy read found free), then the fair share (an acquire only while held terms plus acquires
- * in flight are under the share) — the share last, as it reserves a place. It holds campaigns back and passes the share keeper's
+ * in flight are under the share, or under the share with one replica fewer for a lease the vacancy watch
+ * saw orphaned) — the share last, as it reserves a place. It holds campaigns back and passes the share keeper's
  * step-downs to the terms; it decides nothing itself.
  */
 import type { CampaignAttempt } from '../lease/run.js'
@@ -33,7 +34,7 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
         vacancy?.tried(lease)
         return true
       }
-      if (!keeper.gate.reserve()) return false
+      if (!keeper.gate.reserve(vacancy?.orphaned(lease) ?? false)) return false
       reserved = keeper
       vacancy?.tried(lease)
       return true

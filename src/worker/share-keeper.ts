@@ -5,10 +5,22 @@
  * longest keep their state (stickiness within the share). Its campaigns ask it before each acquire:
  * held terms plus acquires in flight must stay under the share.
  *
+ * A count read once moves no term: on a loaded store an announcement lands late and a replica drops out of
+ * one read, or a restarted replica's old announcement is still live beside its new one. So it remembers the
+ * counts of the last `WINDOW_READS` reads (one more than an announcement's life in reads): it campaigns
+ * under the smaller share of the last two reads (a replica missing from one read does not open room), and
+ * steps down only above the largest share of the window (the fewest replicas seen) plus the slack. A
+ * replica that joined takes the others' excess once it was counted in every read of the window; a flicker
+ * moves no term. A replica that died does not wait for its announcement to expire: its leases expire unreleased
+ * (a step-down or a clean stop releases), and an orphaned lease may be campaigned for up to the share with
+ * one replica fewer — so the survivors take a dead replica's leases within a retry of their expiry.
+ *
  * No replica decides for another: each only holds back its own campaigns and ends its own terms, and every
  * lease still changes hands by the store's conditional writes. What it is not: a balance guarantee when
  * replicas run different nets (each divides its own lease count), nor exact while an announcement is
- * missing or stale (a share computed from a wrong count holds until the next read).
+ * missing or stale (a share computed from a wrong count holds until the next read), nor a quick takeover
+ * when several replicas die at once (the orphan allowance counts one replica fewer; the rest is taken once
+ * their announcements have expired).
  */
 import type { Clock } from '../lease/clock.js'
 import type { ReplicaStore } from '../lease/replica-store.js'
@@ -19,6 +31,10 @@ import type { WorkerMetrics } from './metrics.js'
 
 /** An announcement lives this many intervals: one missed beat does not make a replica dead. */
 export const ANNOUNCEMENT_INTERVALS = 3
+/** Reads a count must hold through before it moves a term: one more than a stale announcement is read. */
+export const WINDOW_READS = ANNOUNCEMENT_INTERVALS + 1
+/** Reads fewer replicas must be seen in before the share grows: one late announcement opens no room. */
+export const CAMPAIGN_READS = 2
 /** Announcements expired longer ago than this are swept (FerretDB has no TTL index). */
 const SWEEP_AFTER_MS = 60 * 60_000
 /** One sweep per this many intervals: cheap, and the collection only grows with restarts. */
@@ -38,16 +54,19 @@ export interface ShareKeeperOptions {
 
 /** One campaign's hold on the share: ask before an acquire, say when it settled. */
 export interface ShareGate {
-  /** Reserves a place for one acquire when held terms + acquires in flight are under the share. */
-  reserve(): boolean
+  /**
+   * Reserves a place for one acquire when held terms + acquires in flight are under the share — or, for an
+   * `orphaned` lease (its term expired unreleased), under the share with one live replica fewer.
+   */
+  reserve(orphaned?: boolean): boolean
   /** The reserved acquire settled (elected or not); its place is a term now, or free again. */
   settled(): void
 }
 
 export class ShareKeeper {
   readonly #o: ShareKeeperOptions
-  #share: number
-  #replicas = 1
+  /** The live-replica counts of the last reads, oldest first (at most WINDOW_READS). */
+  readonly #counts: number[] = []
   #pending = 0
   /** The terms being served, oldest first, each with the function that ends it between passes. */
   readonly #terms: Array<{ stepDown: () => void; leaving: boolean }> = []
@@ -58,16 +77,24 @@ export class ShareKeeper {
 
   constructor(options: ShareKeeperOptions) {
     this.#o = options
-    // Until the first read this replica counts itself alone: what every replica did before the share.
-    this.#share = options.leases
     this.firstRead = new Promise((resolve) => {
       this.#onFirstRead = resolve
     })
   }
 
-  /** The current share (⌈leases ÷ live replicas⌉). */
+  /** The share it campaigns under: ⌈leases ÷ the most live replicas of the last two reads⌉. */
   get share(): number {
-    return this.#share
+    return this.#shareWith(Math.max(...this.#counts.slice(-CAMPAIGN_READS)))
+  }
+
+  /** The share it steps down above (plus the slack): ⌈leases ÷ the fewest live replicas the window saw⌉. */
+  get keep(): number {
+    return this.#shareWith(Math.min(...this.#counts))
+  }
+
+  /** ⌈leases ÷ replicas⌉; before the first read (no count) this replica counts itself alone. */
+  #shareWith(replicas: number): number {
+    return fairShare(this.#o.leases, Number.isFinite(replicas) ? Math.max(1, replicas) : 1)
   }
 
   /** Whether the live replicas were read at least once. */
@@ -76,8 +103,11 @@ export class ShareKeeper {
   }
 
   readonly gate: ShareGate = {
-    reserve: () => {
-      if (!shareDecision(this.#claims(), this.#share, this.#o.slack).campaign) return false
+    reserve: (orphaned = false) => {
+      const share = orphaned
+        ? Math.max(this.share, this.#shareWith(Math.max(...this.#counts.slice(-CAMPAIGN_READS)) - 1))
+        : this.share
+      if (!shareDecision(this.#claims(), share, this.#o.slack).campaign) return false
       this.#pending++
       return true
     },
@@ -118,17 +148,17 @@ export class ShareKeeper {
       await store.announce(owner, clock.now(), ANNOUNCEMENT_INTERVALS * intervalMs, { signal })
       const live = await store.live(clock.now(), { signal })
       const replicas = Math.max(1, live.length + (live.includes(owner) ? 0 : 1))
-      if (replicas !== this.#replicas || !this.#read)
+      if (replicas !== this.#counts.at(-1))
         log.info(
-          { liveReplicas: replicas, share: fairShare(leases, replicas) },
+          { liveReplicas: replicas, share: fairShare(leases, replicas), window: [...this.#counts] },
           'fair share: live replicas changed',
         )
-      this.#replicas = replicas
-      this.#share = fairShare(leases, replicas)
+      this.#counts.push(replicas)
+      if (this.#counts.length > WINDOW_READS) this.#counts.shift()
       this.#read = true
       this.#onFirstRead()
       metrics.liveReplicas.set(replicas)
-      metrics.fairShare.set(this.#share)
+      metrics.fairShare.set(this.share)
       this.#rebalance()
       if (sweep) await store.sweep(new Date(clock.now().getTime() - SWEEP_AFTER_MS), { signal })
     } catch (error) {
@@ -137,13 +167,14 @@ export class ShareKeeper {
     }
   }
 
-  /** Steps down from the newest terms above share + slack (a term steps down once). */
+  /** Steps down from the newest terms above the kept share + slack, to it (a term steps down once). */
   #rebalance(): void {
     const serving = this.#terms.filter((t) => !t.leaving)
-    const { stepDown } = shareDecision(serving.length, this.#share, this.#o.slack)
+    const keep = this.keep
+    const { stepDown } = shareDecision(serving.length, keep, this.#o.slack)
     if (stepDown === 0) return
     this.#o.log.info(
-      { held: serving.length, share: this.#share, slack: this.#o.slack, steppingDown: stepDown },
+      { held: serving.length, share: keep, slack: this.#o.slack, steppingDown: stepDown },
       'fair share: holding more than the share, stepping down from the newest terms after their passes',
     )
     for (const term of serving.slice(-stepDown)) {

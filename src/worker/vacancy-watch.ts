@@ -1,26 +1,37 @@
 /**
- * The vacancy watch: one `store.vacant(leases, now)` read per interval tells which of this replica's
- * leases an acquire could find free, and a campaign whose lease is not among them sends nothing that
- * retry. So a replica's store load for the leases it does not hold is one read per interval, whatever
- * their number — not one acquire (and a read naming the holder) per lease per retry.
+ * The vacancy watch: one read per interval tells which of this replica's leases an acquire could find
+ * free, and a campaign whose lease is not among them sends nothing that retry. So a replica's store load
+ * for the leases it does not hold is one read per interval, whatever their number — not one acquire (and
+ * a read naming the holder) per lease per retry.
+ *
+ * On a store with `expiries` the read also tells, for a lease held, when its term expires unless renewed:
+ * the watch lets a campaign try it from that instant on, without waiting for the next read — so a dead
+ * holder's lease is tried within one retry of its expiry, not a read interval later. And a lease whose term
+ * expired without a release is an orphan (its holder stopped renewing: a step-down releases), which the
+ * fair share lets a replica take above its share (share-keeper.ts). On a store with only `vacant`, the
+ * watch knows vacancies as of the last read, and no orphans.
  *
  * It only holds back: the acquire still decides. A lease it names may be taken first (the acquire answers
- * false and the lease is struck off until the next read); one it does not name may expire a moment later
- * (the next read finds it, so a takeover can take up to one interval longer). Before its first read, and
- * on a store without `vacant`, it holds nothing back.
+ * false and the lease is struck off until the next read); a held lease past its read expiry may have been
+ * renewed since (one acquire refused). Before its first read it holds nothing back.
  */
 import type { Clock } from '../lease/clock.js'
 import type { LeaseStore } from '../lease/store.js'
 import { waitFor } from '../lease/wait.js'
 import type { Logger } from './logger.js'
 
+/** What the last read found of one lease: free, or its term's expiry (ms; in the past: an orphan). */
+type Seen = { free: true } | { free: false; expiresAtMs: number }
+
 export class VacancyWatch {
   readonly #store: LeaseStore
   readonly #leases: string[]
   readonly #clock: Clock
   readonly #log: Logger
-  /** The leases the last read found vacant, less those tried since; undefined before the first read. */
-  #vacant: Set<string> | undefined
+  /** What the last read found, by lease; undefined before the first read. */
+  #seen: Map<string, Seen> | undefined
+  /** Leases tried since the last read: not vacant again until a read says so. */
+  readonly #tried = new Set<string>()
 
   constructor(options: { store: LeaseStore; leases: readonly string[]; clock: Clock; log: Logger }) {
     this.#store = options.store
@@ -31,27 +42,60 @@ export class VacancyWatch {
 
   /** Whether a campaign for `lease` may send an acquire now. */
   mayTry(lease: string): boolean {
-    return this.#vacant === undefined || this.#vacant.has(lease)
+    if (this.#seen === undefined) return true
+    if (this.#tried.has(lease)) return false
+    const seen = this.#seen.get(lease)
+    return seen !== undefined && (seen.free || seen.expiresAtMs <= this.#clock.now().getTime())
+  }
+
+  /** Whether `lease`'s term expired without a release, as far as the last read and the clock tell. */
+  orphaned(lease: string): boolean {
+    const seen = this.#seen?.get(lease)
+    return seen !== undefined && !seen.free && seen.expiresAtMs <= this.#clock.now().getTime()
   }
 
   /** An acquire for `lease` was sent: it is not vacant again until a read says so. */
   tried(lease: string): void {
-    this.#vacant?.delete(lease)
+    if (this.#seen !== undefined) this.#tried.add(lease)
   }
 
   /** Reads every `intervalMs` until `signal` aborts. Never rejects. */
   async run(intervalMs: number, signal: AbortSignal): Promise<void> {
-    const vacant = this.#store.vacant?.bind(this.#store)
-    if (!vacant) return
+    if (!this.#store.expiries && !this.#store.vacant) return
     while (!signal.aborted) {
       try {
-        this.#vacant = new Set(await vacant(this.#leases, this.#clock.now(), { signal }))
+        const seen = await this.#read(signal)
+        this.#tried.clear()
+        this.#seen = seen
       } catch (error) {
         // No answer: nothing is known to be vacant until the store answers (nobody is elected meanwhile).
-        this.#vacant = new Set()
+        this.#tried.clear()
+        this.#seen = new Map()
         if (!signal.aborted) this.#log.debug({ err: error }, 'vacancy read failed')
       }
       if (!(await waitFor(intervalMs, signal, this.#clock))) return
     }
+  }
+
+  /** One read: the expiries where the store has them, else the vacant leases (and no expiry known). */
+  async #read(signal: AbortSignal): Promise<Map<string, Seen>> {
+    const store = this.#store
+    if (store.expiries) {
+      const read = await store.expiries(this.#leases, { signal })
+      return new Map(
+        read.map(({ name, expiresAt }): [string, Seen] => [
+          name,
+          expiresAt ? { free: false, expiresAtMs: expiresAt.getTime() } : { free: true },
+        ]),
+      )
+    }
+    const vacant = new Set(await store.vacant?.(this.#leases, this.#clock.now(), { signal }))
+    // A lease left out is held with an unknown expiry: vacant only when a later read says so.
+    return new Map(
+      this.#leases.map((name): [string, Seen] => [
+        name,
+        vacant.has(name) ? { free: true } : { free: false, expiresAtMs: Number.POSITIVE_INFINITY },
+      ]),
+    )
   }
 }

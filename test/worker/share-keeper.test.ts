@@ -3,7 +3,7 @@ import { systemClock } from '../../src/lease/clock.js'
 import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
-import { ShareKeeper } from '../../src/worker/share-keeper.js'
+import { ANNOUNCEMENT_INTERVALS, ShareKeeper, WINDOW_READS } from '../../src/worker/share-keeper.js'
 
 const INTERVAL = 1000
 
@@ -63,13 +63,15 @@ describe('the share keeper', () => {
     expect(b.share).toBe(2)
     await vi.advanceTimersByTimeAsync(INTERVAL)
     expect(a.share).toBe(2)
+    expect(steppedDown, 'a replica seen in one read already moved terms').toEqual([])
+    await vi.advanceTimersByTimeAsync(WINDOW_READS * INTERVAL)
     expect(steppedDown, 'not the two newest terms stepped down, or not once each').toEqual([2, 3])
     await vi.advanceTimersByTimeAsync(3 * INTERVAL)
     expect(steppedDown, 'a term was asked to step down twice').toEqual([2, 3])
     stopB.abort()
     await loopB
-    await vi.advanceTimersByTimeAsync(INTERVAL)
-    expect(a.share, 'a clean stop did not give its share back at the next read').toBe(4)
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL)
+    expect(a.share, 'a clean stop did not give its share back after two reads').toBe(4)
     stopA.abort()
     await loopA
     expect(await store.live(new Date())).toEqual([])
@@ -87,6 +89,79 @@ describe('the share keeper', () => {
     expect(steppedDown, 'three terms on a share of two with a slack of one stepped down').toEqual([])
     a.onTerm(() => steppedDown.push(3))
     expect(steppedDown, 'four terms on a share of two with a slack of one: down to the share').toEqual([2, 3])
+    stop.abort()
+    await loop
+  })
+
+  it('moves no term and opens no room when one replica’s announcement is late by an interval', async () => {
+    const store = new MemoryReplicaStore()
+    const announceC = () => store.announce('c', new Date(), ANNOUNCEMENT_INTERVALS * INTERVAL)
+    await announceC()
+    const [a, b] = [keeper(store, 'a', 6), keeper(store, 'b', 6)]
+    const stop = new AbortController()
+    const loops = [a.run(stop.signal), b.run(stop.signal)]
+    await Promise.all([a.firstRead, b.firstRead])
+    const steppedDown: string[] = []
+    for (const [name, k] of [
+      ['a', a],
+      ['b', b],
+    ] as const)
+      for (let i = 0; i < 2; i++) k.onTerm(() => steppedDown.push(`${name}${i}`))
+    const reserves: boolean[] = []
+    // c beats every interval, but one beat lands an interval late: its announcement lapses for one read.
+    for (let beat = 1; beat <= 12; beat++) {
+      await vi.advanceTimersByTimeAsync(INTERVAL)
+      if (beat !== 2 && beat !== 3) await announceC()
+      reserves.push(a.gate.reserve())
+      if (reserves.at(-1)) a.gate.settled()
+    }
+    expect(steppedDown, 'a flickering count made a holder step down').toEqual([])
+    expect(reserves, 'a flickering count let a replica at its share campaign for more').not.toContain(true)
+    stop.abort()
+    await Promise.all(loops)
+  })
+
+  it('moves no term for a stale announcement of a replica that restarted, read for its whole life', async () => {
+    const store = new MemoryReplicaStore()
+    const a = keeper(store, 'a', 6)
+    const b = keeper(store, 'b', 6)
+    const stop = new AbortController()
+    const loops = [a.run(stop.signal), b.run(stop.signal)]
+    await Promise.all([a.firstRead, b.firstRead])
+    const steppedDown: number[] = []
+    for (let i = 0; i < 3; i++) a.onTerm(() => steppedDown.push(i))
+    // The restarted replica's old announcement lives on beside the new one for its whole life.
+    await store.announce('b-before-restart', new Date(), ANNOUNCEMENT_INTERVALS * INTERVAL)
+    await vi.advanceTimersByTimeAsync((ANNOUNCEMENT_INTERVALS + 3) * INTERVAL)
+    expect(steppedDown, 'a stale announcement made a holder at its share step down').toEqual([])
+    expect(a.share).toBe(3)
+    stop.abort()
+    await Promise.all(loops)
+  })
+
+  it('lets a survivor take an orphaned lease above its share at once, and a freed one once the dead replica is gone', async () => {
+    const store = new MemoryReplicaStore()
+    const announceC = () => store.announce('c', new Date(), ANNOUNCEMENT_INTERVALS * INTERVAL)
+    await announceC()
+    const a = keeper(store, 'a', 6)
+    const stop = new AbortController()
+    const loop = a.run(stop.signal)
+    await a.firstRead
+    a.onTerm(() => {})
+    a.onTerm(() => {})
+    expect(a.share).toBe(3)
+    // A third replica counted: b too.
+    await store.announce('b', new Date(), 60_000)
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL)
+    await announceC()
+    expect(a.share).toBe(2)
+    expect(a.gate.reserve(), 'a replica at its share campaigned for a freed lease').toBe(false)
+    expect(a.gate.reserve(true), 'a replica at its share did not campaign for an orphaned lease').toBe(true)
+    a.gate.settled()
+    // c died: its announcement expires; the share grows once two reads have not seen it.
+    await vi.advanceTimersByTimeAsync((ANNOUNCEMENT_INTERVALS + 2) * INTERVAL)
+    expect(a.share, 'the survivors’ share did not grow after a death').toBe(3)
+    expect(a.gate.reserve()).toBe(true)
     stop.abort()
     await loop
   })

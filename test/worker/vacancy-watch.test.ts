@@ -2,8 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryStore, run } from '../../src/index.js'
 import { systemClock } from '../../src/lease/clock.js'
 import type { LeaseStore } from '../../src/lease/store.js'
+import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
 import { netCampaignGate } from '../../src/worker/campaign-gate.js'
 import { createLogger } from '../../src/worker/logger.js'
+import { createWorkerMetrics } from '../../src/worker/metrics.js'
+import { ANNOUNCEMENT_INTERVALS, ShareKeeper } from '../../src/worker/share-keeper.js'
 import { VacancyWatch } from '../../src/worker/vacancy-watch.js'
 
 const TTL = 3000
@@ -32,6 +35,7 @@ function counted(store: MemoryStore): { store: LeaseStore; calls: Map<string, nu
     list: (...a) => counting('list', store.list(...a)),
     get: (...a) => counting('get', store.get(...a)),
     vacant: (...a) => counting('vacant', store.vacant(...a)),
+    expiries: (...a) => counting('expiries', store.expiries(...a)),
   }
   return { store: wrapped, calls }
 }
@@ -74,7 +78,7 @@ describe('campaigns behind the vacancy watch', () => {
     expect(
       Object.fromEntries(calls),
       'a replica polled leases it does not hold instead of reading the vacancies once per interval',
-    ).toEqual({ vacant: 20 })
+    ).toEqual({ expiries: 20 })
     const freed = grants[3]
     if (!freed) throw new Error('the holder was not granted net-3')
     await shared.release(freed)
@@ -108,5 +112,58 @@ describe('campaigns behind the vacancy watch', () => {
     expect(watch.mayTry('net-0')).toBe(true)
     await watch.run(RETRY, new AbortController().signal)
     expect(watch.mayTry('net-0'), 'a store without vacant() held a campaign back').toBe(true)
+  })
+
+  it('lets survivors at their share take every lease of a killed holder within a TTL and a retry', async () => {
+    const shared = new MemoryStore()
+    const replicas = new MemoryReplicaStore()
+    const log = createLogger({ level: 'silent' })
+    const stop = new AbortController()
+    const six = LEASES.slice(0, 6)
+    // 2/2/2: the holder about to die renewed net-0 and net-1 just now, and announced itself just now.
+    for (const name of six.slice(0, 2)) await shared.acquire(name, 'dead', new Date(), TTL)
+    for (const owner of ['dead', 'a', 'b'])
+      await replicas.announce(owner, new Date(), ANNOUNCEMENT_INTERVALS * RETRY)
+    const killedAt = Date.now()
+    const elected = new Map<string, string>()
+    const loops: Promise<unknown>[] = []
+    for (const owner of ['a', 'b']) {
+      const keeper = new ShareKeeper({
+        ...{ store: replicas, owner, leases: six.length, slack: 0, intervalMs: RETRY, clock: systemClock },
+        ...{ log, metrics: createWorkerMetrics() },
+      })
+      keeper.onTerm(() => {})
+      keeper.onTerm(() => {})
+      const watch = new VacancyWatch({ store: shared, leases: six, clock: systemClock, log })
+      loops.push(keeper.run(stop.signal), watch.run(RETRY, stop.signal))
+      await keeper.firstRead
+      expect(keeper.share, 'the dead holder was not counted at first').toBe(2)
+      for (const name of six.slice(0, 2)) {
+        const gate = netCampaignGate(name, TTL, {
+          clock: undefined,
+          share: () => keeper,
+          vacancy: () => watch,
+        })
+        const spec = { name, owner, ttlMs: TTL, retryMs: RETRY, signal: stop.signal }
+        loops.push(
+          run(shared, { ...spec, mayCampaign: gate.mayCampaign, onAttempt: gate.attempted }, async (term) => {
+            elected.set(name, `${owner} after ${Date.now() - killedAt} ms`)
+            await new Promise((r) => term.addEventListener('abort', r, { once: true }))
+          }),
+        )
+      }
+    }
+    while (elected.size < 2 && Date.now() - killedAt < 10 * TTL) await vi.advanceTimersByTimeAsync(50)
+    const took = [...elected.values()].map((v) => Number(v.split(' ')[2]))
+    expect(
+      took,
+      `not every lease of the killed holder was taken: ${JSON.stringify([...elected])}`,
+    ).toHaveLength(2)
+    expect(
+      Math.max(...took),
+      `a killed holder's lease stayed unheld past the TTL and a jittered retry: ${JSON.stringify([...elected])}`,
+    ).toBeLessThanOrEqual(TTL + 1.2 * RETRY)
+    stop.abort()
+    await Promise.all(loops)
   })
 })

@@ -1,0 +1,233 @@
+/**
+ * Scenario `installations` (issue 25, "Measure"): one GitHub App with N installations on the sandbox forge
+ * and R built worker processes acting as all of them (`GITHUB_INSTALLATION_IDS=all`, discovered through
+ * `GET /app/installations`) with `LEASECRON_FAIR_SHARE=on`, on the run's Mongo through the op counter. The
+ * net is bench/nets/per-installation.mjs: one lease per installation, each pass one forge request and one
+ * line in a file. Each cell (N, R) measures:
+ *
+ * - the holdings balance (max ÷ min leases per live replica, from the `leases` collection) 3 TTLs after
+ *   start, 3 TTLs after one more replica joins, and 3 TTLs after one is SIGKILLed (the one holding most);
+ * - the takeover: from the SIGKILL until every lease the killed replica held is held by another;
+ * - store operations per hour ÷ leases over a steady window, beside the model
+ *   `leases × 3/TTL + replicas × 1/retry` (lease commands) and `2 × replicas / interval` (announcements);
+ * - every slot of every installation: run once (the passes' lines), duplicates, misses, and the ledger;
+ * - forge requests per installation per hour (the sandbox's own counts), in the window and over the cell.
+ *
+ * The pace is compressed and scaled with N so the store keeps up (`paceFor`). Named-only: it runs
+ * ~10 minutes. Not a check: it records what it saw.
+ */
+import { randomBytes } from 'node:crypto'
+import { rm } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MongoClient } from 'mongodb'
+import { slotAccounting } from '../installations-tally.js'
+import { startMongoOpCounter } from '../mongo-op-counter.js'
+import {
+  type BenchContext,
+  type LogLine,
+  QUICK,
+  repoRoot,
+  type SandboxProcess,
+  sig,
+  spawnNode,
+  startSandboxProcess,
+  WORKER_MAIN,
+  workerEnv,
+  writeResult,
+} from '../support.js'
+import {
+  type CellMeasure,
+  measureCell,
+  type OpCounter,
+  type Pace,
+  printCells,
+  retried,
+  type Worker,
+} from './installations-cell.js'
+
+const NETS_FILE = join(repoRoot, 'bench', 'nets', 'per-installation.mjs')
+const FIRST_INSTALLATION = 1001
+/** What this machine sustained, for the JSON (bench/NOTES.md has the runs behind it). */
+const SUSTAINED =
+  'N = 10 (R = 1, 3, 10). N = 100 did not sustain on this shared 2-core machine (load 13–28) with FerretDB/SQLite: at TTL 10 s renewals got no answer and the terms collapsed (13 of 1,100 slots ran, a QUICK run); at TTL 30 s (R = 3) the store stopped answering ~6 min into the cell (passes stopped, the run was ended by hand). N = 1,000 not run (bench/NOTES.md)'
+
+/**
+ * The cells (N installations × R replicas) run, in order. The full matrix (10, 100, 1,000 × 1, 3, 10) is
+ * cut down to what this shared 2-core machine sustained, N = 10 (bench/NOTES.md says why);
+ * LEASECRON_BENCH_CELLS (`10x1,10x3,100x3`) overrides it.
+ */
+function matrix(): Array<{ installations: number; replicas: number }> {
+  const fallback = QUICK ? '10x1,10x3' : '10x1,10x3,10x10'
+  return (process.env.LEASECRON_BENCH_CELLS ?? fallback)
+    .split(',')
+    .map((cell) => cell.trim().split('x').map(Number))
+    .filter(([n, r]) => Number.isInteger(n) && Number.isInteger(r) && n! > 0 && r! > 0)
+    .map(([installations, replicas]) => ({ installations: installations!, replicas: replicas! }))
+}
+
+/** TTLs (s) whose slot period divides a minute, so an every-p-seconds schedule fires evenly. */
+const TTL_STEPS_S = [3, 4, 5, 6, 10, 12, 15, 20, 30, 60]
+
+/**
+ * The compressed pace for N leases: the shortest TTL of TTL_STEPS_S at least N × 300 ms (renewals, 3N/TTL,
+ * stay ≤ 10 a second up to N = 100; 50 at N = 1,000, capped at a minute), retry TTL/3, one slot per TTL.
+ * N × 100 ms (TTL 10 s at N = 100) was tried first: FerretDB on this loaded machine interrupted the
+ * renewals and the terms collapsed (bench/NOTES.md).
+ */
+export function paceFor(installations: number): Pace {
+  const ttlS = TTL_STEPS_S.find((s) => s * 1000 >= installations * 300) ?? 60
+  return {
+    ttlMs: ttlS * 1000,
+    retryMs: Math.round((ttlS * 1000) / 3),
+    periodMs: ttlS * 1000,
+    schedule: ttlS >= 60 ? '0 * * * * *' : `*/${ttlS} * * * * *`,
+  }
+}
+
+/** The term and share lines each worker's count keeps (by message; `renewal got no answer…` by prefix). */
+const COUNTED = [
+  'elected',
+  'released',
+  'lost to another owner',
+  'stepping down: no renewal it can prove',
+  'fair share: live replicas changed',
+  'fair share: holding more than the share, stepping down from the newest terms after their passes',
+  'renewal got no answer',
+]
+
+/**
+ * Spawns one worker; retains its first owner-bearing line and its first 20 errors, and counts the
+ * COUNTED lines without keeping them (a long cell stays small).
+ */
+function spawnWorker(label: string, env: Record<string, string>): Worker {
+  let owner = false
+  const counts: Record<string, number> = { errors: 0 }
+  const keep = (l: LogLine) => {
+    const msg = String(l.msg)
+    const counted = COUNTED.find((m) => msg.startsWith(m))
+    if (counted) counts[counted] = (counts[counted] ?? 0) + 1
+    if (l.level === 'error' || l.level === 'fatal') return ++counts.errors! <= 20
+    if (owner || typeof l.owner !== 'string') return false
+    owner = true
+    return true
+  }
+  return Object.assign(spawnNode(label, WORKER_MAIN, ['run', '--config', NETS_FILE], env, keep), {
+    counts: () => counts,
+  })
+}
+
+/** What one cell needs to start replicas: their environment and a fresh database. */
+function cellEnv(sandbox: SandboxProcess, counter: OpCounter, db: string, pace: Pace, lines: string) {
+  const { GITHUB_INSTALLATION_ID: _one, ...app } = sandbox.env
+  return workerEnv({
+    ...app,
+    LEASECRON_FORGE: 'github',
+    GITHUB_INSTALLATION_IDS: 'all',
+    MONGO_URI: counter.url,
+    MONGO_DB: db,
+    LEASECRON_FAIR_SHARE: 'on',
+    LEASECRON_NET_INST_TICK_SCHEDULE: pace.schedule,
+    LEASECRON_NET_INST_TICK_TTL_MS: String(pace.ttlMs),
+    LEASECRON_NET_INST_TICK_RETRY_MS: String(pace.retryMs),
+    BENCH_PASS_LINES: lines,
+  })
+}
+
+/** One cell (N, R) on its own database and lines file; the sandbox (N installations) is shared per N. */
+async function runCell(
+  context: BenchContext,
+  sandbox: SandboxProcess,
+  installations: number,
+  replicas: number,
+) {
+  const pace = paceFor(installations)
+  const dbName = context.database(`inst_${installations}_${replicas}`)
+  const lines = join(tmpdir(), `leasecron-inst-${randomBytes(4).toString('hex')}.jsonl`)
+  const counter = await startMongoOpCounter(context.mongo.url)
+  const client = new MongoClient(context.mongo.url, {
+    serverSelectionTimeoutMS: 10_000,
+    // A stalled store (FerretDB under N = 100 at TTL 30 s stopped answering) must not hang the bench.
+    socketTimeoutMS: 40_000,
+  })
+  await client.connect()
+  const env = cellEnv(sandbox, counter, dbName, pace, lines)
+  const ids = Array.from({ length: installations }, (_, i) => FIRST_INSTALLATION + i)
+  let spawned = 0
+  const spawn = () => spawnWorker(`worker-${installations}x${replicas}-${++spawned}`, env)
+  try {
+    const cell: CellMeasure = {
+      installations,
+      replicas,
+      pace,
+      db: client.db(dbName),
+      counter,
+      sandbox,
+      spawn,
+    }
+    const measured = await measureCell(cell)
+    const slots = await retried(() =>
+      slotAccounting(client.db(dbName), lines, ids, {
+        from: measured.slotsFrom,
+        to: measured.slotsTo,
+        periodMs: pace.periodMs,
+      }),
+    )
+    return { installations, replicas, pace, ...measured.figures, slots }
+  } finally {
+    await counter.close()
+    await client.close()
+    await rm(lines, { force: true })
+  }
+}
+
+/** Runs the cells in order, one sandbox (N installations) for the consecutive cells of the same N. */
+async function runCells(context: BenchContext, cells: ReturnType<typeof matrix>) {
+  const results = []
+  let sandbox: { n: number; process: SandboxProcess } | undefined
+  try {
+    for (const { installations: n, replicas: r } of cells) {
+      if (sandbox?.n !== n) {
+        await sandbox?.process.child.stop()
+        sandbox = { n, process: await startSandboxProcess(undefined, n) }
+      }
+      console.log(
+        `bench installations: N=${n} R=${r}, pace ${JSON.stringify(paceFor(n))}, load ${loadavg()[0]!.toFixed(1)}`,
+      )
+      const cellStarted = Date.now()
+      const loadBefore = loadavg().map((v) => sig(v, 3))
+      const cell = await runCell(context, sandbox.process, n, r)
+      const loadAfter = loadavg().map((v) => sig(v, 3))
+      results.push({
+        ...cell,
+        cellS: sig((Date.now() - cellStarted) / 1000),
+        loadAverage: { before: loadBefore, after: loadAfter },
+      })
+    }
+  } finally {
+    await sandbox?.process.child.stop()
+  }
+  return results
+}
+
+export async function runInstallations(context: BenchContext): Promise<string> {
+  const startedAt = Date.now()
+  const chosen = matrix()
+  const cells = await runCells(context, chosen)
+  const ns = [...new Set(chosen.map((c) => c.installations))]
+  const inputs = {
+    cells: chosen.map((c) => `${c.installations}x${c.replicas}`),
+    nets: 'bench/nets/per-installation.mjs: one per-installation net, each pass one GET /installation/repositories and one line',
+    paces: Object.fromEntries(ns.map((n) => [n, paceFor(n)])),
+    fairShare: 'LEASECRON_FAIR_SHARE=on, slack 0',
+    installationsMode: 'GITHUB_INSTALLATION_IDS=all (GET /app/installations)',
+    phases:
+      'start (3 TTLs) · steady window (max(20 s, 4 TTLs): ops and forge counted) · one replica joins (3 TTLs) · the one holding most SIGKILLed (3 TTLs)',
+    leaseModel: 'leases × 3/TTL + replicas × 1/retry (per hour); announcements 2 × replicas / interval',
+    balanceGoal: 1.25,
+    largestSustained: SUSTAINED,
+  }
+  const path = await writeResult('installations', context, startedAt, { inputs, cells })
+  printCells(cells, path)
+  return path
+}
