@@ -15,6 +15,7 @@ import { mongoServerVersion } from './server-version.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 import type { StatusSources } from './status-sources.js'
 import { netPlans } from './worker-status.js'
+import { namedNets } from '../installation-nets.js'
 
 /**
  * Builds the snapshot from the configured store (opened read-only by worker/runtime.ts); without
@@ -78,7 +79,8 @@ function cliSources(
 ): StatusSources {
   return {
     replica: null,
-    nets: netPlans(config),
+    // Each installation's nets as the workers name them (`<net>:<installation>` under a listed set).
+    nets: netPlans({ ...config, nets: namedNets(config) }),
     storeKind: config.mongo ? 'mongo' : 'memory',
     forgeScope: config.mongo ? 'installation' : 'replica',
     ...store,

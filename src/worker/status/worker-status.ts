@@ -196,6 +196,7 @@ export function netPlans(config: WorkerConfig): StatusNetPlan[] {
   return config.nets.map((n) => ({
     name: n.net.name,
     leaseName: n.net.lease,
+    ...(n.installation === undefined ? {} : { installation: n.installation }),
     enabled: n.enabled,
     schedule: n.schedule,
     timeZone: n.timeZone,
