@@ -98,7 +98,7 @@ async function sweepsEachInstallationApart(
       // Generous for a loaded machine: a pass (token mint, three lookups and posts) may take seconds.
       LEASECRON_NET_MERGE_GATE_SWEEPER_SCHEDULE: '*/10 * * * * *',
       LEASECRON_NET_MERGE_GATE_SWEEPER_TIMEOUT: '9s',
-      LOG_LEVEL: process.env.SWEEP_LOG ?? 'silent',
+      LOG_LEVEL: 'silent',
       PORT: '0',
       ...env,
     },
