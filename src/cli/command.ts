@@ -16,6 +16,7 @@ export const OPTION_SPECS = {
   'env-out': { type: 'string' },
   slot: { type: 'string' },
   limit: { type: 'string' },
+  installation: { type: 'string' },
   json: { type: 'boolean' },
   for: { type: 'string' },
   until: { type: 'string' },

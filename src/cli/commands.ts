@@ -83,12 +83,14 @@ slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes); 75 the lease is held 
     operands: [],
     summary:
       "list the leases: holder, fence, expires in, and each net's last run\n(--json: the status snapshot a worker serves at GET /status)",
-    options: ['json'],
+    options: ['json', 'installation'],
     needs: 'config',
-    help: `Usage: leasecron status [--json] [--config FILE]
+    help: `Usage: leasecron status [--json] [--installation ID] [--config FILE]
 
 Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
-last run of its net (slot, owner, outcome, duration).
+last run of its net (slot, owner, outcome, duration); then, when the nets act as GitHub App installations,
+one line per installation: its leases held per replica, its nets' last runs by outcome.
+--installation ID narrows both to the nets acting as that installation (exit 64 for an ID that is not one).
 --json prints the status snapshot (the object a worker answers at GET /status; see the README), read
 from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
     handler: async (context) => (await import('./status.js')).statusCommand(context),

@@ -7,6 +7,7 @@
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import type { NetState } from '../worker/status/net-state.js'
+import type { InstallationStatus } from '../worker/status/status-snapshot.js'
 import { shownText } from '../worker/status/shown-text.js'
 import { formatLocal } from '../zoned-time.js'
 
@@ -53,6 +54,34 @@ export function statusLines(
     ].join(' ')
   })
   return [header.join(' '), ...rows]
+}
+
+/**
+ * One line per installation the nets act as: `installation 12: 3 nets; leases held: host-a 2, host-b 1,
+ * 1 free; runs shown: ok 37, deferred 2`. Nothing when no net names an installation, unless narrowed to
+ * one (`filter`), which then says no net acts as it.
+ */
+export function installationLines(
+  installations: readonly InstallationStatus[],
+  filter: number | null = null,
+): string[] {
+  if (installations.length === 0)
+    return filter === null ? [] : [`installation ${filter}: no configured net acts as it`]
+  return installations.map((i) => {
+    const held = [
+      ...i.holders.map((h) => `${h.owner} ${h.leases}`),
+      ...(i.unheld > 0 ? [`${i.unheld} free`] : []),
+    ]
+    const runs =
+      i.runs === null
+        ? 'no ledger'
+        : Object.entries(i.runs)
+            .map(([outcome, n]) => `${outcome} ${n}`)
+            .join(', ') || 'none yet'
+    const budget = i.budget ? `; budget left ${i.budget.remaining}/${i.budget.limit}` : ''
+    const nets = `${i.nets.length} net${i.nets.length === 1 ? '' : 's'}`
+    return `installation ${i.installation}: ${nets}; leases held: ${held.join(', ') || 'none'}; runs shown: ${runs}${budget}`
+  })
 }
 
 /** `slot by owner: outcome in duration`. */

@@ -1,7 +1,8 @@
 /**
- * `leasecron status [--json]`: each lease's holder, fence, expiry and its net's last run, read from the
- * configured store; with --json, the status snapshot a worker serves at `GET /status`
- * (worker/status/cli-status.ts), read from the same store.
+ * `leasecron status [--json] [--installation ID]`: each lease's holder, fence, expiry and its net's last
+ * run, read from the configured store, then one line per installation the nets act as; with --json, the
+ * status snapshot a worker serves at `GET /status` (worker/status/cli-status.ts), read from the same
+ * store. --installation narrows either to one installation's nets.
  */
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../store-call/bad-document.js'
@@ -10,42 +11,80 @@ import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
-import { statusLines } from './ledger-views.js'
-import { RUNS_SHOWN } from '../worker/status/collect-status.js'
+import { installationLines, statusLines } from './ledger-views.js'
+import { holderStatus, RUNS_SHOWN, runStatus } from '../worker/status/collect-status.js'
 import { type NetState, netState } from '../worker/status/net-state.js'
 import { withDatabase } from './with-database.js'
 import { describePause } from '../control/net-control-store.js'
+import { InstallationFilterError, parseInstallationFilter } from '../worker/status/installation-filter.js'
+import {
+  narrowToInstallation,
+  type SummarizedNet,
+  summarizeInstallations,
+} from '../worker/status/installation-summary.js'
+import { namedNets } from '../worker/installation-nets.js'
 
-/** Prints the leases (or the snapshot); exit 0, or 1 when the store does not answer. */
+/** Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not answer. */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {
-  if (values.json) return statusJson(config, io)
+  let installation: number | null
+  try {
+    installation = parseInstallationFilter(values.installation === undefined ? [] : [values.installation])
+  } catch (error) {
+    if (!(error instanceof InstallationFilterError)) throw error
+    io.err(`leasecron status: --installation: ${error.message}`)
+    return Promise.resolve(EXIT.usage)
+  }
+  if (values.json) return statusJson(config, io, installation)
+  return statusText(config, io, installation)
+}
+
+/** The plain listing: the leases (of the installation's nets, when narrowed), then the installations. */
+function statusText(config: WorkerConfig, io: Io, installation: number | null): Promise<number> {
   const onBadDocument = (bad: BadDocument) => io.err(`leasecron status: ${describeBadDocument(bad)}`)
+  // Each installation's nets as the workers name them (`<net>:<installation>` under a listed set).
+  const named = namedNets(config)
+  const nets = installation === null ? named : named.filter((n) => n.installation === installation)
   return withDatabase('status', config, io, onBadDocument, async ({ store, ledger, controls }, signal) => {
-    const leases = await store.list({ signal })
     const now = new Date()
+    const leaseNames = new Set(nets.map((n) => n.net.lease))
+    const leases = (await store.list({ signal })).filter(
+      (l) => installation === null || leaseNames.has(l.name),
+    )
     const paused = new Map(
       (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
     )
     const lastRuns = new Map<string, RunRecord>()
     const states = new Map<string, NetState>()
-    const timeZones = new Map(config.nets.map((n) => [n.net.lease, n.timeZone]))
-    for (const n of config.nets) {
+    const summarized: SummarizedNet[] = []
+    const timeZones = new Map(nets.map((n) => [n.net.lease, n.timeZone]))
+    for (const n of nets) {
       // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
       const runs = await ledger.history(n.net.name, RUNS_SHOWN, { signal })
       if (runs[0]) lastRuns.set(n.net.lease, runs[0])
       if (n.enabled) states.set(n.net.lease, netState(runs, n, now, paused.has(n.net.name)))
+      const lease = leases.find((l) => l.name === n.net.lease)
+      summarized.push({
+        name: n.net.name,
+        installation: n.installation ?? null,
+        enabled: n.enabled,
+        holder: lease ? holderStatus(lease, undefined, now) : null,
+        runs: runs.map((run) => runStatus(run, n.timeZone)),
+      })
     }
     for (const line of statusLines(leases, lastRuns, now, timeZones, states)) io.out(line)
     for (const [net, pause] of paused)
-      io.out(`${net}: ${describePause(pause)} (since ${pause.at.toISOString()})`)
+      if (installation === null || nets.some((n) => n.net.name === net))
+        io.out(`${net}: ${describePause(pause)} (since ${pause.at.toISOString()})`)
+    for (const line of installationLines(summarizeInstallations(summarized, null), installation)) io.out(line)
     return undefined
   })
 }
 
 /** `status --json`: the same object `GET /status` serves, read from the shared store and ledger. */
-async function statusJson(config: WorkerConfig, io: Io): Promise<number> {
+async function statusJson(config: WorkerConfig, io: Io, installation: number | null): Promise<number> {
   const { storeStatusSnapshot } = await import('../worker/status/cli-status.js')
   const snapshot = await storeStatusSnapshot(config, new Date())
-  io.out(JSON.stringify(snapshot, null, 2))
+  const shown = installation === null ? snapshot : narrowToInstallation(snapshot, installation)
+  io.out(JSON.stringify(shown, null, 2))
   return snapshot.store.answering ? EXIT.ok : EXIT.failure
 }

@@ -1,7 +1,7 @@
 /**
- * Nets against the installations: a net declared `scope: 'one-installation'` (the merge-gate sweeper)
- * acts as one installation, so it may not run while the worker acts as several, or as every installation
- * (`all`). A fault here is a configuration error (78) naming the net's ENABLED variable and the way out.
+ * Nets against the installations: a net declared `scope: 'one-installation'` (a user's net whose work
+ * names no installation; the shipped nets, the merge-gate sweeper included, run per installation) acts as
+ * one installation, so it may not run while the worker acts as several, or as every installation (`all`). A fault here is a configuration error (78) naming the net's ENABLED variable and the way out.
  */
 import type { ForgeChoice, NetConfig } from './worker-config.js'
 import type { EnvReader } from './env-reader.js'

@@ -19,6 +19,8 @@ export interface NetConfig {
   net: NetDefinition
   /** The installation this net's passes act as; absent before the worker assigns one (config). */
   installation?: number
+  /** The installation the worker's global nets act as; `null` under `all` (PassContext.primaryInstallation). */
+  primaryInstallation?: number | null
   enabled: boolean
   schedule: string
   /** The IANA zone the schedule is read in (canonical name, `UTC` by default). */

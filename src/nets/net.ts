@@ -27,6 +27,13 @@ export interface PassContext {
   forge: ForgeOctokit
   /** The installation the pass acts as (its forge's); absent where no installation is known (tests). */
   installation?: number
+  /**
+   * The installation the worker's global nets act as — GITHUB_INSTALLATION_ID's, the first of
+   * GITHUB_INSTALLATION_IDS — `null` under `GITHUB_INSTALLATION_IDS=all` (no installation is first);
+   * absent where the worker does not say (tests, the sandbox forge). A per-installation net uses it to
+   * decide who owns the work that names no installation.
+   */
+  primaryInstallation?: number | null
   /** 1 for the term's first pass. */
   pass: number
   /**

@@ -126,6 +126,7 @@ function route(
     )
     return
   }
-  if (options.status && serveStatusRoute(path ?? '/', options.status, reply)) return
+  const query = (req.url ?? '').split('?')[1] ?? ''
+  if (options.status && serveStatusRoute(path ?? '/', options.status, reply, query)) return
   reply(404, '{"error":"not found"}')
 }

@@ -32,16 +32,24 @@ export function installationNets(
   set: InstallationSet,
   installations: readonly number[],
 ): NetInstance[] {
+  // Under `all` no installation is first: work naming none is nobody's (PassContext.primaryInstallation).
+  const primaryInstallation = set.kind === 'all' ? null : (installations[0] ?? null)
   return nets.flatMap((base) => {
     if ((base.net.scope ?? 'global') !== 'installation') {
       const first = installations[0]
-      return [{ base, net: first === undefined ? base : { ...base, installation: first } }]
+      return [
+        {
+          base,
+          net: first === undefined ? base : { ...base, installation: first, primaryInstallation },
+        },
+      ]
     }
     return installations.map((installation) => ({
       base,
       net: {
         ...base,
         installation,
+        primaryInstallation,
         net: {
           ...base.net,
           name: installationScopedName(base.net.name, set, installation),
@@ -86,5 +94,5 @@ export function shownNets(config: WorkerConfig, installations: readonly number[]
 export function actingNet(net: NetConfig, set: InstallationSet): NetConfig {
   if (net.installation !== undefined) return net
   const first = listedInstallations(set)[0]
-  return first === undefined ? net : { ...net, installation: first }
+  return first === undefined ? net : { ...net, installation: first, primaryInstallation: first }
 }

@@ -46,6 +46,8 @@ export interface SlotPassSpec {
   net: string
   /** The installation the pass acts as, recorded on its run; absent for a global net. */
   installation?: number | undefined
+  /** The installation the worker's global nets act as; `null` under `all` (PassContext.primaryInstallation). */
+  primaryInstallation?: number | null | undefined
   slot: Date
   /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
   manual?: boolean
@@ -129,6 +131,9 @@ export function slotPassSpec(
   return {
     net: setting.net.net.name,
     ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
+    ...(setting.net.primaryInstallation === undefined
+      ? {}
+      : { primaryInstallation: setting.net.primaryInstallation }),
     slot,
     owner: setting.owner,
     fence: term.fence,
@@ -268,6 +273,7 @@ async function runInLane(
       signal: run.signal,
       log,
       ...(spec.installation === undefined ? {} : { installation: spec.installation }),
+      ...(spec.primaryInstallation === undefined ? {} : { primaryInstallation: spec.primaryInstallation }),
       // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
       // one lazy read of the forge between a command and a pass.
       get forge() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/index.js'
+import { defineLease, defineNet, loadConfig } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { parseForgeEnv } from '../../src/forge/forge-config.js'
 import { installationNets } from '../../src/worker/installation-nets.js'
@@ -77,17 +77,36 @@ describe('installations: GITHUB_INSTALLATION_IDS and GITHUB_INSTALLATION_ID', ()
     expect(found.map((i) => i.variable).sort()).toEqual(['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY'])
   })
 
-  it('refuses the merge-gate sweeper while acting as several installations, naming the way out', () => {
+  it('refuses a one-installation net while acting as several installations, naming the way out', () => {
+    const single = defineNet({
+      name: 'single-account',
+      lease: 'single-account',
+      scope: 'one-installation',
+      schedule: '* * * * *',
+      description: 'acts as one installation',
+      options: {},
+      setup: () => undefined,
+      term: () => async () => {},
+    })
+    const leases = [...LEASES, defineLease('single-account', 'acts as one installation')]
+    const loadWith = (env: Record<string, string>) => loadConfig(env, [...nets, single], leases)
     for (const ids of ['3,4', 'all']) {
-      const found = problems({ ...app, GITHUB_INSTALLATION_IDS: ids })
-      expect(found.map((i) => i.variable)).toEqual(['LEASECRON_NET_MERGE_GATE_SWEEPER_ENABLED'])
-      expect(found[0]!.expected).toMatch(/acts as one installation/)
-      expect(found[0]!.expected).toContain('GITHUB_INSTALLATION_ID')
+      const result = loadWith({ ...app, GITHUB_INSTALLATION_IDS: ids })
+      if (result.ok) throw new Error('expected the one-installation net to be refused')
+      expect(result.issues.map((i) => i.variable)).toEqual(['LEASECRON_NET_SINGLE_ACCOUNT_ENABLED'])
+      expect(result.issues[0]!.expected).toMatch(/acts as one installation/)
+      expect(result.issues[0]!.expected).toContain('GITHUB_INSTALLATION_ID')
     }
-    expect(load({ ...app, ...sweeperOff, GITHUB_INSTALLATION_IDS: '3,4' }).ok).toBe(true)
-    expect(load({ ...app, GITHUB_INSTALLATION_IDS: '3' }).ok, 'a list of one acts as one installation').toBe(
-      true,
-    )
+    const off = { LEASECRON_NET_SINGLE_ACCOUNT_ENABLED: 'false' }
+    expect(loadWith({ ...app, ...off, GITHUB_INSTALLATION_IDS: '3,4' }).ok).toBe(true)
+    expect(
+      loadWith({ ...app, GITHUB_INSTALLATION_IDS: '3' }).ok,
+      'a list of one acts as one installation',
+    ).toBe(true)
+  })
+
+  it('runs the merge-gate sweeper per installation under a list and `all`', () => {
+    for (const ids of ['3,4', 'all']) expect(load({ ...app, GITHUB_INSTALLATION_IDS: ids }).ok).toBe(true)
   })
 
   it('shows the installations in the effective configuration, never the key', () => {
@@ -111,7 +130,8 @@ describe('the nets per installation', () => {
       installation: net.installation,
     }))
     expect(shown).toEqual([
-      { name: 'merge-gate-sweeper', lease: 'merge-gate-sweeper', installation: 3 },
+      { name: 'merge-gate-sweeper:3', lease: 'merge-gate-sweeper:3', installation: 3 },
+      { name: 'merge-gate-sweeper:4', lease: 'merge-gate-sweeper:4', installation: 4 },
       { name: 'board-issue-sync:3', lease: 'board-issue-sync:3', installation: 3 },
       { name: 'board-issue-sync:4', lease: 'board-issue-sync:4', installation: 4 },
     ])

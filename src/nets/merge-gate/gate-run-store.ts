@@ -32,6 +32,17 @@ export interface GateRunPageQuery {
   after?: GateRunCursor | undefined
   /** Documents per page, 1 to 1000. */
   limit: number
+  /**
+   * Only this installation's runs (`id`), and with `unnamed` also the runs naming none; every run when
+   * absent (a worker acting as one installation with no run naming another).
+   */
+  installation?: GateRunInstallationFilter | undefined
+}
+
+/** Whose runs a page holds: installation `id`'s, and the runs naming no installation when `unnamed`. */
+export interface GateRunInstallationFilter {
+  id: number
+  unnamed: boolean
 }
 
 /** A page: the valid runs, the documents that failed validation, and where the next page starts. */
@@ -93,12 +104,35 @@ export function checkPageQuery(component: string, query: GateRunPageQuery): Gate
       `limit must be a whole number from 1 to ${MAX_GATE_RUN_PAGE}, got ${String(limit)}`,
     )
   }
-  if (query.after === undefined) return { from, to, limit }
+  const installation = checkInstallationFilter(component, query.installation)
+  const scoped = installation === undefined ? {} : { installation }
+  if (query.after === undefined) return { from, to, limit, ...scoped }
   const after = {
     updatedAt: checkInstant(component, 'page', 'after.updatedAt', query.after.updatedAt),
     id: String(query.after.id),
   }
-  return { from, to, limit, after }
+  return { from, to, limit, after, ...scoped }
+}
+
+function checkInstallationFilter(
+  component: string,
+  filter: GateRunInstallationFilter | undefined,
+): GateRunInstallationFilter | undefined {
+  if (filter === undefined) return undefined
+  if (!Number.isSafeInteger(filter.id) || filter.id < 1 || typeof filter.unnamed !== 'boolean')
+    throw new GateRunError(
+      'GATE_RUN_INVALID',
+      { component, operation: 'page' },
+      `installation must be { id: a positive integer, unnamed: a boolean }, got ${JSON.stringify(filter)}`,
+    )
+  return { id: filter.id, unnamed: filter.unnamed }
+}
+
+/** Whether a stored document's `installation` (absent or null: none named) passes `filter`. */
+export function matchesInstallation(stored: unknown, filter: GateRunInstallationFilter | undefined): boolean {
+  if (filter === undefined) return true
+  if (stored === undefined || stored === null) return filter.unnamed
+  return stored === filter.id
 }
 
 /** Rejects a call whose signal is already aborted, before it reaches the store (GATE_RUN_STORE_ABORTED). */

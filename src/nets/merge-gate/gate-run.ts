@@ -25,6 +25,12 @@ export interface GatingRun {
   headSha: string
   /** The commit-status context the verdict is posted under; the net's default when absent. */
   gateContext?: string | undefined
+  /**
+   * The GitHub App installation whose repository it is: only the sweeper acting as that installation
+   * settles it. Absent: the run belongs to the installation the worker's global nets act as (the one of
+   * GITHUB_INSTALLATION_ID, the first of GITHUB_INSTALLATION_IDS; nobody's under `all`).
+   */
+  installation?: number | undefined
   state: GateRunState
   /** Why a run failed or died, in the review system's words. */
   reason?: string | undefined
@@ -60,6 +66,13 @@ const runFields = {
     .max(2 ** 31),
   headSha: z.string().regex(SHA, '40 or 64 lowercase hex digits'),
   gateContext: optionalText(255),
+  installation: z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .nullish()
+    .transform((n) => n ?? undefined),
   state: z.enum(GATE_RUN_STATES),
   reason: optionalText(1000),
   updatedAt: validDate,
@@ -108,6 +121,8 @@ export interface GateRunDocument {
   pull: number
   headSha: string
   gateContext: string | null
+  /** Absent on documents written before runs named their installation (read as null). */
+  installation?: number | null
   state: GateRunState
   reason: string | null
   updatedAt: Date
@@ -182,6 +197,7 @@ export function toGateRunDocument(run: GatingRun): GateRunDocument {
     pull: run.pull,
     headSha: run.headSha,
     gateContext: run.gateContext ?? null,
+    installation: run.installation ?? null,
     state: run.state,
     reason: run.reason ?? null,
     updatedAt: run.updatedAt,

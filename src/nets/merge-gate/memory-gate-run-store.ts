@@ -21,6 +21,7 @@ import { GateRunError } from './gate-run-error.js'
 import {
   checkGateCallNotAborted,
   checkPageQuery,
+  matchesInstallation,
   type GateRunCallOptions,
   type GateRunPage,
   type GateRunPageQuery,
@@ -81,7 +82,7 @@ export class MemoryGateRunStore implements GateRunStore {
   }
 
   async page(query: GateRunPageQuery, options?: GateRunCallOptions): Promise<GateRunPage> {
-    const { from, to, after, limit } = checkPageQuery(COMPONENT, query)
+    const { from, to, after, limit, installation } = checkPageQuery(COMPONENT, query)
     checkGateCallNotAborted(COMPONENT, 'page', undefined, options)
     // The same filter and order as the Mongo query: updatedAt must be a Date to be in range at all
     // (BSON compares within a type), unsettled means settledAt missing or null.
@@ -92,7 +93,8 @@ export class MemoryGateRunStore implements GateRunStore {
           !(at instanceof Date) ||
           at < from ||
           at > to ||
-          (d.settledAt !== undefined && d.settledAt !== null)
+          (d.settledAt !== undefined && d.settledAt !== null) ||
+          !matchesInstallation(d.installation, installation)
         ) {
           return false
         }

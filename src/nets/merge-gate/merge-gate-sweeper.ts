@@ -1,16 +1,18 @@
 /**
  * The merge-gate sweeper net (lease `merge-gate-sweeper`, the first elected net): once a minute, the
  * elected replica offers recent unsettled gating runs to the reconciler, so a review that died without a
- * verdict gets a `failure` on its gate context and a relaunch request, whatever the replica count.
+ * verdict gets a `failure` on its gate context and a relaunch request, whatever the replica count. Per
+ * installation: under GITHUB_INSTALLATION_IDS each installation's sweeper (`merge-gate-sweeper:<id>`)
+ * settles the runs naming it, through its own forge.
  *
  * This file is the declaration — options, stores, the term factory. The sweep is in `sweeper.ts`, one
  * offer in `reconciler.ts`. Without a database the net keeps a MemoryGateRunStore (one process elects
  * itself); pass `store` to `createMergeGateSweeper` to share one with an embedder or the demo.
  */
 import { MERGE_GATE_SWEEPER_LEASE } from '../../leases.js'
-import { defineNet } from '../net.js'
+import { defineNet, type PassContext } from '../net.js'
 import { durationOption, integerOption, stringOption } from '../options.js'
-import type { GateRunStore } from './gate-run-store.js'
+import type { GateRunInstallationFilter, GateRunStore } from './gate-run-store.js'
 import { MemoryGateRunStore } from './memory-gate-run-store.js'
 import { MongoGateRunStore } from './mongo-gate-run-store.js'
 import { Reconciler } from './reconciler.js'
@@ -59,9 +61,10 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
   return defineNet({
     name: MERGE_GATE_SWEEPER,
     lease: MERGE_GATE_SWEEPER_LEASE.name,
-    // gate_runs name repositories of any installation, and a 404 settles a run: acting as the wrong
-    // installation would settle runs it cannot see. One installation per deployment, until runs name theirs.
-    scope: 'one-installation',
+    // A 404 settles a run, so a sweep acting as the wrong installation would settle runs it cannot see:
+    // each installation's sweeper settles only the runs naming it (and, as the primary installation,
+    // those naming none), through its own forge.
+    scope: 'installation',
     schedule: '* * * * *',
     description:
       'offers unsettled gating runs to the reconciler: a dead review without a verdict gets a failure status and a relaunch request',
@@ -103,6 +106,7 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
           now: pass.startedAt,
           signal: pass.signal,
           log: pass.log,
+          installation: sweptInstallation(pass),
         })
         // The pass logger already carries the pass number.
         const { pass: _pass, ...fields } = report
@@ -115,6 +119,19 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
       }
     },
   })
+}
+
+/**
+ * Whose runs a pass sweeps: those naming its installation, and the runs naming none when it acts as the
+ * primary installation (GITHUB_INSTALLATION_ID's, the first listed; nobody under `all`) or when the
+ * worker names no primary one (a pass run outside a worker). Every run when it acts as no installation.
+ */
+export function sweptInstallation(
+  pass: Pick<PassContext, 'installation' | 'primaryInstallation'>,
+): GateRunInstallationFilter | undefined {
+  if (pass.installation === undefined) return undefined
+  const primary = pass.primaryInstallation
+  return { id: pass.installation, unnamed: primary === undefined || primary === pass.installation }
 }
 
 /** The merge-gate sweeper with its default stores: what `worker.config.ts` lists. */

@@ -115,14 +115,25 @@ export class MongoGateRunStore implements GateRunStore {
   }
 
   async page(query: GateRunPageQuery, options?: GateRunCallOptions): Promise<GateRunPage> {
-    const { from, to, after, limit } = checkPageQuery(COMPONENT, query)
+    const { from, to, after, limit, installation } = checkPageQuery(COMPONENT, query)
     const filter: Filter<GateRunDocument> = { settledAt: null, updatedAt: { $gte: from, $lte: to } }
+    const and: Filter<GateRunDocument>[] = []
     if (after !== undefined) {
-      filter.$or = [
-        { updatedAt: { $lt: after.updatedAt } },
-        { updatedAt: after.updatedAt, _id: { $lt: after.id } },
-      ]
+      and.push({
+        $or: [
+          { updatedAt: { $lt: after.updatedAt } },
+          { updatedAt: after.updatedAt, _id: { $lt: after.id } },
+        ],
+      })
     }
+    // `installation: null` matches a missing field too: the runs written before runs named theirs.
+    if (installation !== undefined)
+      and.push(
+        installation.unnamed
+          ? { $or: [{ installation: installation.id }, { installation: null }] }
+          : { installation: installation.id },
+      )
+    if (and.length > 0) filter.$and = and
     const docs = await this.#call('page', undefined, options, (runs, bounds) =>
       runs.find(filter, bounds.read).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
     )

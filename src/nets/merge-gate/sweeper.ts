@@ -20,7 +20,7 @@
 import type { ForgeOctokit } from '../../forge/github-app.js'
 import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
-import type { GateRunCursor, GateRunStore } from './gate-run-store.js'
+import type { GateRunCursor, GateRunInstallationFilter, GateRunStore } from './gate-run-store.js'
 import type { GatingRun } from './gate-run.js'
 import { type OfferOutcome, type Reconciler, statusOf } from './reconciler.js'
 
@@ -62,6 +62,8 @@ export interface SweepPassContext {
   now: Date
   signal?: AbortSignal | undefined
   log: NetLogger
+  /** Whose runs the pass sweeps (the installation it acts as); every run when absent. */
+  installation?: GateRunInstallationFilter | undefined
 }
 
 /** A parked deep sweep: its window and where it stopped. */
@@ -206,7 +208,13 @@ export class Sweeper {
       if (context.signal?.aborted) report.stopped = 'aborted'
       if (report.stopped !== undefined) return { ...window, after }
       const page = await this.#store.page(
-        { from: window.from, to: window.to, after, limit: this.#options.pageSize },
+        {
+          from: window.from,
+          to: window.to,
+          after,
+          limit: this.#options.pageSize,
+          installation: context.installation,
+        },
         { signal: context.signal },
       )
       report.pages++

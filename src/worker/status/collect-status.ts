@@ -22,6 +22,7 @@ import {
 } from './status-snapshot.js'
 import { type NetState, netState } from './net-state.js'
 import { shownText } from './shown-text.js'
+import { summarizeInstallations } from './installation-summary.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
 /** How many runs per net the snapshot lists. */
@@ -69,6 +70,8 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     replica: sources.replica,
     store,
     nets,
+    installations: summarizeInstallations(nets, forge.rateLimits),
+    installationFilter: null,
     forge,
     admin: sources.admin ?? null,
     notes,
@@ -102,6 +105,7 @@ function netStatus(
   return {
     name: plan.name,
     leaseName: plan.leaseName,
+    installation: plan.installation ?? null,
     enabled: plan.enabled,
     schedule: plan.schedule,
     timeZone: plan.timeZone,

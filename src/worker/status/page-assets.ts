@@ -2,7 +2,8 @@
  * The status page's inline stylesheet and script — inline, because the page must work on an air-gapped
  * cluster and load nothing else (no fonts, no files, no CDN).
  *
- * The script refreshes without a full reload: every 5 s it fetches `/` again and swaps the `<main>`
+ * The script refreshes without a full reload: every 5 s it fetches its own address again (the
+ * `?installation=` filter kept) and swaps the `<main>`
  * element, so the header (and its pause control) stays put and nothing flickers.
  *
  * A second script, the admin buttons' (admin-script.ts), asks it to refresh at once after an action
@@ -72,7 +73,7 @@ export function pageScript(everyMs: number): string {
   const refresh = async () => {
     busy = true
     try {
-      const response = await fetch(location.pathname, { cache: 'no-store' })
+      const response = await fetch(location.pathname + location.search, { cache: 'no-store' })
       if (!response.ok) throw new Error('HTTP ' + response.status)
       const next = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('main')
       if (next) document.querySelector('main').replaceWith(next)

@@ -10,6 +10,7 @@
  */
 import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
+import { renderInstallations } from './render-installations.js'
 import { shownText } from './shown-text.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
 import type {
@@ -90,6 +91,7 @@ function notApplicable(action: (typeof ACTIONS)[number][0], net: NetStatus): str
 export function renderMain(snapshot: StatusSnapshot): string {
   return `<main>
 ${renderReplica(snapshot)}
+${renderInstallations(snapshot)}
 ${snapshot.nets.map((net) => renderNet(net, snapshot.generatedAt, snapshot.admin)).join('\n')}
 ${renderForge(snapshot.forge)}
 ${renderNotes(snapshot.notes)}
@@ -160,6 +162,7 @@ export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null
     ['State', renderState(net.state)],
     ...(net.paused ? [['Paused', esc(pausedText(net.paused))]] : []),
     ...(net.runRequestedAt ? [['Run requested', esc(net.runRequestedAt)]] : []),
+    ...(net.installation === null ? [] : [['Installation', num(net.installation)]]),
     ['Holder', renderHolder(net)],
     ['Fence', h ? num(h.fence) : '—'],
     ['Lease expires in', h ? esc(duration(h.expiresInMs)) : '—'],

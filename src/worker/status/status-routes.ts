@@ -1,9 +1,13 @@
 /**
  * The status routes of the worker's HTTP server: `GET /status` (the snapshot as JSON) and `GET /` (the
- * status page, unless LEASECRON_STATUS_PAGE=false). Read-only: they answer GET and HEAD only (the server
- * refuses other methods before this is reached).
+ * status page, unless LEASECRON_STATUS_PAGE=false), each narrowed to one installation by
+ * `?installation=12` (a bad filter is answered 400, `{ "error": { "code", "message" } }` as the admin API
+ * answers). Read-only: they answer GET and HEAD only (the server refuses other methods before this is
+ * reached).
  */
 import type { OutgoingHttpHeaders } from 'node:http'
+import { InstallationFilterError, parseInstallationFilter } from './installation-filter.js'
+import { narrowToInstallation } from './installation-summary.js'
 import { PAGE_HEADERS } from './page-assets.js'
 import { renderStatusPage } from './render-status-page.js'
 import type { StatusSnapshot } from './status-snapshot.js'
@@ -16,28 +20,38 @@ export interface StatusRoutesOptions {
 
 type Reply = (status: number, body: string, type?: string, headers?: OutgoingHttpHeaders) => void
 
-/** Answers `path` when it is a status route and resolves `true`; resolves `false` for any other path. */
-export function serveStatusRoute(path: string, options: StatusRoutesOptions, reply: Reply): boolean {
-  if (path === '/status') {
-    options.snapshot().then(
-      (snapshot) => reply(200, `${JSON.stringify(snapshot, null, 2)}\n`),
-      () => reply(500, '{"error":"status unavailable"}'),
-    )
+/**
+ * Answers `path` (with its `query`, without the `?`) when it is a status route and returns `true`;
+ * returns `false` for any other path.
+ */
+export function serveStatusRoute(
+  path: string,
+  options: StatusRoutesOptions,
+  reply: Reply,
+  query = '',
+): boolean {
+  if (path !== '/status' && path !== '/') return false
+  if (path === '/' && !options.page) {
+    reply(404, '{"error":"the status page is off (LEASECRON_STATUS_PAGE=false); GET /status still answers"}')
     return true
   }
-  if (path === '/') {
-    if (!options.page) {
-      reply(
-        404,
-        '{"error":"the status page is off (LEASECRON_STATUS_PAGE=false); GET /status still answers"}',
-      )
-      return true
-    }
-    options.snapshot().then(
-      (snapshot) => reply(200, renderStatusPage(snapshot), 'text/html; charset=utf-8', PAGE_HEADERS),
-      () => reply(500, '{"error":"status unavailable"}'),
-    )
+  let installation: number | null
+  try {
+    installation = parseInstallationFilter(new URLSearchParams(query).getAll('installation'))
+  } catch (error) {
+    if (!(error instanceof InstallationFilterError)) throw error
+    const message = `?installation: ${error.message}`
+    reply(400, `${JSON.stringify({ error: { code: 'bad-filter', message } })}\n`)
     return true
   }
-  return false
+  const narrowed = (snapshot: StatusSnapshot) =>
+    installation === null ? snapshot : narrowToInstallation(snapshot, installation)
+  options.snapshot().then(
+    (snapshot) =>
+      path === '/status'
+        ? reply(200, `${JSON.stringify(narrowed(snapshot), null, 2)}\n`)
+        : reply(200, renderStatusPage(narrowed(snapshot)), 'text/html; charset=utf-8', PAGE_HEADERS),
+    () => reply(500, '{"error":"status unavailable"}'),
+  )
+  return true
 }

@@ -18,6 +18,14 @@ export interface StatusSnapshot {
   replica: ReplicaStatus | null
   store: StoreStatus
   nets: NetStatus[]
+  /**
+   * The nets by the installation they act as, in the order the nets list them: holders per replica, runs
+   * by outcome, budget left (installation-summary.ts). Empty when no net names an installation (the
+   * sandbox forge, or `GITHUB_INSTALLATION_IDS=all` before discovery).
+   */
+  installations: InstallationStatus[]
+  /** The installation `?installation=` (or `status --installation`) narrowed this snapshot to; `null`: all. */
+  installationFilter: number | null
   forge: ForgeStatus
   /** The answering replica's admin API (its buttons on the page); `null` from the CLI. */
   admin: AdminStatus | null
@@ -48,6 +56,12 @@ export interface StoreStatus {
 export interface NetStatus {
   name: string
   leaseName: string
+  /**
+   * The GitHub App installation the net's passes act as: its own for a per-installation net
+   * (`<net>:<installation>`), the first listed for a global one; `null` when none is known (the sandbox
+   * forge, or `all` before discovery).
+   */
+  installation: number | null
   enabled: boolean
   /** The cron expression (node-cron syntax, seconds optional). */
   schedule: string
@@ -174,5 +188,37 @@ export interface RateLimitStatus {
   installation: number | null
   limit: number
   remaining: number
+  resetAt: string | null
+}
+
+/** One installation's part of the snapshot: who holds its nets' leases, how their runs went, its budget. */
+export interface InstallationStatus {
+  installation: number
+  /** The nets acting as it, as `nets[].name` names them. */
+  nets: string[]
+  /** Its nets' leases held per replica (owner), most first, then by owner. */
+  holders: InstallationHolder[]
+  /** Its nets' leases nobody holds unexpired. */
+  unheld: number
+  /**
+   * Its nets' shown runs (each net's newest, at most 20) by outcome; outcomes with none are absent.
+   * `null` when there is no ledger to read.
+   */
+  runs: Partial<Record<RunStatus['outcome'], number>> | null
+  /** Budget left: its last seen REST (`core`) rate-limit figures; `null` when not seen here (the CLI). */
+  budget: InstallationBudget | null
+}
+
+export interface InstallationHolder {
+  owner: string
+  /** How many of the installation's leases it holds. */
+  leases: number
+  /** Whether it is the answering replica. */
+  thisReplica: boolean
+}
+
+export interface InstallationBudget {
+  remaining: number
+  limit: number
   resetAt: string | null
 }

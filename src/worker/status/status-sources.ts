@@ -13,6 +13,8 @@ import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snaps
 export interface StatusNetPlan {
   name: string
   leaseName: string
+  /** The installation its passes act as (installation-nets.ts); absent when none is known. */
+  installation?: number
   enabled: boolean
   schedule: string
   /** The IANA zone node-cron fires the schedule in. */

@@ -203,6 +203,7 @@ export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
   return nets.map((n) => ({
     name: n.net.name,
     leaseName: n.net.lease,
+    ...(n.installation === undefined ? {} : { installation: n.installation }),
     enabled: n.enabled,
     schedule: n.schedule,
     timeZone: n.timeZone,

@@ -48,6 +48,7 @@ describe('MongoGateRunStore on the run’s real server', () => {
         pull: 3,
         headSha: 'b'.repeat(40),
         gateContext: null,
+        installation: null,
         state: 'running',
         reason: null,
         updatedAt,

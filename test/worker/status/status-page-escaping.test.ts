@@ -24,6 +24,7 @@ function hostileSnapshot(): StatusSnapshot {
       {
         name: H,
         leaseName: H,
+        installation: 12,
         enabled: false,
         schedule: H,
         timeZone: H,
@@ -56,6 +57,17 @@ function hostileSnapshot(): StatusSnapshot {
         runRequestedAt: null,
       },
     ],
+    installations: [
+      {
+        installation: 12,
+        nets: [H],
+        holders: [{ owner: H, leases: 1, thisReplica: false }],
+        unheld: 1,
+        runs: { failed: 1 },
+        budget: { remaining: 40, limit: 5000, resetAt: H },
+      },
+    ],
+    installationFilter: 12,
     forge: {
       scope: 'installation',
       hourStart: H,
