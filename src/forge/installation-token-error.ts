@@ -33,9 +33,13 @@ function meaning(status: number): string {
   return 'the mint was refused'
 }
 
-/** `error` as an InstallationTokenError when it is GitHub's answer to the mint; otherwise `error` itself. */
+/**
+ * `error` as an InstallationTokenError when GitHub refused the mint (a 4xx answer); otherwise `error` itself.
+ * A 5xx is left as it is: Octokit reports a network failure as status 500, and both are the forge's to retry
+ * (an unknown host's ENOTFOUND counts its tries there before it gives up), not a refusal.
+ */
 export function mintRefusal(installationId: number, error: unknown): unknown {
   const status = (error as { status?: unknown } | null)?.status
-  if (typeof status !== 'number' || status < 400) return error
+  if (typeof status !== 'number' || status < 400 || status >= 500) return error
   return new InstallationTokenError(installationId, status, { cause: error })
 }

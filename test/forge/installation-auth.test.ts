@@ -77,7 +77,13 @@ describe('installation auth against the sandbox', () => {
   it("is refused by GitHub's rules when the key is another App's: 401 on the mint, no retry", async () => {
     sandbox = await startSandboxForge()
     const { forge } = forgeFor(sandbox, generateAppKeyPair('pkcs8').privateKey)
-    await expect(forge.octokit.request('GET /rate_limit')).rejects.toMatchObject({ status: 401 })
+    // The mint's refusal, not the request's: no `status` a net could read as its own resource's answer.
+    await expect(forge.octokit.request('GET /rate_limit')).rejects.toMatchObject({
+      name: 'InstallationTokenError',
+      code: 'FORGE_INSTALLATION_TOKEN',
+      mintStatus: 401,
+      cause: { status: 401 },
+    })
     const stats = sandbox.stats()
     expect(stats.total).toBe(1)
     expect(countRequests(stats, { route: MINT, status: 401 })).toBe(1)
