@@ -4,15 +4,13 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { barChart } from './svg-charts.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the results are JSON written by the budget scenario
 type Json = Record<string, any>
 
-type Chart = (
-  title: string,
-  unit: string,
-  bars: Array<{ label: string; value: number; color?: string }>,
-) => string
+/** The bar chart renderer the caller passes in (svg-charts.ts's own signature). */
+type Chart = typeof barChart
 
 /** Writes docs/bench-budget.svg and returns the markdown lines of the section. */
 export async function renderBudget(

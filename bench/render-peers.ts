@@ -7,15 +7,13 @@
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { barChart } from './svg-charts.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the results are JSON written by the peers scenario
 type Json = Record<string, any>
 
-type Chart = (
-  title: string,
-  unit: string,
-  bars: Array<{ label: string; value: number; color?: string }>,
-) => string
+/** The bar chart renderer the caller passes in (svg-charts.ts's own signature). */
+type Chart = typeof barChart
 
 const COLOR_OF: Record<string, string> = {
   leasecron: '#16a34a',
