@@ -92,7 +92,9 @@ export {
   type NetOption,
   type OptionSchema,
 } from './nets/options.js'
-export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js'
+export { createWorker } from './worker/deferred-worker.js'
+export type { Worker, WorkerOptions } from './worker/worker-options.js'
+export { WorkerNotStartedError } from './worker/worker-not-started-error.js'
 export type { Logger as WorkerLogger, LogMethod } from './worker/logger.js'
 export { ConfigError, type ConfigIssue } from './config/config-error.js'
 export { loadConfig } from './config/load-config.js'

@@ -10,22 +10,18 @@
 import { type Clock, systemClock } from '../lease/clock.js'
 import type { LeaseTerm } from '../lease/store.js'
 import { settledWithin, waitFor } from '../lease/wait.js'
-import { LEASES, type LeaseDefinition } from '../leases.js'
+import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
-import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
-import { ConfigError } from '../config/config-error.js'
-import { loadConfig } from '../config/load-config.js'
 import { redactedConfig } from '../config/redacted-config.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type HealthServer, type HealthServerOptions, startHealthServer } from './http.js'
-import { createLogger, type Logger, netLogger } from './logger.js'
+import { type Logger, netLogger } from './logger.js'
 import { registerLedgerMetrics } from './ledger-metrics.js'
 import { asPromRegistry } from '../forge/prom-registry.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
-import { ownerId } from '../lease/owner-id.js'
 import { openRuntime, type PassRuntime } from './runtime.js'
 import { netPinger } from './ping.js'
 import { type CampaignGate, runNetCampaign } from './scheduler.js'
@@ -38,54 +34,24 @@ import { VacancyWatch } from './vacancy-watch.js'
 import { MongoReplicaStore } from '../lease/mongo-replica-store.js'
 import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
 
-export interface WorkerOptions {
-  /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
-  nets: readonly NetDefinition[]
-  /** The lease registry; src/leases.ts by default. */
-  leases?: readonly LeaseDefinition[]
-  /** The environment to configure from; process.env by default. */
-  env?: NodeJS.ProcessEnv
-  logger?: Logger
-  clock?: Clock
-  /** Options for the in-process sandbox forge, when the sandbox is the forge. */
-  sandbox?: SandboxForgeOptions
-  /** Called once the sandbox forge is up and the nets are set up: seed demo data (npm start). */
-  onSandbox?: (sandbox: SandboxForge, resources: ReadonlyMap<string, unknown>) => Promise<void> | void
-  /**
-   * Bench only: every pass runs on every replica, with no lease — the cost an elected net avoids
-   * (docs/decisions/0001-one-elected-replica-per-net.md). Programmatic, never an environment switch, so
-   * nobody turns the election off by mistake.
-   */
-  unelected?: boolean
-}
+import type { Worker, WorkerOptions } from './worker-options.js'
+import { setUpWorker, type WorkerSetup } from './worker-setup.js'
 
-export interface Worker {
-  readonly config: WorkerConfig
-  /** This process's owner id (host + random suffix). */
-  readonly owner: string
-  /** The bound HTTP port, once started. */
-  readonly port: number | undefined
-  readonly logger: Logger
-  readonly metrics: WorkerMetrics
-  /** Starts HTTP, the store and the campaigns; resolves once campaigning has begun. */
-  start(): Promise<void>
-  /**
-   * Stops campaigning, aborts terms, waits for passes up to the shutdown timeout, releases leases, flushes
-   * the forge meter's partial hour and closes connections. Idempotent.
-   */
-  stop(): Promise<void>
-}
+export type { Worker, WorkerOptions } from './worker-options.js'
 
 /**
  * Builds a worker from the environment. Throws ConfigError (exitCode 78) listing every invalid variable
- * before anything starts. The composition root: each step below is a named function.
+ * before anything starts.
  */
 export function createWorker(options: WorkerOptions): Worker {
-  const loaded = loadConfig(options.env ?? process.env, options.nets, options.leases ?? LEASES)
-  if (!loaded.ok) throw new ConfigError(loaded.issues)
-  const config = loaded.config
-  const logger = options.logger ?? createLogger({ level: config.logLevel })
-  const owner = ownerId(config.workerId)
+  return assembleWorker(options, setUpWorker(options))
+}
+
+/**
+ * The worker around a setup already read (worker-setup.ts): the composition root, each step below a
+ * named function. The public createWorker (deferred-worker.ts) calls it once `start()` has loaded this module.
+ */
+export function assembleWorker(options: WorkerOptions, { config, logger, owner }: WorkerSetup): Worker {
   const w: WorkerState = {
     config,
     options,

@@ -1,0 +1,56 @@
+/**
+ * The public shapes of a worker: what `createWorker` takes and what it returns. Types only, so that the
+ * public entry can name them without loading the worker (deferred-worker.ts).
+ */
+import type { WorkerConfig } from '../config/worker-config.js'
+import type { Clock } from '../lease/clock.js'
+import type { LeaseDefinition } from '../leases.js'
+import type { NetDefinition } from '../nets/net.js'
+import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
+import type { Logger } from './logger.js'
+import type { WorkerMetrics } from './metrics.js'
+
+export interface WorkerOptions {
+  /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */
+  nets: readonly NetDefinition[]
+  /** The lease registry; src/leases.ts by default. */
+  leases?: readonly LeaseDefinition[]
+  /** The environment to configure from; process.env by default. */
+  env?: NodeJS.ProcessEnv
+  logger?: Logger
+  clock?: Clock
+  /** Options for the in-process sandbox forge, when the sandbox is the forge. */
+  sandbox?: SandboxForgeOptions
+  /** Called once the sandbox forge is up and the nets are set up: seed demo data (npm start). */
+  onSandbox?: (sandbox: SandboxForge, resources: ReadonlyMap<string, unknown>) => Promise<void> | void
+  /**
+   * Bench only: every pass runs on every replica, with no lease — the cost an elected net avoids
+   * (docs/decisions/0001-one-elected-replica-per-net.md). Programmatic, never an environment switch, so
+   * nobody turns the election off by mistake.
+   */
+  unelected?: boolean
+}
+
+export interface Worker {
+  readonly config: WorkerConfig
+  /** This process's owner id (host + random suffix). */
+  readonly owner: string
+  /** The bound HTTP port, once started. */
+  readonly port: number | undefined
+  readonly logger: Logger
+  /**
+   * The worker's Prometheus metrics (served at /metrics). From the public `createWorker`, available once
+   * `start()` has been called and has loaded the worker (after `await worker.start()`, or in its
+   * rejection's handler): before, reading it throws WorkerNotStartedError. The worker's metrics, HTTP
+   * server and status page load on `start()`, so a configuration that imports leasecron does not pay for them.
+   */
+  readonly metrics: WorkerMetrics
+  /** Starts HTTP, the store and the campaigns; resolves once campaigning has begun. */
+  start(): Promise<void>
+  /**
+   * Stops campaigning, aborts terms, waits for passes up to the shutdown timeout, releases leases, flushes
+   * the forge meter's partial hour and closes connections. Idempotent.
+   */
+  stop(): Promise<void>
+}
+
