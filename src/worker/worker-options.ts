@@ -53,4 +53,3 @@ export interface Worker {
    */
   stop(): Promise<void>
 }
-

@@ -55,6 +55,37 @@ describe('the bundle loads only what a path uses', () => {
     expect(sandbox(inputs), 'every import of leasecron would load the sandbox forge').toEqual([])
   })
 
+  test('importing leasecron (as every worker.config does) loads neither the worker, its HTTP server, admin API nor status page: createWorker loads them on start()', () => {
+    const outputs = readOutputs()
+    const inputs = staticInputs(outputs, 'dist/bundle/index.js')
+    expect(inputs, 'the public createWorker is not the deferred one').toContain(
+      'dist/src/worker/deferred-worker.js',
+    )
+    const worker = inputs.filter((i) =>
+      /^dist\/src\/worker\/(worker|http|scheduler|metrics|pass-span|status\/.*|admin\/.*)\.js$/.test(i),
+    )
+    expect(
+      worker,
+      'a configuration module importing leasecron for defineNet would compile the worker before the CLI reads the environment',
+    ).toEqual([])
+    const worked = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
+    expect(worked, 'the deferred createWorker no longer reaches the worker').toContain(
+      'dist/src/worker/http.js',
+    )
+  })
+
+  test('a worker loads its status page only when the page is first asked for', () => {
+    const outputs = readOutputs()
+    const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
+    expect(inputs).toContain('dist/src/worker/status/status-routes.js')
+    expect(
+      inputs.filter((i) => /status\/(render-status-page|page-assets|lane-chart)\.js$/.test(i)),
+      'every worker would compile the status page before its first acquire',
+    ).toEqual([])
+    const page = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/status/render-status-page.js'))
+    expect(page, 'the page chunk lost its assets').toContain('dist/src/worker/status/page-assets.js')
+  })
+
   test('the CLI starts without the driver, the sandbox or the worker until its command needs them', () => {
     const outputs = readOutputs()
     // The bin enables the compile cache, then imports the CLI at once: both are what every command loads.

@@ -8,8 +8,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { InstallationFilterError, parseInstallationFilter } from './installation-filter.js'
 import { narrowToInstallation } from './installation-summary.js'
-import { PAGE_HEADERS } from './page-assets.js'
-import { renderStatusPage } from './render-status-page.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 
 export interface StatusRoutesOptions {
@@ -46,12 +44,24 @@ export function serveStatusRoute(
   }
   const narrowed = (snapshot: StatusSnapshot) =>
     installation === null ? snapshot : narrowToInstallation(snapshot, installation)
-  options.snapshot().then(
-    (snapshot) =>
-      path === '/status'
-        ? reply(200, `${JSON.stringify(narrowed(snapshot), null, 2)}\n`)
-        : reply(200, renderStatusPage(narrowed(snapshot)), 'text/html; charset=utf-8', PAGE_HEADERS),
-    () => reply(500, '{"error":"status unavailable"}'),
-  )
+  const answered =
+    path === '/status'
+      ? options.snapshot().then((snapshot) => reply(200, `${JSON.stringify(narrowed(snapshot), null, 2)}\n`))
+      : Promise.all([options.snapshot(), loadPage()]).then(([snapshot, page]) =>
+          reply(200, page.render(narrowed(snapshot)), 'text/html; charset=utf-8', page.headers),
+        )
+  answered.catch(() => reply(500, '{"error":"status unavailable"}'))
   return true
+}
+
+/**
+ * The page's renderer and assets (most of the HTTP server's bytes), loaded on the first request for `/`:
+ * a worker starting up, and one whose page nobody opens, does not compile them (bundle-graph.test.ts).
+ */
+async function loadPage() {
+  const [{ renderStatusPage }, { PAGE_HEADERS }] = await Promise.all([
+    import('./render-status-page.js'),
+    import('./page-assets.js'),
+  ])
+  return { render: renderStatusPage, headers: PAGE_HEADERS }
 }
