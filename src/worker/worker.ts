@@ -10,8 +10,6 @@
 import { type Clock, systemClock } from '../lease/clock.js'
 import type { LeaseTerm } from '../lease/store.js'
 import { settledWithin, waitFor } from '../lease/wait.js'
-import type { LeaseDefinition } from '../leases.js'
-import type { NetDefinition } from '../nets/net.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
