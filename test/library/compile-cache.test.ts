@@ -38,7 +38,9 @@ describe('the shipped compile cache', () => {
     expect(entrypoint[0], 'the ENTRYPOINT does not start the CLI with node').toBe('node')
     expect(entrypoint, 'the ENTRYPOINT does not start the CLI').toContain('dist/bundle/leasecron.js')
     // Made without the worker's flags, the cache would sit under another key that no start reads.
-    const warm = production.indexOf(`RUN ${['node', ...nodeFlags].join(' ')} /tmp/warm-compile-cache.mjs dist/bundle`)
+    const warm = production.indexOf(
+      `RUN ${['node', ...nodeFlags].join(' ')} /tmp/warm-compile-cache.mjs dist/bundle`,
+    )
     expect(warm, 'nothing fills the cache: every pod compiles the bundle').toBeGreaterThan(0)
     // Node keys the cache by user id: made as root, the worker (uid 1000) would never find it.
     expect(production.indexOf(`USER ${user}`), 'the cache is made as another user').toBeLessThan(warm)
