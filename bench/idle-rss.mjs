@@ -1,7 +1,7 @@
 // Idle RSS probe (issue 24, item 3): one idle worker per subject — ten nets at the shipped pace
 // (`* * * * *`, TTL 180 s), bench/nets/idle-ten.mjs — on the Node running this script and on the image's
-// Node 24 (with and without the Dockerfile's NODE_OPTIONS), side by side in the same minute, each on its
-// own database, next to a bare idle Node of each. Sampling starts 5 s after the first minute tick (the
+// Node 24 (with and without the Dockerfile's NODE_OPTIONS and its ENTRYPOINT's Node flags), side by side
+// in the same minute, each on its own database, next to a bare idle Node of each. Sampling starts 5 s after the first minute tick (the
 // first passes have run) and reads VmRSS, RssAnon and RssFile from /proc every second for the window.
 //
 // Not the footprint bench (that one is `npm run bench -- footprint`, committed results, cold starts,
@@ -44,11 +44,19 @@ function imageNodeOptions() {
   )
 }
 
+/** The Node flags the Dockerfile's ENTRYPOINT puts before the CLI's file (V8 flags NODE_OPTIONS refuses). */
+function imageNodeFlags() {
+  const text = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')
+  const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(text)?.[1] ?? '[]')
+  const script = entrypoint.indexOf('dist/bundle/leasecron.js')
+  return script > 1 ? entrypoint.slice(1, script) : []
+}
+
 function runtimes(only) {
   const all = [
-    { key: 'current', node: process.execPath, nodeOptions: '' },
-    { key: 'node24', node: NODE24, nodeOptions: '' },
-    { key: 'node24Image', node: NODE24, nodeOptions: imageNodeOptions() },
+    { key: 'current', node: process.execPath, nodeOptions: '', flags: [] },
+    { key: 'node24', node: NODE24, nodeOptions: '', flags: [] },
+    { key: 'node24Image', node: NODE24, nodeOptions: imageNodeOptions(), flags: imageNodeFlags() },
   ]
   return all.filter((r) => (only ? only.includes(r.key) : true) && existsSync(r.node))
 }
@@ -140,6 +148,7 @@ function worker(root, runtime, base, label) {
     ...(runtime.nodeOptions ? { NODE_OPTIONS: runtime.nodeOptions } : {}),
   }
   const args = [
+    ...runtime.flags,
     join(root, 'dist/bundle/leasecron.js'),
     'run',
     '--config',

@@ -349,7 +349,7 @@ function node24Lines(footprint: Json): string[] {
     ...(image
       ? [
           '',
-          `With the image's \`NODE_OPTIONS=${n.imageNodeOptions}\` (Dockerfile), shipped pace: RSS ${image.rssMiB.mean} MiB (max ${image.rssMiB.max}), ${image.rssOverNode}× bare Node 24; CPU ${image.cpuPercentOfOneCore}% of a core.`,
+          `With the image's \`NODE_OPTIONS=${n.imageNodeOptions}\`${n.imageNodeFlags?.length ? ` and \`node ${n.imageNodeFlags.join(' ')}\`` : ''} (Dockerfile), shipped pace: RSS ${image.rssMiB.mean} MiB (max ${image.rssMiB.max}), ${image.rssOverNode}× bare Node 24; CPU ${image.cpuPercentOfOneCore}% of a core.`,
         ]
       : []),
     '',

@@ -3,6 +3,7 @@
 // production image runs once, as the user the worker runs as (Dockerfile): a pod's /tmp is a fresh emptyDir,
 // so without it every pod's first start compiles everything (measured in bench/NOTES.md, "compile cache").
 //
+// Run it with the Node flags the worker runs with (the Dockerfile's ENTRYPOINT): V8 keys the cache by them.
 // It imports every file of dist/bundle but the CLI's entry (which would run a command) and asks `--version`
 // of the CLI for that one; a file whose imports are not installed (testing.js needs vitest, a dev
 // dependency) is skipped. Importing evaluates the modules' top levels: they define, they start nothing.
@@ -27,7 +28,10 @@ if (status !== ENABLED && status !== ALREADY_ENABLED) {
   process.stdout.write(`warm-compile-cache: not enabled (${message ?? 'disabled'}): nothing to do\n`)
   process.exit(0)
 }
-execFileSync(process.execPath, [join(bundle, 'leasecron.js'), '--version'], { stdio: 'ignore' })
+// With this process's own Node flags: V8 keys the cache by its flags, so the CLI must start as the worker will.
+execFileSync(process.execPath, [...process.execArgv, join(bundle, 'leasecron.js'), '--version'], {
+  stdio: 'ignore',
+})
 const files = [
   ...readdirSync(bundle).filter((f) => f.endsWith('.js') && f !== 'leasecron.js'),
   ...readdirSync(join(bundle, 'chunks')).map((f) => join('chunks', f)),

@@ -17,7 +17,7 @@
  * - Both Nodes: the one running the bench (the top-level figures) and the image's Node 24 (`node24`,
  *   installed under .cache/ like .ci/run does when missing, bench/node24.ts), trial by trial in the same
  *   sitting and side by side in the same idle minute; on Node 24 also the worker with the NODE_OPTIONS
- *   the Dockerfile sets (read from it), the figure the image ships.
+ *   and the ENTRYPOINT's Node flags the Dockerfile sets (read from it), the figure the image ships.
  *
  * Not a load test: the nets do nothing, so this is the worker's own weight (Node, the driver, pino,
  * node-cron, the HTTP server; the forge client is built only when a pass reads it, which these never do).
@@ -55,12 +55,14 @@ const everyMinute = Object.fromEntries(
   Array.from({ length: 10 }, (_, i) => [`LEASECRON_NET_BENCH_NET_${i + 1}_SCHEDULE`, '* * * * *']),
 )
 
-/** A Node the worker is measured on: its binary, its version, and the NODE_OPTIONS it runs with. */
+/** A Node the worker is measured on: its binary, its version, the NODE_OPTIONS and Node flags it runs with. */
 interface Runtime {
   key: string
   path: string
   version: string
   nodeOptions?: string
+  /** Flags on the command line before the script (V8 flags NODE_OPTIONS refuses). */
+  nodeFlags?: string[]
 }
 
 /** The NODE_OPTIONS the Dockerfile sets for the worker (`ENV NODE_OPTIONS=…`), or undefined when none. */
@@ -70,6 +72,23 @@ async function imageNodeOptions(): Promise<string | undefined> {
     .exec(dockerfile)
     ?.slice(1)
     .find((v) => v !== undefined)
+}
+
+/**
+ * The Node flags the Dockerfile's ENTRYPOINT starts the CLI with (`["node", …flags, "dist/bundle/leasecron.js"]`),
+ * or an empty list when none.
+ */
+async function imageNodeFlags(): Promise<string[]> {
+  const dockerfile = await readFile(join(repoRoot, 'Dockerfile'), 'utf8')
+  const entrypoint: string[] = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]')
+  const script = entrypoint.indexOf('dist/bundle/leasecron.js')
+  return script > 1 ? entrypoint.slice(1, script) : []
+}
+
+/** `script` and `args` as spawnNode takes them, with `runtime`'s Node flags in front. */
+function withFlags(runtime: Runtime, script: string, args: string[]): [string, string[]] {
+  const [first, ...rest] = [...(runtime.nodeFlags ?? []), script, ...args]
+  return [first!, rest]
 }
 
 /** The environment `runtime` adds: its NODE_OPTIONS when it has any. */
@@ -165,7 +184,7 @@ interface IdleResult {
   nodeIdle: IdleStats
   workerShippedPace: IdleStats & { rssOverNode: number }
   workerCompressedPace: IdleStats & { rssOverNode: number }
-  /** Node 24 only: the shipped pace with the NODE_OPTIONS the Dockerfile sets. */
+  /** Node 24 only: the shipped pace with the NODE_OPTIONS and the ENTRYPOINT's Node flags the Dockerfile sets. */
   workerShippedPaceImage?: IdleStats & { rssOverNode: number }
 }
 
@@ -177,10 +196,16 @@ const keep = (l: { msg?: unknown }) =>
 async function runtimes(): Promise<{ current: Runtime; node24: Runtime; node24Image: Runtime }> {
   const node24 = await ensureNode24()
   const options = await imageNodeOptions()
+  const flags = await imageNodeFlags()
   return {
     current: { key: 'current', path: process.execPath, version: process.version },
     node24: { key: 'node24', ...node24 },
-    node24Image: { key: 'node24Image', ...node24, ...(options ? { nodeOptions: options } : {}) },
+    node24Image: {
+      key: 'node24Image',
+      ...node24,
+      ...(options ? { nodeOptions: options } : {}),
+      ...(flags.length > 0 ? { nodeFlags: flags } : {}),
+    },
   }
 }
 
@@ -207,6 +232,7 @@ export async function runFootprint(context: BenchContext): Promise<string> {
   const node24 = {
     node: nodes.node24.version,
     imageNodeOptions: nodes.node24Image.nodeOptions ?? null,
+    imageNodeFlags: nodes.node24Image.nodeFlags ?? [],
     coldStart: summarizeColdStarts(cold.node24!),
     idle: idle.node24!,
   }
@@ -238,7 +264,7 @@ const INPUTS = {
   forge: 'the sandbox process is configured as the GitHub App; the nets never call it',
   consumerInstall: INSTALL_INPUTS,
   nodes:
-    "top-level figures: the Node running the bench; `node24`: the image's Node (.ci/run's NODE24_VERSION, under .cache/), each trial on both Nodes in turn, the idle minute side by side; `node24.idle.workerShippedPaceImage`: with the NODE_OPTIONS the Dockerfile sets",
+    "top-level figures: the Node running the bench; `node24`: the image's Node (.ci/run's NODE24_VERSION, under .cache/), each trial on both Nodes in turn, the idle minute side by side; `node24.idle.workerShippedPaceImage`: with the NODE_OPTIONS and the ENTRYPOINT's Node flags the Dockerfile sets",
 }
 
 async function coldStarts(
@@ -305,7 +331,7 @@ async function workerColdStart(
 
 /**
  * The idle minute: on each Node the two paces and bare Node, and on Node 24 the shipped pace with the
- * image's NODE_OPTIONS, all side by side, each worker on its own database.
+ * image's NODE_OPTIONS and ENTRYPOINT flags, all side by side, each worker on its own database.
  */
 async function idleMinute(
   context: BenchContext,
@@ -316,10 +342,10 @@ async function idleMinute(
   const idleWorker = (label: string, extra: Record<string, string>, runtime: Runtime) => {
     const env = { ...sandbox.env, ...extra, ...runtimeEnv(runtime) }
     const db = context.database(`footprint_${label.replace(/\W+/g, '_')}`)
-    const args = ['run', '--config', NETS.idleTen]
+    const [script, args] = withFlags(runtime, WORKER_MAIN, ['run', '--config', NETS.idleTen])
     const w = spawnNode(
       label,
-      WORKER_MAIN,
+      script,
       args,
       workerEnv({ ...env, MONGO_URI: context.mongo.url, MONGO_DB: db }),
       keep,
@@ -479,7 +505,7 @@ function summaryRows(coldStart: ReturnType<typeof summarizeColdStarts>, idle: Id
     ...(idle.workerShippedPaceImage
       ? [
           [
-            'RSS, shipped pace, the image’s NODE_OPTIONS (MiB)',
+            'RSS, shipped pace, the image’s NODE_OPTIONS and flags (MiB)',
             String(idle.workerShippedPaceImage.rssMiB.mean),
             String(bare.rssMiB.mean),
             `${idle.workerShippedPaceImage.rssOverNode}×`,

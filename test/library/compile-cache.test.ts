@@ -20,6 +20,9 @@ const hasCompileCache = typeof (module as { enableCompileCache?: unknown }).enab
 describe('the shipped compile cache', () => {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
   const production = dockerfile.slice(dockerfile.indexOf('AS production'))
+  // The Node flags the worker starts with (the ENTRYPOINT's, before the CLI's file): V8 keys the cache by them.
+  const entrypoint: string[] = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(production)?.[1] ?? '[]')
+  const nodeFlags = entrypoint.slice(1, entrypoint.indexOf('dist/bundle/leasecron.js'))
   const dirs: string[] = []
   afterAll(() => {
     for (const dir of dirs) {
@@ -32,7 +35,12 @@ describe('the shipped compile cache', () => {
     const user = /^USER (\S+)/m.exec(production)?.[1]
     const cacheDir = /^ENV NODE_COMPILE_CACHE=(\S+)$/m.exec(production)?.[1]
     expect(cacheDir, 'the image starts without a compile cache').toBeDefined()
-    const warm = production.indexOf('RUN node /tmp/warm-compile-cache.mjs dist/bundle')
+    expect(entrypoint[0], 'the ENTRYPOINT does not start the CLI with node').toBe('node')
+    expect(entrypoint, 'the ENTRYPOINT does not start the CLI').toContain('dist/bundle/leasecron.js')
+    // Made without the worker's flags, the cache would sit under another key that no start reads.
+    const warm = production.indexOf(
+      `RUN ${['node', ...nodeFlags].join(' ')} /tmp/warm-compile-cache.mjs dist/bundle`,
+    )
     expect(warm, 'nothing fills the cache: every pod compiles the bundle').toBeGreaterThan(0)
     // Node keys the cache by user id: made as root, the worker (uid 1000) would never find it.
     expect(production.indexOf(`USER ${user}`), 'the cache is made as another user').toBeLessThan(warm)
@@ -41,20 +49,21 @@ describe('the shipped compile cache', () => {
   })
 
   it.runIf(hasCompileCache)(
-    'is filled by the warm-up and read, read-only, by the CLI’s next start',
+    'is filled by the warm-up and read, read-only, by the CLI’s next start with the same Node flags',
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'leasecron-compile-cache-'))
       dirs.push(dir)
       const { NODE_DISABLE_COMPILE_CACHE: _off, ...inherited } = process.env
       const env = { ...inherited, NODE_COMPILE_CACHE: dir }
-      const warm = await run(process.execPath, ['scripts/warm-compile-cache.mjs', 'dist/bundle'], {
-        cwd: root,
-        env,
-      })
+      const warm = await run(
+        process.execPath,
+        [...nodeFlags, 'scripts/warm-compile-cache.mjs', 'dist/bundle'],
+        { cwd: root, env },
+      )
       expect(warm.stdout).toMatch(/warm-compile-cache: \d+ of \d+ files/)
       expect(readdirSync(dir).length, 'the warm-up left the cache empty').toBeGreaterThan(0)
       chmodSync(dir, 0o500)
-      const start = await run(process.execPath, ['dist/bundle/leasecron.js', '--version'], {
+      const start = await run(process.execPath, [...nodeFlags, 'dist/bundle/leasecron.js', '--version'], {
         cwd: root,
         env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
       })
