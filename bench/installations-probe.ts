@@ -7,7 +7,8 @@
  * growth. It writes nothing and records no result.
  *
  * Environment: PROBE_N (100), PROBE_R (1), PROBE_S (run length, 180), PROBE_EVERY_S (15), PROBE_PRELOAD (old
- * run records per installation written before the workers start, 0: a ledger as it stands after weeks).
+ * run records per installation written before the workers start, 0: a ledger as it stands after weeks),
+ * PROBE_WORKER (the worker bundle to run, dist/bundle/leasecron.js: another build, for a before/after).
  */
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
     ...(R > 1 ? { LEASECRON_FAIR_SHARE: 'on' } : {}),
   })
   console.log(`probe: ${mongo.description}, N=${N} R=${R} pace ${JSON.stringify(pace)} preload ${PRELOAD}`)
-  for (let r = 1; r <= R; r++) spawnNode(`worker-${r}`, WORKER_MAIN, ['run', '--config', NETS_FILE], env)
+  const main = process.env.PROBE_WORKER ?? WORKER_MAIN
+  for (let r = 1; r <= R; r++) spawnNode(`worker-${r}`, main, ['run', '--config', NETS_FILE], env)
   const started = Date.now()
   try {
     while (Date.now() - started < RUN_S * 1000) {
