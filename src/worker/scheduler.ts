@@ -202,11 +202,14 @@ async function serveTerm(
 }
 
 /**
- * How long after each slot the net's passes start: a per-installation net's spread (slot-spread.ts), so
- * N installations' passes do not reach the store and the forge at one instant; 0 for a global net.
+ * How long after each slot the net's passes start: the spread (slot-spread.ts) of one installation's copy
+ * of a per-installation net (`<net>:<installation>`, under GITHUB_INSTALLATION_IDS), so N installations'
+ * passes do not reach the store and the forge at one instant. 0 for a global net, and for a
+ * per-installation net under GITHUB_INSTALLATION_ID (its plain name: one installation, nothing to spread).
  */
 function spreadOf(net: NetConfig, at: Date): number {
-  if ((net.net.scope ?? 'global') !== 'installation') return 0
+  const scoped = net.installation !== undefined && net.net.name.endsWith(`:${net.installation}`)
+  if ((net.net.scope ?? 'global') !== 'installation' || !scoped) return 0
   return slotSpreadMs(net.net.name, net.schedule, net.timeZone, at)
 }
 
