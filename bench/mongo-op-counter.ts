@@ -27,6 +27,11 @@ export interface MongoOp {
   at: number
   /** The proxy's id for the client connection that sent it. */
   connection: number
+  /**
+   * Milliseconds from the message to the server's first reply to it (matched by `responseTo`), once the
+   * reply has crossed the proxy; absent while unanswered and for messages no reply names.
+   */
+  ms?: number
 }
 
 /** How a message counts. */
@@ -122,6 +127,7 @@ function opOf(message: Buffer, connection: number): MongoOp {
  */
 function pipeConnection(client: Socket, upstream: Socket, id: number, record: (op: MongoOp) => void): void {
   let pending: Buffer = Buffer.alloc(0)
+  const awaiting = new Map<number, MongoOp>()
   const parse = (chunk: Buffer) => {
     upstream.write(chunk)
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
@@ -134,12 +140,43 @@ function pipeConnection(client: Socket, upstream: Socket, id: number, record: (o
         return
       }
       if (pending.length < length) break
-      record(opOf(pending.subarray(0, length), id))
+      const op = opOf(pending.subarray(0, length), id)
+      awaiting.set(pending.readInt32LE(4), op)
+      record(op)
       pending = pending.subarray(length)
     }
   }
   client.on('data', parse)
-  upstream.on('data', (chunk: Buffer) => client.write(chunk))
+  upstream.on('data', timeReplies(client, awaiting))
+}
+
+/**
+ * Forwards the server's bytes to the client and, reading each reply's header, stamps the request it
+ * answers (`responseTo`) with its latency. A reply that names no request we saw (an exhaust stream's
+ * later replies) is forwarded and ignored.
+ */
+function timeReplies(client: Socket, awaiting: Map<number, MongoOp>): (chunk: Buffer) => void {
+  let pending: Buffer = Buffer.alloc(0)
+  let parsing = true
+  return (chunk) => {
+    client.write(chunk)
+    if (!parsing) return
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    while (pending.length >= 16) {
+      const length = pending.readInt32LE(0)
+      if (length < 16 || length > 64 * 1024 * 1024) {
+        parsing = false
+        return
+      }
+      if (pending.length < length) break
+      const op = awaiting.get(pending.readInt32LE(8))
+      if (op) {
+        op.ms = Date.now() - op.at
+        awaiting.delete(pending.readInt32LE(8))
+      }
+      pending = pending.subarray(length)
+    }
+  }
 }
 
 /**

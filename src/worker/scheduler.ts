@@ -38,6 +38,7 @@ import {
   slotPassSpec,
 } from './slot-pass.js'
 import { startSlotTicker } from './slot-ticker.js'
+import { slotSpreadMs } from './slot-spread.js'
 import { type CatchUpSpec, catchUp } from './catch-up.js'
 import type { CatchUpOccasion } from './catch-up-plan.js'
 import { type LedgerRecovery, type LostRecord, startLedgerRecovery } from './ledger-recovery.js'
@@ -182,8 +183,9 @@ async function serveTerm(
   const { schedule, timeZone } = net
   // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
   const elected = options.clock.now()
-  const ticker = startSlotTicker({ schedule, timeZone, clock: options.clock, onSlot: serve })
-  logNextPass(log.child({ fence: info.fence }), net, elected)
+  const offsetMs = spreadOf(net, elected)
+  const ticker = startSlotTicker({ schedule, timeZone, clock: options.clock, offsetMs, onSlot: serve })
+  logNextPass(log.child({ fence: info.fence }), net, elected, offsetMs)
   serve.catchUp(elected)
   try {
     await new Promise<void>((resolve) => {
@@ -199,13 +201,26 @@ async function serveTerm(
   }
 }
 
+/**
+ * How long after each slot the net's passes start: the spread (slot-spread.ts) of one installation's copy
+ * of a per-installation net (`<net>:<installation>`, under GITHUB_INSTALLATION_IDS), so N installations'
+ * passes do not reach the store and the forge at one instant. 0 for a global net, and for a
+ * per-installation net under GITHUB_INSTALLATION_ID (its plain name: one installation, nothing to spread).
+ */
+function spreadOf(net: NetConfig, at: Date): number {
+  const scoped = net.installation !== undefined && net.net.name.endsWith(`:${net.installation}`)
+  if ((net.net.scope ?? 'global') !== 'installation' || !scoped) return 0
+  return slotSpreadMs(net.net.name, net.schedule, net.timeZone, at)
+}
+
 /** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
-function logNextPass(log: Logger, net: NetConfig, now: Date): void {
+function logNextPass(log: Logger, net: NetConfig, now: Date, spreadMs: number): void {
   const { schedule, timeZone } = net
-  const next = nextFireTime(schedule, now, timeZone)
+  const next = new Date(nextFireTime(schedule, now, timeZone).getTime() + spreadMs)
   const nextPassAt = next.toISOString()
   const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
-  log.info({ schedule, timeZone, nextPassAt }, `term began: next scheduled pass at ${nextPassAt}${local}`)
+  const fields = { schedule, timeZone, nextPassAt, ...(spreadMs > 0 ? { spreadMs } : {}) }
+  log.info(fields, `term began: next scheduled pass at ${nextPassAt}${local}`)
 }
 
 interface SlotServer {

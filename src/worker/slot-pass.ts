@@ -36,8 +36,19 @@ import type { Pinger } from './ping.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
-/** How many of the newest runs each pass looks through for older terms' unfinished claims. */
+/** How many of the newest runs a pass looks through for older terms' unfinished claims. */
 const CLOSE_LOOKBACK_RUNS = 10
+/**
+ * A term's first this many passes each look for older terms' unfinished claims: an older term's claim
+ * was sent before that term ended, so it lands within its call bound of this term's start, in these passes.
+ */
+const CLOSE_EARLY_PASSES = 5
+/**
+ * After them, every this many passes look again (a store that answered past its bound). Not every pass:
+ * the read is `{net}` sorted by slot, which FerretDB on SQLite answers by scanning the whole ledger — every
+ * installation's runs — so one a pass per installation made the store's work grow with N × the ledger.
+ */
+const CLOSE_EVERY_PASSES = 10
 /** A finish or prune gets this long; it runs after the term may have ended, so the term cannot bound it. */
 const RECORD_BOUND_MS = 5_000
 
@@ -203,7 +214,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   const unrecorded = await recordEnd(spec, log, { ...ended, requests })
-  await closeOlderTerms(spec, log)
+  if (closesOlderTerms(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
 }
@@ -324,10 +335,15 @@ async function recordEnd(
   }
 }
 
+/** Whether the term's pass `number` looks for older terms' unfinished runs (CLOSE_EARLY_PASSES, CLOSE_EVERY_PASSES). */
+function closesOlderTerms(number: number): boolean {
+  return number <= CLOSE_EARLY_PASSES || number % CLOSE_EVERY_PASSES === 0
+}
+
 /**
- * After each pass, the newest few runs an older term left without an end are closed `aborted`
- * (close-unfinished.ts): one read a pass, so a claim that landed after its holder stopped waiting is
- * accounted within a few passes, whichever replica holds.
+ * After a pass (closesOlderTerms), the newest few runs an older term left without an end are closed
+ * `aborted` (close-unfinished.ts): so a claim that landed after its holder stopped waiting is accounted
+ * within a few passes, whichever replica holds.
  */
 async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
   try {

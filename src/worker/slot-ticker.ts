@@ -9,6 +9,9 @@
  * and of `0 * * * *` altogether; on Lord Howe Island it skips the first 01:30–01:59. Deriving the slot from its
  * tick would still lose the spring slot (no tick comes that day), so the timer is the rule's own.
  *
+ * With an offset (a per-installation net's spread, slot-spread.ts) each tick comes `offsetMs` after its
+ * slot and serves the newest slot whose spread instant has passed; the slots themselves do not move.
+ *
  * What it is not: a catch-up. A timer that fires late (a blocked event loop, a suspended host) serves the
  * latest slot due, as a tick would; the ledger claim refuses a slot already served (`slot-taken`).
  */
@@ -19,6 +22,8 @@ export interface SlotTickerOptions {
   schedule: string
   timeZone: string
   clock: Clock
+  /** How long after each slot its tick comes (ms, below the gap to the next slot's tick); 0 by default. */
+  offsetMs?: number
   /** Called for each tick with the slot it serves. */
   onSlot(slot: Date): void
 }
@@ -31,6 +36,7 @@ export interface SlotTicker {
 /** Starts ticking from the clock's present instant: the first tick is the schedule's next slot. */
 export function startSlotTicker(options: SlotTickerOptions): SlotTicker {
   const { schedule, timeZone, clock } = options
+  const offset = options.offsetMs ?? 0
   let timer: TimerHandle | undefined
   let stopped = false
   const arm = (due: Date) => {
@@ -44,10 +50,14 @@ export function startSlotTicker(options: SlotTickerOptions): SlotTicker {
     const now = clock.now()
     // Woken before the slot (a long wait cut short, or a wall clock set back): wait on for it.
     if (now.getTime() < due.getTime()) return arm(due)
-    options.onSlot(slotAtOrBefore(schedule, now, timeZone))
-    if (!stopped) arm(nextFireTime(schedule, now, timeZone))
+    // The slot whose tick this is: the newest whose spread instant (slot + offset) has passed.
+    const ofSlots = new Date(now.getTime() - offset)
+    options.onSlot(slotAtOrBefore(schedule, ofSlots, timeZone))
+    if (!stopped) arm(spread(nextFireTime(schedule, ofSlots, timeZone)))
   }
-  arm(nextFireTime(schedule, clock.now(), timeZone))
+  const spread = (slot: Date) => new Date(slot.getTime() + offset)
+  // The first tick is for the first slot after now: the term's catch-up serves the ones at or before it.
+  arm(spread(nextFireTime(schedule, clock.now(), timeZone)))
   return {
     stop() {
       stopped = true
