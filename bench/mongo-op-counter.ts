@@ -120,6 +120,12 @@ function opOf(message: Buffer, connection: number): MongoOp {
  * A frame that is not the wire protocol we know stops the parsing of that connection, never its
  * forwarding.
  */
+/**
+ * LEASECRON_BENCH_STORE_DELAY_MS: holds every answer from Mongo this long before passing it on (one way,
+ * order kept), to reproduce a store slowed by a loaded machine without loading the machine.
+ */
+const ANSWER_DELAY_MS = Number(process.env.LEASECRON_BENCH_STORE_DELAY_MS ?? 0) || 0
+
 function pipeConnection(client: Socket, upstream: Socket, id: number, record: (op: MongoOp) => void): void {
   let pending: Buffer = Buffer.alloc(0)
   const parse = (chunk: Buffer) => {
@@ -139,7 +145,9 @@ function pipeConnection(client: Socket, upstream: Socket, id: number, record: (o
     }
   }
   client.on('data', parse)
-  upstream.on('data', (chunk: Buffer) => client.write(chunk))
+  upstream.on('data', (chunk: Buffer) =>
+    ANSWER_DELAY_MS > 0 ? setTimeout(() => client.write(chunk), ANSWER_DELAY_MS) : client.write(chunk),
+  )
 }
 
 /**
