@@ -215,7 +215,11 @@ describe('survivors taking a killed holder’s leases', () => {
                 forget()
                 resolve()
               })
-              term.addEventListener('abort', () => (forget(), resolve()), { once: true })
+              const ended = () => {
+                forget()
+                resolve()
+              }
+              term.addEventListener('abort', ended, { once: true })
             })
           },
         )
