@@ -125,6 +125,12 @@ function opOf(message: Buffer, connection: number): MongoOp {
  * A frame that is not the wire protocol we know stops the parsing of that connection, never its
  * forwarding.
  */
+/**
+ * LEASECRON_BENCH_STORE_DELAY_MS: holds every answer from Mongo this long before passing it on (one way,
+ * order kept), to reproduce a store slowed by a loaded machine without loading the machine.
+ */
+const ANSWER_DELAY_MS = Number(process.env.LEASECRON_BENCH_STORE_DELAY_MS ?? 0) || 0
+
 function pipeConnection(client: Socket, upstream: Socket, id: number, record: (op: MongoOp) => void): void {
   let pending: Buffer = Buffer.alloc(0)
   const awaiting = new Map<number, MongoOp>()
@@ -159,7 +165,8 @@ function timeReplies(client: Socket, awaiting: Map<number, MongoOp>): (chunk: Bu
   let pending: Buffer = Buffer.alloc(0)
   let parsing = true
   return (chunk) => {
-    client.write(chunk)
+    if (ANSWER_DELAY_MS > 0) setTimeout(() => client.write(chunk), ANSWER_DELAY_MS)
+    else client.write(chunk)
     if (!parsing) return
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
     while (pending.length >= 16) {

@@ -67,8 +67,23 @@ const ENDINGS = [
   'fair share: live replicas changed',
 ]
 
+/** Why nobody is elected: a store slower than ttl/3 (the acquire's bound), or the clock guard holding back. */
+const UNELECTED = ['lease store not answering: this candidate', 'clock guard: not campaigning']
+
 const keep = (l: { msg?: unknown; level?: unknown }) =>
-  l.msg === 'elected' || l.msg === 'campaigning' || l.level === 'error' || ENDINGS.includes(String(l.msg))
+  l.msg === 'elected' ||
+  l.msg === 'campaigning' ||
+  l.level === 'error' ||
+  ENDINGS.includes(String(l.msg)) ||
+  UNELECTED.some((p) => String(l.msg).startsWith(p))
+
+/** How many lines of each UNELECTED kind the workers printed: the likely cause when nothing settles. */
+function unelectedLines(workers: readonly Child[]): string {
+  return UNELECTED.map(
+    (p) =>
+      `${workers.reduce((n, w) => n + w.lines.filter((l) => String(l.msg).startsWith(p)).length, 0)} × "${p}…"`,
+  ).join(', ')
+}
 
 type OpCounter = Awaited<ReturnType<typeof startMongoOpCounter>>
 
@@ -82,7 +97,9 @@ async function waitSettled(workers: readonly Child[]): Promise<void> {
     )
     if (campaigning === WORKERS * NETS_PER_WORKER && held.size === NETS_PER_WORKER) return
     if (Date.now() > deadline)
-      throw new Error(`store-load: not settled (${campaigning} campaigns, ${held.size} held)`)
+      throw new Error(
+        `store-load: not settled (${campaigning} campaigns, ${held.size} held; ${unelectedLines(workers)})`,
+      )
     await sleep(200)
   }
 }

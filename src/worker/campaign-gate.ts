@@ -24,6 +24,8 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
   const { clock, share } = parts
   // Whether this campaign holds a place in the share for the acquire in flight.
   let reserved: ShareKeeper | undefined
+  // Whether the last reservation was for an orphan: the term it may begin is then spared a while.
+  let orphan = false
   return {
     mayCampaign: () => {
       if (clock && !clock.guard.verdict(lease, ttlMs).campaign) return false
@@ -34,8 +36,10 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
         vacancy?.tried(lease)
         return true
       }
-      if (!keeper.gate.reserve(vacancy?.orphaned(lease) ?? false)) return false
+      const orphaned = vacancy?.orphaned(lease) ?? false
+      if (!keeper.gate.reserve(orphaned)) return false
       reserved = keeper
+      orphan = orphaned
       vacancy?.tried(lease)
       return true
     },
@@ -44,6 +48,6 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
       reserved.gate.settled()
       reserved = undefined
     },
-    onTerm: (stepDown) => share()?.onTerm(stepDown) ?? (() => {}),
+    onTerm: (stepDown) => share()?.onTerm(stepDown, orphan) ?? (() => {}),
   }
 }

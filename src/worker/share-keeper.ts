@@ -68,8 +68,13 @@ export class ShareKeeper {
   /** The live-replica counts of the last reads, oldest first (at most WINDOW_READS). */
   readonly #counts: number[] = []
   #pending = 0
-  /** The terms being served, oldest first, each with the function that ends it between passes. */
-  readonly #terms: Array<{ stepDown: () => void; leaving: boolean }> = []
+  /**
+   * The terms being served, oldest first, each with the function that ends it between passes, and the
+   * read count until which it is spared by the rebalance (an orphan's; 0 for the others).
+   */
+  readonly #terms: Array<{ stepDown: () => void; leaving: boolean; sparedUntil: number }> = []
+  /** Successful reads so far: an orphan's term is spared for WINDOW_READS of them. */
+  #reads = 0
   #read = false
   #onFirstRead: () => void = () => {}
   /** Resolves after the first read of the live replicas (pending while the store does not answer). */
@@ -116,9 +121,16 @@ export class ShareKeeper {
     },
   }
 
-  /** A term began; `stepDown` ends it between passes. Returns the function to call when it ended. */
-  onTerm(stepDown: () => void): () => void {
-    const entry = { stepDown, leaving: false }
+  /**
+   * A term began; `stepDown` ends it between passes. Returns the function to call when it ended.
+   *
+   * An `orphaned` term (taken under the orphan allowance) is spared by the rebalance for WINDOW_READS reads:
+   * the dead holder's announcement is still counted until it expires (ANNOUNCEMENT_INTERVALS), and until
+   * then the kept share is the one with the dead replica. Without the spare, the survivor that took the
+   * orphan stepped down from it at once and the lease waited another retry or two for a taker.
+   */
+  onTerm(stepDown: () => void, orphaned = false): () => void {
+    const entry = { stepDown, leaving: false, sparedUntil: orphaned ? this.#reads + WINDOW_READS : 0 }
     this.#terms.push(entry)
     this.#rebalance()
     return () => {
@@ -156,6 +168,7 @@ export class ShareKeeper {
       this.#counts.push(replicas)
       if (this.#counts.length > WINDOW_READS) this.#counts.shift()
       this.#read = true
+      this.#reads++
       this.#onFirstRead()
       metrics.liveReplicas.set(replicas)
       metrics.fairShare.set(this.share)
@@ -167,9 +180,12 @@ export class ShareKeeper {
     }
   }
 
-  /** Steps down from the newest terms above the kept share + slack, to it (a term steps down once). */
+  /**
+   * Steps down from the newest terms above the kept share + slack, to it (a term steps down once). Spared
+   * orphans' terms count neither towards the holding nor as candidates until their spare ends.
+   */
   #rebalance(): void {
-    const serving = this.#terms.filter((t) => !t.leaving)
+    const serving = this.#terms.filter((t) => !t.leaving && t.sparedUntil <= this.#reads)
     const keep = this.keep
     const { stepDown } = shareDecision(serving.length, keep, this.#o.slack)
     if (stepDown === 0) return

@@ -167,3 +167,79 @@ describe('campaigns behind the vacancy watch', () => {
     await Promise.all(loops)
   })
 })
+
+describe('survivors taking a killed holder’s leases', () => {
+  it('keep the orphans they took while the dead replica is still counted, so each is taken once and stays held', async () => {
+    const shared = new MemoryStore()
+    const replicas = new MemoryReplicaStore()
+    const log = createLogger({ level: 'silent' })
+    const stop = new AbortController()
+    const six = LEASES.slice(0, 6)
+    // 2/2/2 on six leases: the replica about to die renewed net-0 and net-1 800 ms ago and announced
+    // itself just now, so its leases expire before its announcement does (as with real processes).
+    for (const name of six.slice(0, 2)) await shared.acquire(name, 'dead', new Date(), TTL)
+    await vi.advanceTimersByTimeAsync(800)
+    for (const owner of ['dead', 'a', 'b'])
+      await replicas.announce(owner, new Date(), ANNOUNCEMENT_INTERVALS * RETRY)
+    const killedAt = Date.now()
+    const elections: string[] = []
+    const stepDowns: string[] = []
+    const loops: Promise<unknown>[] = []
+    for (const owner of ['a', 'b']) {
+      const keeper = new ShareKeeper({
+        ...{ store: replicas, owner, leases: six.length, slack: 0, intervalMs: RETRY, clock: systemClock },
+        ...{ log, metrics: createWorkerMetrics() },
+      })
+      // Its own two terms, older than any orphan (never asked to step down here: they are within the share).
+      keeper.onTerm(() => stepDowns.push(`${owner} from an own term`))
+      keeper.onTerm(() => stepDowns.push(`${owner} from an own term`))
+      const watch = new VacancyWatch({ store: shared, leases: six, clock: systemClock, log })
+      loops.push(keeper.run(stop.signal), watch.run(RETRY, stop.signal))
+      await keeper.firstRead
+      for (const name of six.slice(0, 2)) {
+        const gate = netCampaignGate(name, TTL, {
+          clock: undefined,
+          share: () => keeper,
+          vacancy: () => watch,
+        })
+        const spec = { name, owner, ttlMs: TTL, retryMs: RETRY, signal: stop.signal }
+        const campaign = run(
+          shared,
+          { ...spec, mayCampaign: gate.mayCampaign, onAttempt: gate.attempted },
+          async (term) => {
+            elections.push(`${name} by ${owner} after ${Date.now() - killedAt} ms`)
+            // The worker's term: a step-down ends it (as serveTerm does between passes).
+            await new Promise<void>((resolve) => {
+              const forget = gate.onTerm(() => {
+                stepDowns.push(`${owner} from ${name}`)
+                forget()
+                resolve()
+              })
+              const ended = () => {
+                forget()
+                resolve()
+              }
+              term.addEventListener('abort', ended, { once: true })
+            })
+          },
+        )
+        loops.push(campaign)
+      }
+    }
+    while (elections.length < 2 && Date.now() - killedAt < 10 * TTL) await vi.advanceTimersByTimeAsync(50)
+    const took = elections.map((e) => Number(e.split(' ')[4]))
+    expect(
+      Math.max(...took),
+      `a killed holder's lease stayed unheld past the TTL and a jittered retry: ${JSON.stringify(elections)}`,
+    ).toBeLessThanOrEqual(TTL + 1.2 * RETRY)
+    // Long enough for the dead replica's announcement to expire and every spare to end.
+    await vi.advanceTimersByTimeAsync(3 * TTL)
+    expect(
+      stepDowns,
+      'a survivor stepped down from a lease it had just taken over: the lease waited for a second taker',
+    ).toEqual([])
+    expect(elections, 'a killed holder’s lease changed hands more than once').toHaveLength(2)
+    stop.abort()
+    await Promise.all(loops)
+  })
+})
