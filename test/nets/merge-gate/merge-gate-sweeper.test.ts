@@ -220,7 +220,9 @@ describe('a merge-gate sweep pass in the run ledger', () => {
       expect(run.record, 'a pass that settled a run was recorded as failed').toMatchObject({ outcome: 'ok' })
       expect(logged(run.log, 'warn', 'an offer failed')).toHaveLength(1)
       expect((await store.get('first'))?.settledAt, 'a failed offer settled its run').toBeUndefined()
-      expect((await store.get('second'))?.settledAt, 'the offer that went through settled nothing').toEqual(now)
+      expect((await store.get('second'))?.settledAt, 'the offer that went through settled nothing').toEqual(
+        now,
+      )
     } finally {
       await h.sandbox.admin.clearFaults(fault)
     }
