@@ -6,8 +6,9 @@
  * object, and nothing else on stdout). SIGTERM/SIGINT stop it after aborting the pass in flight.
  *
  * Exit codes: 0 every slot ran or was already recorded (or the range has none); 1 a slot failed or timed
- * out, the term ended early, or the store did not answer; 64 bad usage (unknown net, an unreadable or
- * reversed range, a --to in the future, too many slots, more than 100 without --yes); 75 the lease is held
+ * out, the term ended early, or the store did not answer; 64 bad usage (unknown net, under
+ * GITHUB_INSTALLATION_IDS=all an installation the App does not have, an unreadable or reversed range, a
+ * --to in the future, too many slots, more than 100 without --yes); 75 the lease is held
  * by another owner (nothing ran); 78 invalid configuration; 130 stopped by a signal.
  */
 import { ConfigError } from '../config/config-error.js'
@@ -23,6 +24,7 @@ import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
+import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { connectCause } from '../worker/connect-cause.js'
 
 type Plan = Extract<BackfillPlan, { ok: true }>
@@ -105,10 +107,15 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   const runtime = await openRuntime({ config, log })
-  // The installation the pass acts as (recorded on its run), and that installation's forge.
-  const acting = actingNet(net, runtime.installations)
-  const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
   try {
+    const refused = undiscoveredInstallation('backfill', net, config, runtime.installationIds())
+    if (refused !== undefined) {
+      io.err(refused)
+      return EXIT.usage
+    }
+    // The installation the pass acts as (recorded on its run), and that installation's forge.
+    const acting = actingNet(net, runtime.installations)
+    const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
     const ran = await runBackfill({
       net: acting,
       slots: plan.slots,

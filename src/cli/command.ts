@@ -17,6 +17,7 @@ export const OPTION_SPECS = {
   slot: { type: 'string' },
   limit: { type: 'string' },
   installation: { type: 'string' },
+  installations: { type: 'string' },
   json: { type: 'boolean' },
   for: { type: 'string' },
   until: { type: 'string' },

@@ -155,13 +155,15 @@ The GitHub App variables are not required (this command uses no forge); their pr
     name: 'sandbox',
     operands: [],
     summary: 'start one seeded sandbox forge for several workers to share (a demo)',
-    options: ['port', 'env-out'],
+    options: ['port', 'env-out', 'installations'],
     needs: 'config',
-    help: `Usage: leasecron sandbox [--port N] [--env-out FILE]
+    help: `Usage: leasecron sandbox [--port N] [--env-out FILE] [--installations N]
 
 Starts one sandbox forge on 127.0.0.1 (a local GitHub stand-in seeded with ${DEMO_SANDBOX_DATA.repos} repositories,
 their pull requests and issues) and prints what workers need to share it:
   GITHUB_API_URL, GITHUB_APP_ID, GITHUB_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY_FILE (a key file it writes).
+--installations N (1 to 20, default 1): the App is installed on N organizations (sandbox-org-1…), each
+with ${DEMO_SANDBOX_DATA.repos} repositories, installation ids 42420001 up; GITHUB_INSTALLATION_IDS=all replaces GITHUB_INSTALLATION_ID.
 It also writes them to an env file (--env-out, else one beside the key); load it with
   set -a; . FILE; set +a
 With MONGO_URI (and MONGO_DB) set it seeds the merge-gate sweeper's gating runs into that database too.

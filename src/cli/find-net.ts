@@ -29,6 +29,7 @@ export function findNet(
 /**
  * Under GITHUB_INSTALLATION_IDS=all the installations are not known to a command: `<net>:<installation>` of
  * a per-installation net names that installation's net (its lease, its slots) whatever the App lists now.
+ * The commands that run a pass check it against the listing (undiscovered-installation.ts).
  */
 function discoveredNet(config: WorkerConfig, name: string | undefined): NetConfig | undefined {
   const forge = config.forge

@@ -15,6 +15,7 @@ import type { NetControlStore } from '../control/net-control-store.js'
 import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
+import { undiscoveredInstallation } from './undiscovered-installation.js'
 
 const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   ran: EXIT.ok,
@@ -27,7 +28,10 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   missed: EXIT.ok,
 }
 
-/** Runs one pass of the named net for its slot; exit 0 ran/slot-taken/held, 1 failed, 64 usage, 130 aborted. */
+/**
+ * Runs one pass of the named net for its slot; exit 0 ran/slot-taken/held, 1 failed, 64 usage (an unknown
+ * net, or under GITHUB_INSTALLATION_IDS=all an installation the App does not have), 130 aborted.
+ */
 export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('once', args[0], config, io, values.config)
   if (!net) return EXIT.usage
@@ -57,6 +61,11 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   process.on('SIGINT', onSignal)
   const runtime = await openRuntime({ config, log })
   try {
+    const refused = undiscoveredInstallation('once', net, config, runtime.installationIds())
+    if (refused !== undefined) {
+      io.err(refused)
+      return EXIT.usage
+    }
     const result = await runOnceOnRuntime({
       runtime,
       config,

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
 import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
+import type { SandboxFixture } from '../sandbox/sandbox-fixture.js'
 import { type SandboxForge, startSandboxForge } from '../sandbox/sandbox-forge.js'
+import type { SandboxInstallationInput } from '../sandbox/sandbox-installations.js'
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { WorkerConfig } from '../config/worker-config.js'
 import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
@@ -27,7 +29,7 @@ import { untilStopped } from './until-stopped.js'
 /**
  * Runs the sandbox until SIGINT, SIGTERM or SIGHUP, or until the process that started it exits
  * (until-stopped.ts: npx's shell does not pass a SIGTERM on); then removes the key file and the env file.
- * Resolves to the exit code (0, or 64 for a bad --port, 1 if it cannot start).
+ * Resolves to the exit code (0, or 64 for a bad --port or --installations, 1 if it cannot start).
  */
 export async function sandboxCommand({ values, config, io }: CommandContext): Promise<number> {
   const port = values.port === undefined ? 0 : Number(values.port)
@@ -37,20 +39,32 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
     )
     return EXIT.usage
   }
-  const fixture = generateSandboxFixture({ ...DEMO_SANDBOX_DATA })
-  const plan = planDemoGatingRuns(fixture, {
+  const count = values.installations === undefined ? 1 : Number(values.installations)
+  if (!Number.isInteger(count) || count < 1 || count > MAX_INSTALLATIONS) {
+    io.err(
+      `leasecron sandbox: --installations expected a whole number from 1 to ${MAX_INSTALLATIONS}, got ${JSON.stringify(values.installations)}`,
+    )
+    return EXIT.usage
+  }
+  const demo = demoInstallations(count)
+  const plan = planDemoGatingRuns(demo.fixture, {
     now: new Date(),
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    installationOf: demo.installationOf,
   })
   let sandbox: SandboxForge
   try {
-    sandbox = await startSandboxForge({ port, fixture: plan.fixture })
+    sandbox = await startSandboxForge({
+      port,
+      fixture: plan.fixture,
+      ...(demo.installations ? { installations: demo.installations } : {}),
+    })
   } catch (error) {
     io.err(`leasecron sandbox: cannot start: ${(error as Error).message}`)
     return EXIT.failure
   }
-  const files = writeKeyFile(sandbox, values['env-out'])
-  printSandbox(sandbox, files, io)
+  const files = writeKeyFile(sandbox, demo.installations !== undefined, values['env-out'])
+  printSandbox(sandbox, demo, files, io)
   io.out(await seedGatingRuns(config, plan, io))
   // Last, so that a script can wait for the env file: once it exists, the sandbox listens and is seeded.
   writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
@@ -68,6 +82,43 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
   return EXIT.ok
 }
 
+/** `--installations` at most: enough to try `all` and the fair share, few enough to read on one screen. */
+const MAX_INSTALLATIONS = 20
+const FIRST_INSTALLATION = 42_420_001
+
+interface DemoInstallations {
+  fixture: SandboxFixture
+  /** Undefined for one: the App's one installation sees every repository (the sandbox as it always was). */
+  installations: SandboxInstallationInput[] | undefined
+  installationOf: (owner: string) => number | undefined
+}
+
+/**
+ * The demo data for `count` installations: one sees the demo's repositories of `sandbox-org`; several
+ * each get an organization (`sandbox-org-1`…) with the demo's repositories, ids from 42420001 up.
+ */
+function demoInstallations(count: number): DemoInstallations {
+  if (count === 1)
+    return {
+      fixture: generateSandboxFixture({ ...DEMO_SANDBOX_DATA }),
+      installations: undefined,
+      installationOf: () => undefined,
+    }
+  const installations = Array.from({ length: count }, (_, i) => ({
+    id: FIRST_INSTALLATION + i,
+    account: `sandbox-org-${i + 1}`,
+  }))
+  const repos = installations.flatMap(
+    ({ account }, i) =>
+      generateSandboxFixture({ ...DEMO_SANDBOX_DATA, seed: DEMO_SANDBOX_DATA.seed + i, owner: account })
+        .repos,
+  )
+  // Each organization's repositories are numbered from 1 by the generator; their ids must not collide.
+  const fixture = { repos: repos.map((repo, k) => ({ ...repo, id: 100_001 + k })) }
+  const byAccount = new Map(installations.map(({ id, account }) => [account, id]))
+  return { fixture, installations, installationOf: (owner) => byAccount.get(owner) }
+}
+
 interface SandboxFiles {
   dir: string
   keyFile: string
@@ -75,8 +126,11 @@ interface SandboxFiles {
   variables: [string, string][]
 }
 
-/** The key file (mode 0600), and where the env file holding the four variables goes. */
-function writeKeyFile(sandbox: SandboxForge, envFile: string | undefined): SandboxFiles {
+/**
+ * The key file (mode 0600), and where the env file holding the four variables goes: with several
+ * installations, `GITHUB_INSTALLATION_IDS=all` instead of the one `GITHUB_INSTALLATION_ID`.
+ */
+function writeKeyFile(sandbox: SandboxForge, several: boolean, envFile: string | undefined): SandboxFiles {
   const dir = mkdtempSync(join(tmpdir(), 'leasecron-sandbox-'))
   const keyFile = join(dir, 'app-key.pem')
   writeFileSync(keyFile, sandbox.privateKey, { mode: 0o600 })
@@ -84,17 +138,25 @@ function writeKeyFile(sandbox: SandboxForge, envFile: string | undefined): Sandb
   const variables: [string, string][] = [
     ['GITHUB_API_URL', sandbox.url],
     ['GITHUB_APP_ID', String(sandbox.appId)],
-    ['GITHUB_INSTALLATION_ID', String(sandbox.installationId)],
+    several ? ['GITHUB_INSTALLATION_IDS', 'all'] : ['GITHUB_INSTALLATION_ID', String(sandbox.installationId)],
     ['GITHUB_APP_PRIVATE_KEY_FILE', keyFile],
   ]
   const target = envFile === undefined ? join(dir, 'sandbox.env') : resolve(envFile)
   return { dir, keyFile, envFile: target, variables }
 }
 
-function printSandbox(sandbox: SandboxForge, files: SandboxFiles, io: Io): void {
+function printSandbox(sandbox: SandboxForge, demo: DemoInstallations, files: SandboxFiles, io: Io): void {
   io.out(`sandbox forge listening at ${sandbox.url}`)
-  io.out(`  App id ${sandbox.appId}, installation id ${sandbox.installationId}, key file ${files.keyFile}`)
-  io.out(`  seeded with ${DEMO_SANDBOX_DATA.repos} repositories, their pull requests and issues`)
+  if (demo.installations === undefined) {
+    io.out(`  App id ${sandbox.appId}, installation id ${sandbox.installationId}, key file ${files.keyFile}`)
+    io.out(`  seeded with ${DEMO_SANDBOX_DATA.repos} repositories, their pull requests and issues`)
+  } else {
+    io.out(`  App id ${sandbox.appId}, ${demo.installations.length} installations, key file ${files.keyFile}`)
+    for (const { id, account } of demo.installations)
+      io.out(
+        `  installation ${id}: ${account}, ${DEMO_SANDBOX_DATA.repos} repositories, their pull requests and issues`,
+      )
+  }
   io.out('Start each worker with these variables (they are in the env file too):')
   for (const [name, value] of files.variables) io.out(`  ${name}=${value}`)
   io.out(`env file: ${files.envFile}   (load it with: set -a; . ${files.envFile}; set +a)`)

@@ -33,6 +33,11 @@ export interface DemoGatingRunOptions {
   publicUrl?: string | undefined
   /** The gate context of every run; the sweeper's default when absent. */
   gateContext?: string
+  /**
+   * The installation a repository owner's runs name (`leasecron sandbox --installations N`), so that
+   * installation's sweeper settles them; runs name none when absent or when it answers undefined.
+   */
+  installationOf?: (owner: string) => number | undefined
 }
 
 /** A plan: the fixture with the runs' statuses added, and the runs by kind. */
@@ -72,12 +77,14 @@ export function planDemoGatingRuns(
       const targetUrl = publicUrl === undefined ? null : `${publicUrl}/runs/${encodeURIComponent(id)}`
       const status = (sha: string, state: SandboxFixtureStatus['state'], description: string, at: Date) =>
         statuses.push({ sha, state, context: gateContext, description, targetUrl, createdAt: iso(at) })
+      const installation = options.installationOf?.(repo.owner)
       const base = {
         id,
         repo: `${repo.owner}/${repo.name}`,
         pull: pull.number,
         headSha: pull.headSha,
         gateContext,
+        ...(installation === undefined ? {} : { installation }),
       }
       if (kind === 'healthy') {
         runs.push({ ...base, state: 'running', updatedAt: minutesAgo(5) })

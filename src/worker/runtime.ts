@@ -288,7 +288,7 @@ function installationForges(
   const meter = createForgeMeter({ logger, ...registry })
   closes.add(() => meter.flush())
   // The shared forge_cache makes a cold `once` process revalidate instead of paying for every GET.
-  const cache = forgeCacheSettings(config.forgeCacheMb, mongo?.db, log)
+  const cache = forgeCacheSettings(config.forgeCacheMb, mongo, log, signal)
   const forges = new Map<number, Forge>()
   const forgeFor = (installation: number) => {
     let forge = forges.get(installation)

@@ -119,8 +119,16 @@ describe('bad input refused at the door', () => {
 
   it('names the real cause when `once` cannot reach Mongo, not "Topology is closed"', async () => {
     const port = await closedPort()
-    const { code, text } = await cli(['once', 'e2e-tick'], { MONGO_URI: `mongodb://127.0.0.1:${port}/` })
+    const { code, text, lines } = await cli(['once', 'e2e-tick'], {
+      MONGO_URI: `mongodb://127.0.0.1:${port}/`,
+    })
     expect(code).toBe(1)
+    // The forge cache's index, asked for at start-up, must not fail beside the cause once the client closed.
+    const logged = JSON.stringify(lines)
+    expect(logged, 'a store call made after the client closed was logged beside the real cause').not.toMatch(
+      /Topology is closed|TopologyClosed/,
+    )
+    expect(logged, 'the real cause was not logged').toMatch(/connection refused at 127\.0\.0\.1/)
     expect(text).toMatch(
       new RegExp(
         `failed: MongoDB \\(MONGO_URI\\) did not answer: connection refused at 127\\.0\\.0\\.1:${port}$`,

@@ -1,7 +1,8 @@
 /**
  * The merge-gate's own errors: bad gating-run input, a run that is not there, a store that did not
- * answer, a forge request of an offer that failed. Each carries a stable `code`, the component and the
- * operation that failed, the run when known, and the underlying error as `cause`.
+ * answer, a forge request of an offer that failed, a sweep pass whose offers all failed. Each carries a
+ * stable `code`, the component and the operation that failed, the run when known, and the underlying
+ * error as `cause`.
  *
  * Not used for expected outcomes: a run already settled or a lost compare-and-set is a return value.
  */
@@ -14,6 +15,7 @@ export type GateRunErrorCode =
   | 'GATE_RUN_STORE_FAILED'
   | 'GATE_RUN_STORE_ABORTED'
   | 'GATE_RUN_OFFER_FAILED'
+  | 'GATE_RUN_SWEEP_FAILED'
 
 /** What failed where. */
 export interface GateRunErrorContext {

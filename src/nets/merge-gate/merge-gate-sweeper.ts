@@ -10,13 +10,15 @@
  * itself); pass `store` to `createMergeGateSweeper` to share one with an embedder or the demo.
  */
 import { MERGE_GATE_SWEEPER_LEASE } from '../../leases.js'
+import { describeError } from '../../store-call/describe-error.js'
 import { defineNet, type PassContext } from '../net.js'
 import { durationOption, integerOption, stringOption } from '../options.js'
+import { GateRunError } from './gate-run-error.js'
 import type { GateRunInstallationFilter, GateRunStore } from './gate-run-store.js'
 import { MemoryGateRunStore } from './memory-gate-run-store.js'
 import { MongoGateRunStore } from './mongo-gate-run-store.js'
 import { Reconciler } from './reconciler.js'
-import { Sweeper } from './sweeper.js'
+import { type SweepReport, Sweeper } from './sweeper.js'
 
 /** The net's name: its lane and `LEASECRON_NET_MERGE_GATE_SWEEPER_*`. */
 export const MERGE_GATE_SWEEPER = 'merge-gate-sweeper'
@@ -108,17 +110,38 @@ export function createMergeGateSweeper(overrides: MergeGateSweeperOverrides = {}
           log: pass.log,
           installation: sweptInstallation(pass),
         })
-        // The pass logger already carries the pass number.
-        const { pass: _pass, ...fields } = report
+        // The pass logger already carries the pass number; the first failure is on its own warn line.
+        const { pass: _pass, firstFailure: _first, ...fields } = report
         pass.log.info(
           fields,
           `merge-gate sweep: ${report.deep ? 'deep' : 'shallow'}${report.resumed ? ' + resumed deep' : ''} pass ` +
             `offered ${report.offered} run(s) over ${report.pages} page(s)` +
             `${report.parked ? '; deep cursor parked' : ''}${report.stopped ? `; stopped (${report.stopped})` : ''}`,
         )
+        const failure = sweepFailure(report)
+        if (failure !== undefined) throw failure
       }
     },
   })
+}
+
+/**
+ * Why a pass is recorded `failed`, or undefined when it is `ok`. A pass fails when it offered runs and not
+ * one offer went through (each failed, or the first failure stopped the pass for the rate limit): it did
+ * nothing, and status, the slot metrics and the alerts must see that. A pass where some offers failed and
+ * others went through is `ok` — it made progress, its failed runs are offered again next pass, and each
+ * failure has its own warn line — so one run that keeps failing does not mark every pass failed.
+ */
+export function sweepFailure(report: SweepReport): GateRunError | undefined {
+  const first = report.firstFailure
+  if (first === undefined || report.failed < report.offered) return undefined
+  return new GateRunError(
+    'GATE_RUN_SWEEP_FAILED',
+    { component: 'merge-gate sweeper', operation: 'sweep', runId: first.runId },
+    `all ${report.failed} offer(s) of the pass failed${report.stopped ? ` (stopped: ${report.stopped})` : ''}, ` +
+      `so no run was settled; the next pass offers them again. First failure: ${describeError(first.error)}`,
+    { cause: first.error },
+  )
 }
 
 /**

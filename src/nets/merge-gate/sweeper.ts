@@ -89,6 +89,8 @@ export interface SweepReport {
   outcomes: Partial<Record<OfferOutcome, number>>
   /** Offers that failed (logged; the next pass offers again). */
   failed: number
+  /** The first offer that failed and why: the cause a pass whose offers all failed is recorded with. */
+  firstFailure: { runId: string; error: unknown } | undefined
   /** Documents skipped for failing schema validation. */
   invalid: number
   /** The pass stopped early: aborted, or the forge refused for its rate limit. */
@@ -171,6 +173,7 @@ export class Sweeper {
       offered: 0,
       outcomes: {},
       failed: 0,
+      firstFailure: undefined,
       invalid: 0,
       stopped: undefined,
     }
@@ -261,6 +264,7 @@ export class Sweeper {
             return
           }
           report.failed++
+          report.firstFailure ??= { runId: run.id, error }
           const status = statusOf((error as { cause?: unknown }).cause)
           if (status === 429 || status === 403) report.stopped = 'rate-limited'
           context.log.warn(

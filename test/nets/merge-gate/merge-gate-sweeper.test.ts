@@ -151,6 +151,84 @@ describe('the merge-gate sweeper net', () => {
   })
 })
 
+describe('a merge-gate sweep pass in the run ledger', () => {
+  // The harness's forge does not retry, so one armed fault fails one offer.
+  /** Two dead runs on their own pulls, so each offer reads its own pull. */
+  async function twoDeadRuns(store: MemoryGateRunStore): Promise<number[]> {
+    const pulls: number[] = []
+    for (const id of ['first', 'second']) {
+      const pull = h.sandbox.store.addPull('acme', 'widgets')
+      await recordGatingRun(store, {
+        id,
+        repo: 'acme/widgets',
+        gateContext: 'review/verdict',
+        pull: pull.number,
+        headSha: pull.headSha,
+        state: 'died',
+        updatedAt: ago(20),
+      })
+      pulls.push(pull.number)
+    }
+    return pulls
+  }
+
+  it('is recorded failed, with the first failure as its cause, when every offer of the pass failed', async () => {
+    const store = new MemoryGateRunStore()
+    await twoDeadRuns(store)
+    const fault = await h.sandbox.admin.addFault({
+      kind: 'status',
+      status: 502,
+      method: 'GET',
+      path: '/repos/acme/widgets/pulls/*',
+    })
+    try {
+      const run = await runOnePass(createMergeGateSweeper({ store }), {
+        forge: h.forge,
+        slot: now,
+        now: () => now,
+        publicUrl: PUBLIC_URL,
+      })
+      expect(run.outcome, 'a pass that settled nothing reads as a success to status and alerts').toBe(
+        'failed',
+      )
+      expect(run.record).toMatchObject({ outcome: 'failed' })
+      expect(run.record?.error).toMatch(/merge-gate sweeper: sweep .*all 2 offer\(s\) of the pass failed/)
+      expect(run.record?.error, 'the ledger does not say why the offers failed').toMatch(/502/)
+      expect((await store.get('first'))?.settledAt, 'a failed offer settled its run').toBeUndefined()
+    } finally {
+      await h.sandbox.admin.clearFaults(fault)
+    }
+  })
+
+  it('is recorded ok when some offers went through, the failed ones logged to be offered again', async () => {
+    const store = new MemoryGateRunStore()
+    const [first] = await twoDeadRuns(store)
+    // On the first run's pull only: the second run's offer goes through.
+    const fault = await h.sandbox.admin.addFault({
+      kind: 'status',
+      status: 502,
+      method: 'GET',
+      path: `/repos/acme/widgets/pulls/${first}`,
+    })
+    try {
+      const run = await runOnePass(createMergeGateSweeper({ store }), {
+        forge: h.forge,
+        slot: now,
+        now: () => now,
+        publicUrl: PUBLIC_URL,
+      })
+      expect(run.record, 'a pass that settled a run was recorded as failed').toMatchObject({ outcome: 'ok' })
+      expect(logged(run.log, 'warn', 'an offer failed')).toHaveLength(1)
+      expect((await store.get('first'))?.settledAt, 'a failed offer settled its run').toBeUndefined()
+      expect((await store.get('second'))?.settledAt, 'the offer that went through settled nothing').toEqual(
+        now,
+      )
+    } finally {
+      await h.sandbox.admin.clearFaults(fault)
+    }
+  })
+})
+
 /** The lines of `level` whose message contains `text`. */
 function logged(lines: PassLogLine[], level: string, text: string): PassLogLine[] {
   return lines.filter((l) => l.level === level && l.msg.includes(text))
