@@ -7,6 +7,7 @@
  * GitHub App configured it starts the local sandbox forge, so a fresh checkout does real work.
  */
 
+import { setMaxListeners } from 'node:events'
 import { type Clock, systemClock } from '../lease/clock.js'
 import type { LeaseTerm } from '../lease/store.js'
 import { settledWithin, waitFor } from '../lease/wait.js'
@@ -57,7 +58,7 @@ export function assembleWorker(options: WorkerOptions, { config, logger, owner }
     log: logger.child({ owner }),
     clock: options.clock ?? systemClock,
     metrics: createWorkerMetrics(),
-    stopping: new AbortController(),
+    stopping: watchedByEveryNet(options.nets.length),
     campaigns: [],
     held: new Map(),
     heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
@@ -210,6 +211,18 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
     log: w.log,
     onAccepted: () => w.status?.invalidate(),
   }
+}
+
+/**
+ * The worker's stopping signal, which every net waits on at once while it sets up (setUpNets) and the
+ * worker's own loops wait on too. Node warns of a listener leak past 10 listeners on one signal: with ten
+ * nets on Mongo every start printed a MaxListenersExceededWarning. The bound grows with the nets, so a
+ * real leak (listeners that pile up pass after pass) is still reported.
+ */
+function watchedByEveryNet(nets: number): AbortController {
+  const stopping = new AbortController()
+  setMaxListeners(nets + 10, stopping.signal)
+  return stopping
 }
 
 /**
