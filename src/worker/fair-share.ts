@@ -16,6 +16,21 @@ export function fairShare(leases: number, liveReplicas: number): number {
   return Math.ceil(leases / Math.max(1, liveReplicas))
 }
 
+/**
+ * This replica's own share, by its rank among the live replicas (owner ids in code-unit order, this one
+ * counted even when its announcement was not read back): the first `leases mod replicas` take
+ * ⌈leases ÷ replicas⌉ and the others ⌊leases ÷ replicas⌋, so the shares add up to the leases exactly. A
+ * ceiling for everyone let ten leases on four replicas settle at 3/3/3/1 — three replicas at their ceiling
+ * and nothing free for the fourth — where ranked shares settle at 3/3/2/2, the best split there is.
+ * Every replica reads the same live set, so they agree on who takes the ceiling without asking each other.
+ */
+export function rankedShare(leases: number, live: readonly string[], owner: string): number {
+  const replicas = [...new Set([...live, owner])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const ceiling = fairShare(leases, replicas.length)
+  const atCeiling = leases % replicas.length
+  return atCeiling === 0 || replicas.indexOf(owner) < atCeiling ? ceiling : ceiling - 1
+}
+
 /** What a replica holding `held` leases does under its `share` with `slack`. */
 export interface ShareDecision {
   /** Whether it may campaign for one more lease. */

@@ -25,7 +25,7 @@
 import type { Clock } from '../lease/clock.js'
 import type { ReplicaStore } from '../lease/replica-store.js'
 import { waitFor } from '../lease/wait.js'
-import { fairShare, shareDecision } from './fair-share.js'
+import { fairShare, rankedShare, shareDecision } from './fair-share.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 
@@ -67,6 +67,8 @@ export class ShareKeeper {
   readonly #o: ShareKeeperOptions
   /** The live-replica counts of the last reads, oldest first (at most WINDOW_READS). */
   readonly #counts: number[] = []
+  /** This replica's ranked share at each of those reads (fair-share.ts, rankedShare), oldest first. */
+  readonly #shares: number[] = []
   #pending = 0
   /**
    * The terms being served, oldest first, each with the function that ends it between passes, and the
@@ -87,14 +89,14 @@ export class ShareKeeper {
     })
   }
 
-  /** The share it campaigns under: ⌈leases ÷ the most live replicas of the last two reads⌉. */
+  /** The share it campaigns under: the smaller of its ranked shares at the last two reads (all leases before any). */
   get share(): number {
-    return this.#shareWith(Math.max(...this.#counts.slice(-CAMPAIGN_READS)))
+    return this.#shares.length === 0 ? this.#o.leases : Math.min(...this.#shares.slice(-CAMPAIGN_READS))
   }
 
-  /** The share it steps down above (plus the slack): ⌈leases ÷ the fewest live replicas the window saw⌉. */
+  /** The share it steps down above (plus the slack): the largest of its ranked shares in the window. */
   get keep(): number {
-    return this.#shareWith(Math.min(...this.#counts))
+    return this.#shares.length === 0 ? this.#o.leases : Math.max(...this.#shares)
   }
 
   /** ⌈leases ÷ replicas⌉; before the first read (no count) this replica counts itself alone. */
@@ -162,11 +164,13 @@ export class ShareKeeper {
       const replicas = Math.max(1, live.length + (live.includes(owner) ? 0 : 1))
       if (replicas !== this.#counts.at(-1))
         log.info(
-          { liveReplicas: replicas, share: fairShare(leases, replicas), window: [...this.#counts] },
+          { liveReplicas: replicas, share: rankedShare(leases, live, owner), window: [...this.#counts] },
           'fair share: live replicas changed',
         )
       this.#counts.push(replicas)
+      this.#shares.push(rankedShare(leases, live, owner))
       if (this.#counts.length > WINDOW_READS) this.#counts.shift()
+      if (this.#shares.length > WINDOW_READS) this.#shares.shift()
       this.#read = true
       this.#reads++
       this.#onFirstRead()

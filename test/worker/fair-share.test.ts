@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fairShare, shareDecision } from '../../src/worker/fair-share.js'
+import { fairShare, rankedShare, shareDecision } from '../../src/worker/fair-share.js'
 
 describe('the fair share', () => {
   it('is the ceiling of leases over live replicas', () => {
@@ -59,5 +59,51 @@ describe('a replica’s decision under its share', () => {
       free--
     }
     expect([a, b]).toEqual([3, 3])
+  })
+})
+
+describe('a replica’s ranked share', () => {
+  it('gives the ceiling to the first replicas by owner id and the floor to the rest, adding up to the leases', () => {
+    const live = ['d', 'b', 'a', 'c']
+    expect(live.map((owner) => rankedShare(10, live, owner))).toEqual([2, 3, 3, 2])
+    for (let leases = 0; leases <= 40; leases++)
+      for (let n = 1; n <= 9; n++) {
+        const owners = Array.from({ length: n }, (_, i) => `replica-${i}`)
+        const shares = owners.map((o) => rankedShare(leases, owners, o))
+        expect(
+          shares.reduce((a, b) => a + b, 0),
+          `${leases} leases on ${n} replicas: a lease without a taker, or room for a pile-up`,
+        ).toBe(leases)
+        expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1)
+      }
+  })
+
+  it('counts this replica when its own announcement was not read back', () => {
+    expect(rankedShare(10, ['b', 'c', 'd'], 'a')).toBe(3)
+    expect(rankedShare(10, ['a', 'b', 'c'], 'd')).toBe(2)
+    expect(rankedShare(6, [], 'a'), 'a replica alone holds everything').toBe(6)
+  })
+
+  it('settles ten leases on four replicas at 3/3/2/2 from 3/3/3/1, where the ceiling for all stays put', () => {
+    const owners = ['a', 'b', 'c', 'd']
+    const held = [3, 3, 3, 1]
+    const shares = owners.map((o) => rankedShare(10, owners, o))
+    let free = 0
+    for (let i = 0; i < 4; i++) {
+      const { stepDown } = shareDecision(held[i]!, shares[i]!, 0)
+      held[i]! -= stepDown
+      free += stepDown
+    }
+    for (let i = 0; i < 4 && free > 0; i++)
+      while (free > 0 && shareDecision(held[i]!, shares[i]!, 0).campaign) {
+        held[i]!++
+        free--
+      }
+    expect(held, 'the holdings did not reach the best split').toEqual([3, 3, 2, 2])
+    const ceilings = owners.map(() => fairShare(10, 4))
+    expect(
+      held.map((h, i) => shareDecision([3, 3, 3, 1][i]!, ceilings[i]!, 0).stepDown),
+      'the ceiling rule moves nothing at 3/3/3/1 (why ranks are needed)',
+    ).toEqual([0, 0, 0, 0])
   })
 })

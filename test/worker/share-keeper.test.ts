@@ -93,6 +93,26 @@ describe('the share keeper', () => {
     await loop
   })
 
+  it('settles ten leases on four replicas at the best split: the replica ranked past the ceilings steps down its third', async () => {
+    const store = new MemoryReplicaStore()
+    for (const other of ['a', 'b', 'd']) await store.announce(other, new Date(), 60_000)
+    const [b, c] = [keeper(store, 'b', 10), keeper(store, 'c', 10)]
+    const stop = new AbortController()
+    const loops = [b.run(stop.signal), c.run(stop.signal)]
+    await Promise.all([b.firstRead, c.firstRead])
+    const steppedDown: string[] = []
+    for (const [name, k] of [
+      ['b', b],
+      ['c', c],
+    ] as const)
+      for (let i = 0; i < 3; i++) k.onTerm(() => steppedDown.push(`${name}${i}`))
+    await vi.advanceTimersByTimeAsync((WINDOW_READS + 1) * INTERVAL)
+    expect([b.share, c.share], 'the shares by rank of a, b, c, d are 3, 3, 2, 2').toEqual([3, 2])
+    expect(steppedDown, 'at 3/3/3/1 nobody made room for the fourth replica').toEqual(['c2'])
+    stop.abort()
+    await Promise.all(loops)
+  })
+
   it('moves no term and opens no room when one replica’s announcement is late by an interval', async () => {
     const store = new MemoryReplicaStore()
     const announceC = () => store.announce('c', new Date(), ANNOUNCEMENT_INTERVALS * INTERVAL)
