@@ -142,7 +142,7 @@ function replicaGauges(
     }),
     fairShare: new Gauge({
       name: 'leasecron_fair_share_leases',
-      help: 'leases this replica campaigns up to: ⌈leases ÷ live replicas⌉ (it steps down from leases beyond that plus the slack)',
+      help: 'leases this replica campaigns up to: ⌈leases ÷ live replicas⌉ or ⌊leases ÷ live replicas⌋ by its rank among them (it steps down from leases beyond that plus the slack)',
       registers,
     }),
     liveReplicas: new Gauge({
