@@ -5,7 +5,6 @@
  * in the configuration as "TypeError: Cannot convert undefined or null to object". Not a check of the
  * values (the schedule, the options: net-section.ts) nor of the lease registry (registry-check.ts).
  */
-import type { NetDefinition } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 
 /** defineNet's required fields and what each must be. */
