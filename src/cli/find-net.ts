@@ -15,15 +15,41 @@ export function findNet(
   io: Io,
   configPath: string | undefined,
 ): NetConfig | undefined {
-  // Under GITHUB_INSTALLATION_IDS a per-installation net is named per installation: `<net>:<installation>`.
-  const nets = namedNets(config)
-  const net = nets.find((n) => n.net.name === name) ?? discoveredNet(config, name)
+  const net = resolveNet(name, config)
   if (net) return net
   const hint = localConfigHint(configPath)
   io.err(
-    `leasecron ${command}: expected one of ${nets.map((n) => n.net.name).join(', ')}; got ${name ?? 'nothing'}${hint ? ` (${hint})` : ''}`,
+    `leasecron ${command}: expected one of ${expectedNames(config)}; got ${name ?? 'nothing'}${hint ? ` (${hint})` : ''}`,
   )
   return undefined
+}
+
+/**
+ * The net called `name` as commands name it, without a word: under GITHUB_INSTALLATION_IDS a
+ * per-installation net is named per installation, `<net>:<installation>`.
+ */
+export function resolveNet(name: string | undefined, config: WorkerConfig): NetConfig | undefined {
+  return namedNets(config).find((n) => n.net.name === name) ?? discoveredNet(config, name)
+}
+
+/**
+ * The names a command takes, for its usage error. Under `all` the installations are not known to a command,
+ * so a per-installation net is shown as `<net>:<installation>` with the rule spelled out: listing the
+ * (empty) named nets read "expected one of ; got board-issue-sync".
+ */
+function expectedNames(config: WorkerConfig): string {
+  const forge = config.forge
+  if (forge.kind !== 'github' || forge.installations.kind !== 'all')
+    return namedNets(config)
+      .map((n) => n.net.name)
+      .join(', ')
+  const names = config.nets.map((n) =>
+    n.net.scope === 'installation' ? `${n.net.name}:<installation>` : n.net.name,
+  )
+  const example = config.nets.find((n) => n.net.scope === 'installation')
+  return example
+    ? `${names.join(', ')} (GITHUB_INSTALLATION_IDS=all: a per-installation net is named by the installation it acts as, e.g. ${example.net.name}:12)`
+    : names.join(', ')
 }
 
 /**

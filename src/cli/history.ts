@@ -7,7 +7,7 @@ import type { BadDocument } from '../store-call/bad-document.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
-import { findNet } from './find-net.js'
+import { findNet, resolveNet } from './find-net.js'
 import type { Io } from './io.js'
 import { historyJson, historyLines } from './ledger-views.js'
 import { withDatabase } from './with-database.js'
@@ -15,7 +15,10 @@ import { withDatabase } from './with-database.js'
 /** Prints the runs; exit 0, 64 for an unknown net or a bad --limit, 1 when the ledger does not answer. */
 export async function historyCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const name = args[0]
-  const configured = config.nets.find((n) => n.net.name === name)
+  // By the names commands take: a per-installation net's `<net>:<installation>` is configured, not removed
+  // (matching only the configured names sent it to the removed-net listing: no --limit or --json, and a
+  // note offering to delete a live net's runs).
+  const configured = resolveNet(name, config)
   if (!configured && name !== undefined && config.mongo)
     return removedNetHistory(name, config, io, values.config)
   const net = findNet('history', name, config, io, values.config)

@@ -22,7 +22,7 @@ import {
   type SummarizedNet,
   summarizeInstallations,
 } from '../worker/status/installation-summary.js'
-import { namedNets } from '../worker/installation-nets.js'
+import { statusNets } from './status-nets.js'
 
 /** Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not answer. */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {
@@ -41,15 +41,17 @@ export function statusCommand({ values, config, io }: CommandContext): Promise<n
 /** The plain listing: the leases (of the installation's nets, when narrowed), then the installations. */
 function statusText(config: WorkerConfig, io: Io, installation: number | null): Promise<number> {
   const onBadDocument = (bad: BadDocument) => io.err(`leasecron status: ${describeBadDocument(bad)}`)
-  // Each installation's nets as the workers name them (`<net>:<installation>` under a listed set).
-  const named = namedNets(config)
-  const nets = installation === null ? named : named.filter((n) => n.installation === installation)
   return withDatabase('status', config, io, onBadDocument, async ({ store, ledger, controls }, signal) => {
     const now = new Date()
-    const leaseNames = new Set(nets.map((n) => n.net.lease))
-    const leases = (await store.list({ signal })).filter(
-      (l) => installation === null || leaseNames.has(l.name),
+    const stored = await store.list({ signal })
+    // Each installation's nets as the workers name them (`<net>:<installation>`; under `all`, by the leases).
+    const named = statusNets(
+      config,
+      stored.map((l) => l.name),
     )
+    const nets = installation === null ? named : named.filter((n) => n.installation === installation)
+    const leaseNames = new Set(nets.map((n) => n.net.lease))
+    const leases = stored.filter((l) => installation === null || leaseNames.has(l.name))
     const paused = new Map(
       (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
     )

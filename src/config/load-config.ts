@@ -16,6 +16,7 @@ import { readNet } from './net-section.js'
 import { readReplicas } from './replica-section.js'
 import { readAdminToken, readProcess, readRunHistory, readStatusPage } from './process-section.js'
 import { checkRegistry } from './registry-check.js'
+import { netDefinitionIssues } from './net-definition-check.js'
 import { checkNetScopes } from './scope-check.js'
 import { rememberSecrets } from './scrub.js'
 import { readStore } from './store-section.js'
@@ -34,6 +35,9 @@ export function loadConfig(
   leases: readonly LeaseDefinition[],
   options: LoadConfigOptions = {},
 ): { ok: true; config: WorkerConfig } | { ok: false; issues: ConfigIssue[] } {
+  // Before anything reads a net's fields (its options' secrets first): a malformed one is named, not a TypeError.
+  const shapeIssues = netDefinitionIssues(nets)
+  if (shapeIssues.length > 0) return { ok: false, issues: shapeIssues }
   // Before anything can print a value: every later line, error and ledger entry is scrubbed of these.
   rememberSecrets(env, secretOptionVariables(nets))
   const reader = envReader(env)

@@ -2,7 +2,8 @@
  * `leasecron status` by installation, against the test Mongo with the shipped nets under
  * GITHUB_INSTALLATION_IDS=34,56: the plain listing ends with one line per installation (its leases held
  * per replica, its runs by outcome), `--installation 56` narrows the listing and the snapshot to that
- * installation's nets, and a filter that is no installation id is refused with exit 64 naming it.
+ * installation's nets, and a filter that is no installation id is refused with exit 64 naming it. Under
+ * GITHUB_INSTALLATION_IDS=all the installations are those the stored leases name.
  */
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.js'
@@ -24,10 +25,11 @@ const env = {
   LOG_LEVEL: 'silent',
 }
 
-async function cli(args: string[]) {
+async function cli(args: string[], ids = env.GITHUB_INSTALLATION_IDS) {
   const out: string[] = []
   const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), env })
+  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }
+  const code = await main(args, { ...io, env: { ...env, GITHUB_INSTALLATION_IDS: ids } })
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
@@ -92,4 +94,27 @@ describe('leasecron status by installation', () => {
     const zero = await cli(['status', '--json', '--installation', '0'])
     expect(zero.code).toBe(EXIT.usage)
   })
+
+  it('under GITHUB_INSTALLATION_IDS=all, shows each stored installation lease’s last run and narrows to it', async () => {
+    const now = new Date()
+    const store = new MongoStore(database.db)
+    expect(await store.acquire('board-issue-sync:78', 'replica-c', now, 600_000)).not.toBe(false)
+    const ledger = new MongoRunLedger(database.db)
+    const slot = new Date(now.getTime() - 60_000)
+    const run = { net: 'board-issue-sync:78', slot, owner: 'replica-c', fence: 1 }
+    await ledger.claim({ ...run, startedAt: slot, installation: 78 })
+    await ledger.finish(run.net, slot, run.owner, 1, { finishedAt: slot, outcome: 'ok' })
+    const all = await cli(['status'], 'all')
+    expect(all.code, all.err).toBe(0)
+    const line = all.out.split('\n').find((l) => l.startsWith('board-issue-sync:78'))
+    expect(line, 'a running installation’s net must not read "no run recorded" under `all`').toContain(
+      'last run',
+    )
+    const one = await cli(['status', '--installation', '78'], 'all')
+    expect(one.code, one.err).toBe(0)
+    expect(one.out, 'the filter must find the installation’s lease under `all`').toContain(
+      'board-issue-sync:78',
+    )
+    expect(one.out).toContain('installation 78: 1 net; leases held: replica-c 1; runs shown: ok 1')
+  }, 60_000)
 })
