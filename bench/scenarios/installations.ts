@@ -50,7 +50,7 @@ const NETS_FILE = join(repoRoot, 'bench', 'nets', 'per-installation.mjs')
 const FIRST_INSTALLATION = 1001
 /** What this machine sustained, for the JSON (bench/NOTES.md has the runs behind it). */
 const SUSTAINED =
-  'N = 10 (R = 1, 3, 10), on a quiet machine (load 0.6-4). N = 100 did not sustain with FerretDB/SQLite: on a loaded machine (load 13-28) at TTL 10 s renewals got no answer and the terms collapsed (13 of 1,100 slots ran, a QUICK run), and at TTL 30 s (R = 3) the store stopped answering ~6 min into the cell; on the quiet machine the same 100 x 3 cell at TTL 30 s did not finish within the 14 min the run was given (ended by timeout). N = 1,000 not run (bench/NOTES.md)'
+  'N = 10 (R = 1, 3, 10), 12 and 30 (R = 3), on a quiet machine (load 0.6-4). N = 100 did not sustain with FerretDB/SQLite: on a loaded machine (load 13-28) at TTL 10 s renewals got no answer and the terms collapsed (13 of 1,100 slots ran, a QUICK run), and at TTL 30 s (R = 3) the store stopped answering ~6 min into the cell; on the quiet machine the same 100 x 3 cell at TTL 30 s did not finish within the 14 min the run was given (ended by timeout); after the per-installation spread and the rarer older-terms read (2026-12-02) a 100 x 1 probe under load 12-23 still left a quarter of the renewals unanswered. N = 1,000 not run (bench/NOTES.md)'
 
 /**
  * The cells (N installations × R replicas) run, in order. The full matrix (10, 100, 1,000 × 1, 3, 10) is
