@@ -35,23 +35,48 @@ const lazySaslprep = {
     )
   },
 }
-/** Which dependency's require of which built-in loads on first use (see bundle-shims/lazy-builtin.cjs). */
+/**
+ * Which dependency's import of which built-in loads on first use (see bundle-shims/lazy-builtin.cjs): each
+ * is called only on a path `once` and an idle worker never take, and each costs its load to every start
+ * otherwise (`child_process` with `dgram` ~4.5 ms, `http` ~2 ms, `zlib` and `dns` ~1 ms each on Node 20).
+ * - the driver: `tls` (a TLS connection), `dns` (a `mongodb+srv` URI, Kerberos), `zlib` (wire compression,
+ *   which leasecron never asks for), `http` (cloud credential endpoints);
+ * - prom-client: `https` and `http` (its Pushgateway client, which leasecron never builds);
+ * - node-cron: `child_process`, which it imports as an ES module for `fork` (its background tasks, which
+ *   leasecron never creates): `names` lists what such an importer takes, each forwarded on call.
+ * A dependency that destructures a built-in when it loads (pino's `worker_threads`, prom-client's `zlib`)
+ * would load it at once through the shim too, so it is not listed.
+ */
 const LAZY_BUILTINS = [
   { builtin: 'tls', importer: /[\\/]node_modules[\\/]mongodb[\\/]/ },
+  { builtin: 'dns', importer: /[\\/]node_modules[\\/]mongodb[\\/]/ },
+  { builtin: 'zlib', importer: /[\\/]node_modules[\\/]mongodb[\\/]/ },
+  { builtin: 'http', importer: /[\\/]node_modules[\\/](mongodb|prom-client)[\\/]/ },
   { builtin: 'https', importer: /[\\/]node_modules[\\/]prom-client[\\/]/ },
+  { builtin: 'child_process', importer: /[\\/]node_modules[\\/]node-cron[\\/]/, names: ['fork'] },
 ]
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?(tls|https)$/ }, (args) => {
+    const names = LAZY_BUILTINS.map((l) => l.builtin).join('|')
+    build.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) => {
       const builtin = args.path.replace(/^node:/, '')
-      const lazy = LAZY_BUILTINS.some((l) => l.builtin === builtin && l.importer.test(args.importer))
-      return lazy ? { path: builtin, namespace: 'lazy-builtin' } : undefined
+      const lazy = LAZY_BUILTINS.find((l) => l.builtin === builtin && l.importer.test(args.importer))
+      if (!lazy) return undefined
+      return { path: builtin, namespace: lazy.names ? 'lazy-builtin-esm' : 'lazy-builtin' }
     })
     build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(resolve('scripts/bundle-shims/lazy-builtin.cjs'))})(() => require('node:${args.path}'))`,
       loader: 'js',
       resolveDir: resolve('scripts/bundle-shims'),
+    }))
+    // An ES importer's named imports: an ES module of functions that load the built-in when called (a
+    // CommonJS shim would be loaded at once by esbuild's interop, which lists the module's keys).
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin-esm' }, (args) => ({
+      contents: LAZY_BUILTINS.find((l) => l.builtin === args.path)
+        .names.map((n) => `export function ${n}(...a) { return require('node:${args.path}').${n}(...a) }`)
+        .join('\n'),
+      loader: 'js',
     }))
   },
 }

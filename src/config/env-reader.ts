@@ -2,7 +2,7 @@
  * Reading the environment: one reader every section parser takes, which collects every problem (the
  * variable, what was expected, the value unless it is a secret) instead of stopping at the first.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ConfigIssue } from './config-error.js'
 import { isSecretVariable, scrubSecrets } from './scrub.js'
 

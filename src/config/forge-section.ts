@@ -2,7 +2,7 @@
  * The forge section: the sandbox or a GitHub App (LEASECRON_FORGE and the App variables, parsed by
  * forge/forge-config.ts), and the forge cache's size.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { parseDuration } from '../durations.js'
 import { hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
 import type { ForgeEnvIssue } from '../forge/forge-config-error.js'

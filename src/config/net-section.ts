@@ -3,7 +3,7 @@
  * CATCH_UP_MAX, OVERLAP, TIMEOUT, RETRIES, RETRY_BACKOFF, PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'

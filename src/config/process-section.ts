@@ -2,7 +2,7 @@
  * The process section: the worker's own settings (worker id, HTTP port, log level, shutdown timeout,
  * public URL, status page, admin token) and how many runs per net the ledger keeps.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
 import { LOG_LEVELS, type LogLevel } from './log-level.js'

@@ -6,7 +6,7 @@
  * LEASECRON_FAIR_SHARE_SLACK (how many leases above its fair share a replica keeps before it steps down
  * from the excess). Only read here; the guard is clock-guard.ts, the share fair-share.ts.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { EnvReader } from './env-reader.js'
 import type { ReplicaSettings } from './worker-config.js'
 

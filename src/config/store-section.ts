@@ -3,7 +3,7 @@
  * configuration must not load the driver (a library user's process brings its own).
  */
 import { ConnectionString } from 'mongodb-connection-string-url'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ConfigIssue } from './config-error.js'
 import type { EnvReader } from './env-reader.js'
 import { rememberSecret, scrubSecrets } from './scrub.js'

@@ -4,7 +4,7 @@
  * malformed one (a pause whose `at` is text, written by hand) is reported and read as "no controls"
  * instead of breaking the holder's tick, `status` and the page.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssues } from '../store-call/bad-document.js'
 import type { ControlRequest, NetPause } from './net-control-store.js'
 

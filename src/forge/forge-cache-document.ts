@@ -8,7 +8,7 @@
  * Not the store (mongo-forge-cache-store.ts): it decides nothing about keeping or evicting.
  */
 import { inflateSync } from 'node:zlib'
-import { z } from 'zod'
+import * as z from 'zod'
 import { type ForgeCacheEntry, forgeCacheEntryBytes } from './forge-cache-store.js'
 
 /**

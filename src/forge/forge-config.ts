@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { z } from 'zod'
+import * as z from 'zod'
 import { ForgeConfigError, type ForgeEnvIssue } from './forge-config-error.js'
 import { type InstallationSet, listedInstallations, readInstallationSet } from './installation-set.js'
 

@@ -13,7 +13,7 @@
  * numbers the meter could have written.
  */
 import type { Db } from 'mongodb'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   BadDocumentReporter,
   describeIssues,

@@ -10,7 +10,7 @@
  * - A fence that is not a whole number ≥ 0 cannot be given a greater successor, so acquire elects nobody
  *   on it (answers `false`) until someone fixes the document; the next attempt after the fix elects.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssues } from '../store-call/bad-document.js'
 import type { LeaseRecord } from './store.js'
 

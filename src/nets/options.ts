@@ -5,7 +5,7 @@
  * Durations are whole numbers with a unit (`90s`, `60m`, `192h`, `500ms`); a bare number is refused,
  * so a value can never be read in the wrong unit.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { parseDuration } from '../durations.js'
 
 /**

@@ -4,7 +4,7 @@
  * date, a `startedAt` stored as text) is skipped and reported instead of breaking `history`, `/status` and
  * the page with a TypeError.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssues } from '../store-call/bad-document.js'
 import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run-ledger.js'
 

@@ -5,7 +5,7 @@
  * seeded fraction of the records). JSON in,
  * JSON out, no auth, never counted. Not part of GitHub's API; `sandbox-admin.ts` is the typed client.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { churnSandbox } from './sandbox-churn.js'
 import { sandboxChurnSchema } from './sandbox-churn-schema.js'
 import { sandboxFaultSchema } from './sandbox-fault-schema.js'

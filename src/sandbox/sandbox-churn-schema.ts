@@ -3,7 +3,7 @@
  * A module of its own so that the public declarations of sandbox-churn.ts name no zod type; the annotation
  * checks the schema against its two types.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { SandboxChurn, SandboxChurnInput } from './sandbox-churn.js'
 
 /** A churn request as the admin route and the `churn` option take it. */

@@ -2,7 +2,7 @@
  * The fault switch's schema (sandbox-faults.ts): what the admin route and the `faults` start option accept.
  * A module of its own so that the public declarations of sandbox-faults.ts name no zod type.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { SandboxFault, SandboxFaultInput } from './sandbox-faults.js'
 
 const base = {

@@ -6,7 +6,7 @@
  * Not GitHub's wire format: fields are camelCase and minimal; the sandbox renders GitHub's shapes.
  */
 import { readFileSync } from 'node:fs'
-import { z } from 'zod'
+import * as z from 'zod'
 import { SandboxError } from './sandbox-error.js'
 
 const login = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/)

@@ -136,6 +136,28 @@ describe('the bundle loads only what a path uses', () => {
     ).toEqual(['node_modules/zod/v4/locales/en.js'])
   })
 
+  test('importing leasecron compiles only the part of zod its schemas use', () => {
+    // `import * as z from 'zod'` lets the bundler drop the schema kinds no one calls; `import { z }`
+    // made it build zod's whole namespace object, and compile all of zod, 281 KiB, in every process.
+    const outputs = readOutputs()
+    const zodBytes = new Map<string, number>()
+    const seen = new Set<string>()
+    const queue = ['dist/bundle/index.js']
+    while (queue.length > 0) {
+      const path = queue.pop() as string
+      if (seen.has(path)) continue
+      seen.add(path)
+      const output = outputs[path]!
+      for (const [input, { bytesInOutput }] of Object.entries(
+        output.inputs as Record<string, { bytesInOutput: number }>,
+      ))
+        if (input.startsWith('node_modules/zod/')) zodBytes.set(input, bytesInOutput)
+      for (const i of output.imports) if (i.kind === 'import-statement' && outputs[i.path]) queue.push(i.path)
+    }
+    const kib = [...zodBytes.values()].reduce((a, b) => a + b, 0) / 1024
+    expect(kib, 'every process importing leasecron would compile all of zod again').toBeLessThan(180)
+  })
+
   test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))

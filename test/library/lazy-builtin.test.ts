@@ -4,11 +4,15 @@
  * (~5 MiB of RSS on Node 24). The shim must be the real module to whoever reads it, and the built worker
  * must not load `tls` while it runs idle against a server without TLS.
  */
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { generateKeyPairSync } from 'node:crypto'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import tls from 'node:tls'
 import { describe, expect, test } from 'vitest'
+import { mongoServer } from '../support/mongo.js'
 
 const require = createRequire(import.meta.url)
 const shimPath = require.resolve('../../scripts/bundle-shims/lazy-builtin.cjs')
@@ -34,7 +38,7 @@ describe('the lazy built-in shim', () => {
     })
   })
 
-  test('is what the bundle gives the driver for tls and prom-client for https', () => {
+  test('is what the bundle gives the driver, prom-client and node-cron for the built-ins they seldom call', () => {
     const meta = JSON.parse(readFileSync('dist/bundle-meta.json', 'utf8')) as {
       inputs: Record<string, { imports: Array<{ path: string; original?: string }> }>
     }
@@ -47,5 +51,64 @@ describe('the lazy built-in shim', () => {
     expect(importsOf('node_modules/mongodb/', 'tls').every((p) => p === 'lazy-builtin:tls')).toBe(true)
     expect(importsOf('node_modules/mongodb/', 'tls').length).toBeGreaterThan(0)
     expect(importsOf('node_modules/prom-client/', 'https')).toEqual(['lazy-builtin:https'])
+    for (const builtin of ['dns', 'zlib', 'http']) {
+      const paths = importsOf('node_modules/mongodb/', builtin)
+      expect(
+        paths.length,
+        `the driver no longer imports ${builtin}: the list in scripts/bundle.mjs is stale`,
+      ).toBeGreaterThan(0)
+      expect(
+        paths.every((p) => p === `lazy-builtin:${builtin}`),
+        `the driver would load ${builtin} at every start`,
+      ).toBe(true)
+    }
+    expect(importsOf('node_modules/prom-client/', 'http')).toEqual(['lazy-builtin:http'])
+    expect(
+      importsOf('node_modules/node-cron/', 'child_process'),
+      'node-cron would load child_process (and dgram) at every start for a fork leasecron never asks for',
+    ).toEqual(['lazy-builtin-esm:child_process'])
+  })
+
+  test('a `once` of a net that does nothing loads none of them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasecron-lazy-builtin-'))
+    try {
+      const report = join(dir, 'loaded.cjs')
+      writeFileSync(
+        report,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, process.moduleLoadList.join('\\n')))`,
+      )
+      // A GitHub App of its own, so that no sandbox forge (an HTTP server) starts; these nets never call it.
+      const key = join(dir, 'app-key.pem')
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      writeFileSync(key, privateKey.export({ type: 'pkcs1', format: 'pem' }))
+      const env = {
+        PATH: process.env.PATH ?? '',
+        MONGO_URI: mongoServer().url,
+        MONGO_DB: `lazy_builtin_${Date.now()}`,
+        LOG_LEVEL: 'warn',
+        GITHUB_APP_ID: '1',
+        GITHUB_INSTALLATION_ID: '2',
+        GITHUB_APP_PRIVATE_KEY_FILE: key,
+        GITHUB_API_URL: 'http://127.0.0.1:9',
+      }
+      const args = [
+        '-r',
+        report,
+        'dist/bundle/leasecron.js',
+        'once',
+        'bench-net-1',
+        '--config',
+        'bench/nets/idle-ten.mjs',
+      ]
+      const run = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 })
+      expect(run.status, `leasecron once failed: ${run.stderr.slice(0, 500)}`).toBe(0)
+      const loaded = readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n')
+      const unwanted = ['tls', 'child_process', 'dgram', 'dns', 'http', 'https'].filter((b) =>
+        loaded.includes(`NativeModule ${b}`),
+      )
+      expect(unwanted, 'every start would pay for loading these built-ins it never calls').toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

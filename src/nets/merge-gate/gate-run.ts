@@ -6,7 +6,7 @@
  * This module is the model and its zod schemas (input, patch, stored document) — not a store and not the
  * reconciler. Instants are UTC milliseconds, as BSON keeps them.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { GateRunError } from './gate-run-error.js'
 
 /** A run's lifecycle as the review system reports it. */

@@ -18,7 +18,7 @@
  * opens every action on every net, and `by` is what the caller says, not who it is.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
-import { z } from 'zod'
+import * as z from 'zod'
 import { ControlActionError } from '../../control/control-action-error.js'
 import {
   type ControlAction,
