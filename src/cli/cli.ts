@@ -16,6 +16,10 @@ import { printHelp } from './help.js'
 import { defaultIo, type Io, scrubbedIo } from './io.js'
 import { parseCommandLine } from './parse-command-line.js'
 
+// What the process entry (main.ts) needs besides `main`, so that it loads the command line in one import.
+export { scrubSecrets } from '../config/scrub.js'
+export { EXIT }
+
 /**
  * Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`.
  * Every line it prints, answer or error, goes through config/scrub.ts first.
@@ -55,11 +59,7 @@ async function readConfig(
   file: WorkerFileConfig,
   needsForge: boolean,
 ): Promise<WorkerConfig | undefined> {
-  const [{ loadConfig }, { ConfigError }, { LEASES }] = await Promise.all([
-    import('../config/load-config.js'),
-    import('../config/config-error.js'),
-    import('../leases.js'),
-  ])
+  const { loadConfig, ConfigError, LEASES } = await import('./config-readers.js')
   const loaded = loadConfig(io.env, file.nets, file.leases ?? LEASES, { needsForge })
   if (!loaded.ok) {
     io.err(new ConfigError(loaded.issues).message)
@@ -77,10 +77,7 @@ async function driverAcceptsMongoUri(config: WorkerConfig, io: Io): Promise<bool
   const { mongoUriRefusal } = await import('../worker/mongo-connection.js')
   const refusal = mongoUriRefusal(config.mongo.uri)
   if (refusal === undefined) return true
-  const [{ ConfigError }, { mongoUriIssue }] = await Promise.all([
-    import('../config/config-error.js'),
-    import('../config/store-section.js'),
-  ])
+  const { ConfigError, mongoUriIssue } = await import('./config-readers.js')
   io.err(new ConfigError([mongoUriIssue(refusal)]).message)
   return false
 }

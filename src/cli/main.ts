@@ -9,9 +9,9 @@ import module from 'node:module'
 // so that the CLI and everything it loads are covered.
 ;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
-const { main } = await import('./cli.js')
-const { scrubSecrets } = await import('../config/scrub.js')
-const { EXIT } = await import('./exit-codes.js')
+// One import: each `import()` target becomes a file of its own in the bundle, and each file costs Node's
+// module loader its resolve, read and link (~0.5 ms on Node 20) on every start.
+const { main, scrubSecrets, EXIT } = await import('./cli.js')
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -225,10 +225,7 @@ async function openForge(
   // Loaded here, after the connection has started (openStores): the forge's modules (Octokit's wrapper,
   // its meter, prom-client, lru-cache, the tracing API) compile and evaluate while the driver waits on the
   // network, instead of before it starts connecting; none is needed before the first store call.
-  const kit: ForgeKit = {
-    ...(await import('../forge/github-app.js')),
-    ...(await import('../forge/meter.js')),
-  }
+  const kit: ForgeKit = await import('./forge-kit.js')
   const { forgeFor, meter } = installationForges(kit, options, app, mongo, signal, closes)
   const listing = await installationListing(kit, options, app, installations, meter, signal, closes)
   const first = listing.installationIds()[0]
@@ -312,8 +309,7 @@ function installationForges(
 }
 
 /** The forge's builders, imported once the connection has started (openForge). */
-type ForgeKit = Pick<typeof import('../forge/github-app.js'), 'createForge' | 'createAppForge'> &
-  Pick<typeof import('../forge/meter.js'), 'createForgeMeter'>
+type ForgeKit = typeof import('./forge-kit.js')
 
 /** The nets' set-up over the open parts: the database (once connected), the log, the public URL, the clock. */
 function netSetUp(options: RuntimeOptions, mongo: MongoConnection | undefined): PassRuntime['setUpNet'] {
