@@ -5,6 +5,9 @@
  * (the token typed once into the page's form), and the other replica's page shows the net paused;
  * Resume there asks for the token again (another origin, another tab's storage); Run now shows a manual
  * run in the run list. A worker without a token shows the buttons greyed, saying why.
+ *
+ * `innerText()` is Playwright's Locator method (the text as the page renders it), not a DOM node's
+ * property, which biome's useDomNodeTextContent takes it for: biome.json turns that rule off here.
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

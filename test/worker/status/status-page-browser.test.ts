@@ -2,6 +2,9 @@
  * The status page as an operator sees it: real workers on the sandbox forge (one on the memory store, two
  * replicas on the test Mongo), `/` opened in headless Chromium (Debian's package, driven by
  * playwright-core), read through what the page shows. Each page is saved as a PNG whose path is printed.
+ *
+ * `innerText()` is Playwright's Locator method (the text as the page renders it), not a DOM node's
+ * property, which biome's useDomNodeTextContent takes it for: biome.json turns that rule off here.
  */
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
