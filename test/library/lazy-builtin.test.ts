@@ -4,7 +4,7 @@
  * (~5 MiB of RSS on Node 24). The shim must be the real module to whoever reads it, and the built worker
  * must not load `tls` while it runs idle against a server without TLS.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { generateKeyPairSync } from 'node:crypto'
 import { createRequire } from 'node:module'
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tls from 'node:tls'
 import { describe, expect, test } from 'vitest'
-import { mongoServer } from '../support/mongo.js'
+import { bundledIdleOnce } from '../support/bundled-idle-once.js'
 
 const require = createRequire(import.meta.url)
 const shimPath = require.resolve('../../scripts/bundle-shims/lazy-builtin.cjs')
@@ -81,26 +81,12 @@ describe('the lazy built-in shim', () => {
       const key = join(dir, 'app-key.pem')
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
       writeFileSync(key, privateKey.export({ type: 'pkcs1', format: 'pem' }))
-      const env = {
-        PATH: process.env.PATH ?? '',
-        MONGO_URI: mongoServer().url,
-        MONGO_DB: `lazy_builtin_${Date.now()}`,
-        LOG_LEVEL: 'warn',
+      const run = bundledIdleOnce(['-r', report], 'lazy_builtin', {
         GITHUB_APP_ID: '1',
         GITHUB_INSTALLATION_ID: '2',
         GITHUB_APP_PRIVATE_KEY_FILE: key,
         GITHUB_API_URL: 'http://127.0.0.1:9',
-      }
-      const args = [
-        '-r',
-        report,
-        'dist/bundle/leasecron.js',
-        'once',
-        'bench-net-1',
-        '--config',
-        'bench/nets/idle-ten.mjs',
-      ]
-      const run = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 })
+      })
       expect(run.status, `leasecron once failed: ${run.stderr.slice(0, 500)}`).toBe(0)
       const loaded = readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n')
       const unwanted = ['tls', 'child_process', 'dgram', 'dns', 'http', 'https'].filter((b) =>

@@ -4,12 +4,11 @@
  * worker's memory goes"). `leasecron once` on the bundle checks ten schedules, computes a slot and runs a
  * pass — the paths the idle worker repeats every tick — under a preload that reports every construction.
  */
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { mongoServer } from '../support/mongo.js'
+import { bundledIdleOnce } from '../support/bundled-idle-once.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'leasecron-no-intl-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -28,22 +27,7 @@ describe('the bundled worker and Intl', () => {
   test('runs a pass of a UTC schedule without building a single Intl.DateTimeFormat', () => {
     const trap = join(dir, 'trap.mjs')
     writeFileSync(trap, TRAP)
-    const env = {
-      PATH: process.env.PATH ?? '',
-      MONGO_URI: mongoServer().url,
-      MONGO_DB: `no_intl_${Date.now()}`,
-      LOG_LEVEL: 'warn',
-    }
-    const args = [
-      '--import',
-      trap,
-      'dist/bundle/leasecron.js',
-      'once',
-      'bench-net-1',
-      '--config',
-      'bench/nets/idle-ten.mjs',
-    ]
-    const run = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 })
+    const run = bundledIdleOnce(['--import', trap], 'no_intl')
     expect(run.status, `leasecron once failed: ${run.stderr.slice(0, 500)}`).toBe(0)
     const built = run.stderr.split('\n').filter((l) => l.startsWith('INTL '))
     expect(built, 'an idle worker would keep ~8 MiB of ICU data resident for these').toEqual([])
