@@ -10,10 +10,14 @@ import type { CommandContext } from './command.js'
 import { author, pauseEnd, pauseTimes } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
+import { undiscoveredInstallationNow } from './undiscovered-installation.js'
 import type { Io } from './io.js'
 import { withDatabase } from './with-database.js'
 
-/** Pauses the net; exit 0, 64 for an unknown net or a bad option, 1 when the store does not answer. */
+/**
+ * Pauses the net; exit 0, 64 for an unknown net, a bad option or (under GITHUB_INSTALLATION_IDS=all) an
+ * installation the App does not list, 1 when the store does not answer.
+ */
 export async function pauseCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('pause', args[0], config, io, values.config)
   if (!net) return EXIT.usage
@@ -23,6 +27,11 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
   const until = pauseEnd(name, values, now)
   if (!until.ok) {
     io.err(`leasecron pause: ${until.expected}`)
+    return EXIT.usage
+  }
+  const refused = await undiscoveredInstallationNow('pause', net, config, (line) => io.err(line))
+  if (refused !== undefined) {
+    io.err(refused)
     return EXIT.usage
   }
   const input = { ...author(values), ...pauseTimes(values), abort: values.abort === true }

@@ -9,13 +9,22 @@ import type { CommandContext } from './command.js'
 import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
+import { undiscoveredInstallationNow } from './undiscovered-installation.js'
 import { noSharedStore } from './pause.js'
 import { withDatabase } from './with-database.js'
 
-/** Resumes the net; exit 0 (also when it was not paused), 64 for an unknown net, 1 when the store does not answer. */
+/**
+ * Resumes the net; exit 0 (also when it was not paused), 64 for an unknown net or (under
+ * GITHUB_INSTALLATION_IDS=all) an installation the App does not list, 1 when the store does not answer.
+ */
 export async function resumeCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('resume', args[0], config, io, values.config)
   if (!net) return EXIT.usage
+  const refused = await undiscoveredInstallationNow('resume', net, config, (line) => io.err(line))
+  if (refused !== undefined) {
+    io.err(refused)
+    return EXIT.usage
+  }
   const name = net.net.name
   const input = { ...author(values), catchUp: values['catch-up'] === true }
   return withDatabase(

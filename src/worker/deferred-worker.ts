@@ -6,7 +6,8 @@
  * neither does `leasecron once`, which never starts a worker.
  *
  * Not the worker (worker.ts): this only delays loading it. `metrics` is the one member that needs the
- * loaded worker; read before, it throws WorkerNotStartedError.
+ * loaded worker; read before, it throws WorkerNotStartedError. `stop()` on a worker never started loads
+ * nothing (there is nothing to close), and that worker stays stopped.
  */
 import type { Worker, WorkerOptions } from './worker-options.js'
 import { setUpWorker } from './worker-setup.js'
@@ -28,6 +29,7 @@ export function createWorker(options: WorkerOptions): Worker {
     return loading
   }
   let started: Promise<void> | undefined
+  let stopped: Promise<void> | undefined
   return {
     config: setup.config,
     owner: setup.owner,
@@ -40,13 +42,14 @@ export function createWorker(options: WorkerOptions): Worker {
       return loaded?.port
     },
     start() {
-      started ??= load().then((worker) => worker.start())
+      // Stopped before it started, it stays stopped: as a started worker does not start again after stop().
+      started ??= stopped ?? load().then((worker) => worker.start())
       return started
     },
-    // A worker never started has nothing to stop, but stopping it still loads and stops one (idempotent,
-    // and logged as before), so a caller's start/stop pairing behaves the same whichever ran first.
+    // A worker never started opened nothing, so its stop has nothing to close and loads nothing to do it.
     stop() {
-      return load().then((worker) => worker.stop())
+      stopped ??= started ? load().then((worker) => worker.stop()) : Promise.resolve()
+      return stopped
     },
   }
 }

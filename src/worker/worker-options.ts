@@ -49,7 +49,8 @@ export interface Worker {
   start(): Promise<void>
   /**
    * Stops campaigning, aborts terms, waits for passes up to the shutdown timeout, releases leases, flushes
-   * the forge meter's partial hour and closes connections. Idempotent.
+   * the forge meter's partial hour and closes connections. Idempotent. On a worker never started it
+   * resolves at once, loading nothing, and a later `start()` starts nothing (a stopped worker stays stopped).
    */
   stop(): Promise<void>
 }

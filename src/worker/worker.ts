@@ -7,10 +7,9 @@
  * GitHub App configured it starts the local sandbox forge, so a fresh checkout does real work.
  */
 
-import { setMaxListeners } from 'node:events'
 import { type Clock, systemClock } from '../lease/clock.js'
 import type { LeaseTerm } from '../lease/store.js'
-import { settledWithin, waitFor } from '../lease/wait.js'
+import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
@@ -58,7 +57,7 @@ export function assembleWorker(options: WorkerOptions, { config, logger, owner }
     log: logger.child({ owner }),
     clock: options.clock ?? systemClock,
     metrics: createWorkerMetrics(),
-    stopping: watchedByEveryNet(options.nets.length),
+    stopping: new AbortController(),
     campaigns: [],
     held: new Map(),
     heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
@@ -214,34 +213,32 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
 }
 
 /**
- * The worker's stopping signal, which every net waits on at once while it sets up (setUpNets) and the
- * worker's own loops wait on too. Node warns of a listener leak past 10 listeners on one signal: with ten
- * nets on Mongo every start printed a MaxListenersExceededWarning. The bound grows with the nets, so a
- * real leak (listeners that pile up pass after pass) is still reported.
- */
-function watchedByEveryNet(nets: number): AbortController {
-  const stopping = new AbortController()
-  setMaxListeners(nets + 10, stopping.signal)
-  return stopping
-}
-
-/**
- * Each enabled net's process-wide setup, retried with capped backoff until it succeeds or the worker
- * stops. Resolves per net to whether it is set up.
+ * Each enabled net's process-wide setup, once the store is connected, retried with capped backoff until
+ * it succeeds or the worker stops. Resolves per net to whether it is set up.
  */
 function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boolean>[] {
   for (const n of w.config.nets) if (!n.enabled) w.log.info({ net: n.net.name }, 'net disabled')
+  const { signal } = w.stopping
+  // The nets wait for the connection together: one listener on the stopping signal, not one per net
+  // (Node warns of a leak past ten, which every start of a worker of ten nets on Mongo printed).
+  const mongo = w.runtime!.mongo
+  const connected = mongo ? settledOrAborted(mongo.connected, signal) : Promise.resolve(true)
   return enabledNets(w).map(async (n) => {
+    if (!(await connected)) return false
     const log = netLogger(w.log.child({ net: n.net.name }))
-    const { signal } = w.stopping
+    // Its retries wait on a signal of its own, derived from the worker's (which gains no listener by it):
+    // nets whose set-up fails together wait apart, each with one listener.
+    const retries = AbortSignal.any([signal])
     for (let delay = 500; ; delay = Math.min(delay * 2, 30_000)) {
       try {
-        resources.set(n.net.name, await w.runtime!.setUpNet(n, log, signal))
+        if (signal.aborted) return false
+        // Connected already, so its own wait for the connection needs no stopping signal.
+        resources.set(n.net.name, await w.runtime!.setUpNet(n, log))
         return true
       } catch (error) {
         if (signal.aborted) return false
         log.warn({ err: error, retryInMs: delay }, 'net setup failed; retrying')
-        if (!(await waitFor(delay, signal, w.clock))) return false
+        if (!(await waitFor(delay, retries, w.clock))) return false
       }
     }
   })

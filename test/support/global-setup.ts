@@ -30,7 +30,9 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('buildError', message)
   }
   try {
-    server = await startTestMongo()
+    // A FerretDB that dies mid-run is said on stderr and started again on its data, so the files after
+    // the death still have a server (test/support/ferretdb-server.ts).
+    server = await startTestMongo({ restartAfterDeath: true })
     console.log(`mongo: tests run against ${server.description}`)
     project.provide('mongo', {
       url: server.url,
@@ -48,4 +50,12 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop()
+  // Said again at the end, where a reader of a failed run looks first.
+  const deaths = server?.deaths ?? []
+  if (deaths.length > 0)
+    process.stderr.write(
+      `mongo: the run's FerretDB died ${deaths.length} time(s) during this run ` +
+        `(${deaths.map((d) => `pid ${d.pid}: code ${d.code}, signal ${d.signal}`).join('; ')}); ` +
+        'tests that used it then failed for that — its last output is above, at each death.\n',
+    )
 }

@@ -18,7 +18,7 @@ async function startWith(url: string | undefined): Promise<TestMongoServer> {
   else process.env.MONGO_URL = url
   process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER = '1'
   try {
-    const server = await startTestMongo(() => undefined)
+    const server = await startTestMongo({ log: () => undefined })
     started.push(server)
     return server
   } finally {

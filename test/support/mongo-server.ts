@@ -6,13 +6,9 @@
  * (`tools/ferretdb/build.sh`) on its SQLite handler in a temp directory on a free loopback port.
  * It never pretends: when no server can be had it says so, and how to provide one.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import type { ChildProcess } from 'node:child_process'
 import { MongoClient } from 'mongodb'
+import { type FerretDbDeath, type FerretDbOptions, startFerretDb } from './ferretdb-server.js'
 
 export type MongoServerKind = 'external' | 'mongodb-memory-server' | 'ferretdb'
 
@@ -28,8 +24,10 @@ export interface TestMongoServer {
   isFerretDb: boolean
   /** A human line: which server backs the run. */
   description: string
-  /** The FerretDB child process, for chaos tests that pause or kill the server. */
-  process?: ChildProcess
+  /** The FerretDB child serving now (a restart after a death replaces it). */
+  readonly process?: ChildProcess
+  /** Each time the FerretDB the harness started exited while in use (said on stderr when it happened). */
+  readonly deaths: readonly FerretDbDeath[]
   stop(): Promise<void>
 }
 
@@ -37,16 +35,17 @@ export const HOW_TO_PROVIDE_MONGO =
   'Set MONGO_URL to a MongoDB server (e.g. MONGO_URL=mongodb://127.0.0.1:27017), or install Go so that ' +
   'tools/ferretdb/build.sh can build the FerretDB test server.'
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-
-/** Starts (or connects to) the test server, trying each kind in order; throws with every reason when none works. */
-export async function startTestMongo(
-  log: (line: string) => void = (l) => console.log(l),
-): Promise<TestMongoServer> {
+/**
+ * Starts (or connects to) the test server, trying each kind in order; throws with every reason when none works.
+ * `warn` and `restartAfterDeath` apply to the FerretDB it starts (test/support/ferretdb-server.ts).
+ */
+export async function startTestMongo(options: FerretDbOptions = {}): Promise<TestMongoServer> {
+  const log = options.log ?? ((l) => console.log(l))
   const reasons: string[] = []
   if (process.env.MONGO_URL) {
     const url = process.env.MONGO_URL
-    return describe({ url, kind: 'external', ...(await serverIdentity(url)), stop: async () => {} })
+    const identity = await serverIdentity(url)
+    return describe({ url, kind: 'external', ...identity, deaths: [], stop: async () => {} })
   }
   if (process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER !== '1') {
     try {
@@ -57,11 +56,32 @@ export async function startTestMongo(
     }
   }
   try {
-    return describe(await startFerretDb(log))
+    return describe(await startOwnFerretDb({ ...options, log }))
   } catch (error) {
     reasons.push(`FerretDB: ${oneLine(error)}`)
   }
   throw new Error(`No MongoDB server for the tests (${reasons.join('; ')}). ${HOW_TO_PROVIDE_MONGO}`)
+}
+
+/** The FerretDB this harness runs, with its identity; `process` stays live across restarts. */
+async function startOwnFerretDb(options: FerretDbOptions): Promise<Omit<TestMongoServer, 'description'>> {
+  const ferret = await startFerretDb(options)
+  try {
+    const identity = await pingUntilReady(ferret.url)
+    return {
+      ...identity,
+      url: ferret.url,
+      kind: 'ferretdb',
+      get process() {
+        return ferret.process
+      },
+      deaths: ferret.deaths,
+      stop: () => ferret.stop(),
+    }
+  } catch (error) {
+    await ferret.stop()
+    throw error
+  }
 }
 
 function describe(s: Omit<TestMongoServer, 'description'>): TestMongoServer {
@@ -71,7 +91,8 @@ function describe(s: Omit<TestMongoServer, 'description'>): TestMongoServer {
       : s.isFerretDb
         ? `${s.kind} FerretDB (wire version of MongoDB ${s.version})`
         : `${s.kind} MongoDB ${s.version}`
-  return { ...s, description: `${label} at ${redactUrl(s.url)}` }
+  // Assigned, not spread: a spread would freeze `process` at the child of the first start.
+  return Object.assign(s, { description: `${label} at ${redactUrl(s.url)}` })
 }
 
 function redactUrl(url: string): string {
@@ -115,6 +136,7 @@ async function startMemoryServer(): Promise<Omit<TestMongoServer, 'description'>
       url,
       kind: 'mongodb-memory-server',
       ...(await serverIdentity(url)),
+      deaths: [],
       stop: async () => void (await server.stop()),
     }
   } finally {
@@ -125,49 +147,6 @@ async function startMemoryServer(): Promise<Omit<TestMongoServer, 'description'>
       () => undefined,
     )
   }
-}
-
-async function startFerretDb(log: (line: string) => void): Promise<Omit<TestMongoServer, 'description'>> {
-  const build = promisify(execFile)
-  log('mongo: preparing FerretDB 1.24.2 (tools/ferretdb/build.sh; the first build takes a few minutes)')
-  const { stdout } = await build('bash', [join(repoRoot, 'tools/ferretdb/build.sh')], { maxBuffer: 1 << 20 })
-  const binary = stdout.trim().split('\n').pop()!
-  const dir = await mkdtemp(join(tmpdir(), 'leasecron-ferretdb-'))
-  const child = spawn(binary, ['--listen-addr', '127.0.0.1:0', '--sqlite-dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000)
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`FerretDB did not start within 30 s: ${stderr}`)), 30_000)
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const line = out.split('\n').find((l) => l.startsWith('mongodb://'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(line.trim())
-      }
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`FerretDB exited with ${code}: ${stderr}`))
-    })
-  })
-  const identity = await pingUntilReady(url)
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      const forced = setTimeout(() => child.kill('SIGKILL'), 5_000)
-      await exited
-      clearTimeout(forced)
-    }
-    await rm(dir, { recursive: true, force: true })
-  }
-  return { url, kind: 'ferretdb', ...identity, process: child, stop }
 }
 
 async function pingUntilReady(url: string): Promise<{ version: string; isFerretDb: boolean }> {

@@ -35,7 +35,14 @@ export async function useTestDatabase(label: string): Promise<TestDatabase> {
   const server = mongoServer()
   const name = `t_${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}_${randomBytes(4).toString('hex')}`
   const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 10_000 })
-  await client.connect()
+  await client.connect().catch((error: unknown) => {
+    throw new Error(
+      `The run's Mongo server (${server.description}) did not answer: ${(error as Error).message}. ` +
+        'If it was the FerretDB the run started, a "mongo: the run\'s FerretDB … exited" line in the ' +
+        "run's output says when and how it died.",
+      { cause: error },
+    )
+  })
   const db = client.db(name)
   afterAll(async () => {
     await db.dropDatabase().catch(() => undefined)

@@ -1,0 +1,81 @@
+/**
+ * The run's shared FerretDB does not die silently: a real FerretDB, killed here, is said on the warn
+ * line with its pid, exit code, signal and last output; asked to, it serves again on the same port and
+ * data; and a stop is not a death.
+ */
+import { MongoClient } from 'mongodb'
+import { afterAll, describe, expect, it } from 'vitest'
+import { type SharedFerretDb, startFerretDb } from './ferretdb-server.js'
+
+const started: SharedFerretDb[] = []
+afterAll(async () => {
+  for (const server of started) await server.stop()
+})
+
+async function start(restartAfterDeath: boolean): Promise<{ server: SharedFerretDb; warnings: string[] }> {
+  const warnings: string[] = []
+  const server = await startFerretDb({
+    log: () => undefined,
+    warn: (l) => warnings.push(l),
+    restartAfterDeath,
+  })
+  started.push(server)
+  return { server, warnings }
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+const deathLines = (warnings: string[]) =>
+  warnings.filter((l) => l.includes('exited while tests still used it'))
+
+describe('the run’s shared FerretDB', () => {
+  it('says once, with its exit code, signal and last output, when it dies while in use', async () => {
+    const { server, warnings } = await start(false)
+    const pid = server.process.pid
+    server.process.kill('SIGKILL')
+    await until('no word of the death', () => deathLines(warnings).length > 0)
+    const [line] = deathLines(warnings)
+    expect(line).toContain(`pid ${pid}`)
+    expect(line).toContain('exit code null, signal SIGKILL')
+    expect(line, 'its data directory is still there').toContain('is still there')
+    // Its own output, as the tail kept it: the address it printed on stdout when it started.
+    expect(line).toContain(`[stdout] ${server.url}`)
+    expect(server.deaths).toEqual([{ pid, code: null, signal: 'SIGKILL', restarted: false }])
+    await new Promise((r) => setTimeout(r, 500))
+    expect(deathLines(warnings), 'one death, said once').toHaveLength(1)
+    expect(warnings.join('\n')).not.toContain('restarted')
+  }, 120_000)
+
+  it('serves again on the same address and data after a death when asked to, and says so', async () => {
+    const { server, warnings } = await start(true)
+    const url = server.url
+    const before = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 })
+    await before
+      .db('death')
+      .collection('kept')
+      .insertOne({ _id: 'before' as never })
+    await before.close()
+    const pid = server.process.pid
+    server.process.kill('SIGKILL')
+    await until('it did not say it restarted', () => warnings.some((l) => l.includes('restarted')))
+    expect(deathLines(warnings), 'the death is said even though it came back').toHaveLength(1)
+    expect(warnings.find((l) => l.includes('restarted'))).toMatch(/restart 1 of at most 3/)
+    expect(server.url).toBe(url)
+    expect(server.process.pid).not.toBe(pid)
+    expect(server.deaths).toMatchObject([{ pid, signal: 'SIGKILL', restarted: true }])
+    const after = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 })
+    try {
+      expect(await after.db('death').collection('kept').findOne({})).toEqual({ _id: 'before' })
+    } finally {
+      await after.close()
+    }
+    await server.stop()
+    expect(deathLines(warnings), 'a stop is not a death').toHaveLength(1)
+  }, 120_000)
+})

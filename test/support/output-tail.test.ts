@@ -1,0 +1,23 @@
+/**
+ * The output tail keeps the last lines of a child's streams, bounded in lines and in characters, whole
+ * lines even when they arrive in pieces.
+ */
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { OutputTail } from './output-tail.js'
+
+describe('OutputTail', () => {
+  it('keeps only the last lines, each cut to its bound, from every stream in arrival order', async () => {
+    const tail = new OutputTail(3, 10)
+    const out = new PassThrough()
+    const err = new PassThrough()
+    tail.follow(out, 'stdout')
+    tail.follow(err, 'stderr')
+    for (let i = 0; i < 1000; i++) out.write(`line ${i}\n`)
+    err.write('pan')
+    err.write('ic: a long reason\n')
+    out.end('no newline at the end')
+    await new Promise((r) => setImmediate(r))
+    expect(tail.lines()).toEqual(['[stdout] line 999', '[stderr] panic: a l…', '[stdout] no newline…'])
+  })
+})

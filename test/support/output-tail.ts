@@ -1,0 +1,44 @@
+/**
+ * The last lines a child process wrote, from any of its streams, in the order they arrived: a bounded ring
+ * (a fixed number of lines, each cut to a fixed length), so a server that logs for hours costs the same as
+ * one that logs nothing. For saying why a test server died; not a log store.
+ */
+import type { Readable } from 'node:stream'
+
+export class OutputTail {
+  readonly #lines: string[] = []
+  readonly #maxLines: number
+  readonly #maxLineChars: number
+
+  constructor(maxLines = 80, maxLineChars = 400) {
+    this.#maxLines = maxLines
+    this.#maxLineChars = maxLineChars
+  }
+
+  /** Keeps the complete lines `stream` writes, each prefixed with `label` (a partial last line on its end). */
+  follow(stream: Readable, label: string): void {
+    let partial = ''
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n')
+      // A line can arrive in pieces: the one after the last newline waits for its end (its start kept).
+      partial = parts.pop()!.slice(0, this.#maxLineChars + 1)
+      for (const line of parts) this.#keep(label, line)
+    })
+    stream.once('end', () => {
+      if (partial !== '') this.#keep(label, partial)
+      partial = ''
+    })
+  }
+
+  #keep(label: string, line: string): void {
+    const cut = line.length > this.#maxLineChars ? `${line.slice(0, this.#maxLineChars)}…` : line
+    this.#lines.push(`[${label}] ${cut}`)
+    if (this.#lines.length > this.#maxLines) this.#lines.shift()
+  }
+
+  /** The kept lines, oldest first. */
+  lines(): string[] {
+    return [...this.#lines]
+  }
+}
