@@ -77,7 +77,8 @@ export function checkLeaseUse(
     if (!known.has(lease)) {
       throw new LeaseRegistryError(
         lease,
-        `net "${net}" names a lease that is not in the registry (src/leases.ts): ${[...known].join(', ') || 'none'}`,
+        `net "${net}" names a lease that is not registered (registered: ${[...known].join(', ') || 'none'}); ` +
+          `add defineLease('${lease}', '<what it elects>') to the configuration's leases`,
       )
     }
     const other = taken.get(lease)

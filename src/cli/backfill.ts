@@ -26,6 +26,7 @@ import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { connectCause } from '../worker/connect-cause.js'
+import { openTerm } from '../nets/net-term.js'
 
 type Plan = Extract<BackfillPlan, { ok: true }>
 
@@ -124,7 +125,7 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
       ledger: runtime.ledger,
       runHistory: config.runHistory,
       pass: async (term, stepDownAt) =>
-        net.net.term(await runtime.setUpNet(net, log, term), {
+        openTerm(net.net, await runtime.setUpNet(net, log, term), {
           options: net.options,
           log,
           signal: term,

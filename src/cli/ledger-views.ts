@@ -103,6 +103,9 @@ function slotText(slot: Date, timeZone: string | undefined): string {
 export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): string[] {
   const zoned = timeZone !== 'UTC'
   const local = `local (${timeZone})`
+  const outcomes = runs.map((r) => `${r.outcome ?? 'running'}${r.manual ? ' (manual)' : ''}`)
+  // As wide as the widest shown (`timed-out (manual)`), so the attempts and requests stay in their columns.
+  const outcomeWidth = Math.max(9, ...outcomes.map((o) => o.length))
   const header = [
     'slot'.padEnd(24),
     ...(zoned ? [local.padEnd(Math.max(local.length, 23))] : []),
@@ -110,11 +113,11 @@ export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): stri
     'fence'.padEnd(6),
     'started'.padEnd(24),
     'duration'.padEnd(10),
-    'outcome'.padEnd(9),
+    'outcome'.padEnd(outcomeWidth),
     'attempts',
     'requests',
   ]
-  const rows = runs.map((r) =>
+  const rows = runs.map((r, i) =>
     [
       r.slot.toISOString().padEnd(24),
       ...(zoned ? [formatLocal(r.slot, timeZone).padEnd(Math.max(local.length, 23))] : []),
@@ -122,7 +125,7 @@ export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): stri
       String(r.fence).padEnd(6),
       r.startedAt.toISOString().padEnd(24),
       (r.finishedAt ? duration(r) : '-').padEnd(10),
-      `${r.outcome ?? 'running'}${r.manual ? ' (manual)' : ''}`.padEnd(9),
+      outcomes[i]!.padEnd(outcomeWidth),
       String(r.outcome === undefined ? '-' : (r.attempts ?? 1)).padEnd(8),
       requestCount(r),
     ].join(' '),

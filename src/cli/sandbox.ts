@@ -7,9 +7,18 @@
  *
  * Not a GitHub replacement: the sandbox binds loopback only and has no real security.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { planDemoGatingRuns, seedDemoGatingRuns } from '../nets/demo-seed.js'
 import { MongoGateRunStore } from '../nets/merge-gate/mongo-gate-run-store.js'
 import type { SandboxFixture } from '../sandbox/sandbox-fixture.js'
@@ -29,23 +38,15 @@ import { untilStopped } from './until-stopped.js'
 /**
  * Runs the sandbox until SIGINT, SIGTERM or SIGHUP, or until the process that started it exits
  * (until-stopped.ts: npx's shell does not pass a SIGTERM on); then removes the key file and the env file.
- * Resolves to the exit code (0, or 64 for a bad --port or --installations, 1 if it cannot start).
+ * Resolves to the exit code (0, or 64 for a bad --port, --installations or --env-out, 1 if it cannot start).
  */
 export async function sandboxCommand({ values, config, io }: CommandContext): Promise<number> {
-  const port = values.port === undefined ? 0 : Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    io.err(
-      `leasecron sandbox: --port expected a TCP port from 0 to 65535, got ${JSON.stringify(values.port)}`,
-    )
+  const args = sandboxArgs(values)
+  if (typeof args === 'string') {
+    io.err(`leasecron sandbox: ${args}`)
     return EXIT.usage
   }
-  const count = values.installations === undefined ? 1 : Number(values.installations)
-  if (!Number.isInteger(count) || count < 1 || count > MAX_INSTALLATIONS) {
-    io.err(
-      `leasecron sandbox: --installations expected a whole number from 1 to ${MAX_INSTALLATIONS}, got ${JSON.stringify(values.installations)}`,
-    )
-    return EXIT.usage
-  }
+  const { port, count } = args
   const demo = demoInstallations(count)
   const plan = planDemoGatingRuns(demo.fixture, {
     now: new Date(),
@@ -67,9 +68,17 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
   printSandbox(sandbox, demo, files, io)
   io.out(await seedGatingRuns(config, plan, io))
   // Last, so that a script can wait for the env file: once it exists, the sandbox listens and is seeded.
-  writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
-    mode: 0o600,
-  })
+  try {
+    writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
+      mode: 0o600,
+    })
+  } catch (error) {
+    // Checked before the start (envOutProblem), so only a folder removed meanwhile lands here.
+    io.err(`leasecron sandbox: cannot write the env file ${files.envFile}: ${(error as Error).message}`)
+    await sandbox.close()
+    rmSync(files.dir, { recursive: true, force: true })
+    return EXIT.failure
+  }
   io.out(
     `Stop it with Ctrl-C (SIGINT) or SIGTERM (kill ${process.pid}); it also stops when the process that started it exits.`,
   )
@@ -80,6 +89,40 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
   rmSync(files.envFile, { force: true })
   io.out(`sandbox stopped (${reason}); its key file and env file are removed`)
   return EXIT.ok
+}
+
+/** The options, checked before anything starts: `{ port, count }`, or what was wrong (exit 64). */
+function sandboxArgs(values: CommandContext['values']): { port: number; count: number } | string {
+  const port = values.port === undefined ? 0 : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return `--port expected a TCP port from 0 to 65535, got ${JSON.stringify(values.port)}`
+  const count = values.installations === undefined ? 1 : Number(values.installations)
+  if (!Number.isInteger(count) || count < 1 || count > MAX_INSTALLATIONS)
+    return `--installations expected a whole number from 1 to ${MAX_INSTALLATIONS}, got ${JSON.stringify(values.installations)}`
+  const envOut = values['env-out']
+  const problem = typeof envOut === 'string' ? envOutProblem(resolve(envOut)) : undefined
+  if (problem !== undefined)
+    return `--env-out expected a file in an existing folder it may write to; ${problem}, got ${JSON.stringify(envOut)}`
+  return { port, count }
+}
+
+/**
+ * Why the env file cannot be written at `target`, or undefined. Checked before the sandbox starts: the
+ * file is written last, so a missing folder was found only after the sandbox had printed it as written,
+ * and it then exited 1 with a bare ENOENT, leaving its key file behind.
+ */
+function envOutProblem(target: string): string | undefined {
+  const folder = dirname(target)
+  try {
+    if (!statSync(folder).isDirectory()) return `${folder} is not a folder`
+    accessSync(folder, constants.W_OK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === 'ENOENT'
+      ? `the folder ${folder} does not exist`
+      : `the folder ${folder} cannot be written (${code})`
+  }
+  return existsSync(target) && statSync(target).isDirectory() ? `${target} is a folder` : undefined
 }
 
 /** `--installations` at most: enough to try `all` and the fair share, few enough to read on one screen. */

@@ -2,8 +2,11 @@
  * The shape of each net definition handed to the worker (`createWorker({ nets })`, a `--config` module's
  * `nets`), checked before the configuration reads anything from it. TypeScript checks it at build time;
  * a JavaScript embedder or a cast does not, and without this a definition missing `options` failed deep
- * in the configuration as "TypeError: Cannot convert undefined or null to object". Not a check of the
- * values (the schedule, the options: net-section.ts) nor of the lease registry (registry-check.ts).
+ * in the configuration as "TypeError: Cannot convert undefined or null to object". Also the two things
+ * that failed later than that: a name that is no kebab-case (accepted, it printed the variable prefix
+ * `LEASECRON_NET_BAD NAME_` and failed each pass at the forge lane) and an `options` entry that is no
+ * option (a TypeError from inside loadConfig). Not a check of the values (the schedule, the options'
+ * variables: net-section.ts) nor of the lease registry (registry-check.ts).
  */
 import type { ConfigIssue } from './config-error.js'
 
@@ -18,16 +21,29 @@ const REQUIRED: ReadonlyArray<readonly [field: string, kind: 'string' | 'object'
   ['term', 'function'],
 ]
 
+/**
+ * A net's name: kebab-case, as its variables (`LEASECRON_NET_<NAME>_…`) and its forge lane are made from
+ * it; at most 50 characters, so `<name>.<installation id>` still fits a lane's 63.
+ */
+const NET_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+const NET_NAME_MAX = 50
+
 /** One issue per malformed net definition, naming it and its missing or mistyped fields; empty when all fit. */
-export function netDefinitionIssues(nets: readonly unknown[]): ConfigIssue[] {
+export function netDefinitionIssues(nets: unknown): ConfigIssue[] {
+  if (!Array.isArray(nets)) {
+    return [
+      { variable: 'nets', expected: `an array of net definitions (defineNet); got ${describeValue(nets)}` },
+    ]
+  }
   return nets.flatMap((net, index): ConfigIssue[] => {
     const fields = typeof net === 'object' && net !== null ? (net as Record<string, unknown>) : {}
     const wrong = REQUIRED.filter(([field, kind]) => !fits(fields[field], kind))
-    if (wrong.length === 0) return []
     const name = typeof fields.name === 'string' ? ` (${JSON.stringify(fields.name)})` : ''
+    const label = `nets[${index}]${name}`
+    if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields)]
     return [
       {
-        variable: `nets[${index}]${name}`,
+        variable: label,
         expected:
           'a net definition (defineNet) with ' +
           wrong
@@ -44,6 +60,51 @@ export function netDefinitionIssues(nets: readonly unknown[]): ConfigIssue[] {
       },
     ]
   })
+}
+
+/** The name's issue, when it is no kebab-case name of at most NET_NAME_MAX characters. */
+function nameIssues(label: string, fields: Record<string, unknown>): ConfigIssue[] {
+  const name = String(fields.name)
+  if (NET_NAME.test(name) && name.length <= NET_NAME_MAX) return []
+  return [
+    {
+      variable: label,
+      expected:
+        `a \`name\` in kebab-case (words of a-z and 0-9 joined by "-", starting with a letter, e.g. ` +
+        `"nightly-report"), at most ` +
+        `${NET_NAME_MAX} characters: it names the net's variables (LEASECRON_NET_<NAME>_…) and its forge ` +
+        `lane; got ${JSON.stringify(name)}`,
+    },
+  ]
+}
+
+/** One issue per `options` entry that is no option (integerOption, durationOption, stringOption…). */
+function optionIssues(label: string, fields: Record<string, unknown>): ConfigIssue[] {
+  const options = fields.options as Record<string, unknown>
+  return Object.entries(options)
+    .filter(([, option]) => !isOption(option))
+    .map(([key, option]) => ({
+      variable: `${label} options.${key}`,
+      expected:
+        'an option made by integerOption, durationOption, stringOption or repositoryListOption (an ' +
+        `object with \`schema.safeParse\` and \`expected\`); got ${describeValue(option)}`,
+    }))
+}
+
+function isOption(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const { schema, expected } = value as { schema?: unknown; expected?: unknown }
+  const safeParse =
+    typeof schema === 'object' && schema !== null ? (schema as { safeParse?: unknown }).safeParse : undefined
+  return typeof safeParse === 'function' && typeof expected === 'string'
+}
+
+/** A value in words, without printing it whole (it may be anything a module exported). */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value)
+  if (typeof value === 'object') return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`
+  if (typeof value === 'number') return `the number ${value}`
+  return `a ${typeof value}`
 }
 
 function fits(value: unknown, kind: 'string' | 'object' | 'function'): boolean {

@@ -1,6 +1,7 @@
 /**
  * The configuration module's nets against the lease registry: each net's lease registered and used once,
- * no net declared twice. A fault here is a configuration error (78) named after worker.config.ts.
+ * no net declared twice. A fault here is a configuration error (78) named `leases`: the configuration may
+ * be any --config module or createWorker's own lists, so no file name is given.
  */
 import { checkLeaseUse, type LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
@@ -24,8 +25,8 @@ export function checkRegistry(
     }
   } catch (error) {
     r.issues.push({
-      variable: 'worker.config.ts',
-      expected: error instanceof Error ? error.message : String(error),
+      variable: 'leases',
+      expected: `each net's lease registered once and used by one net; ${(error instanceof Error ? error.message : String(error)).replace(/^leases: /, '')}`,
     })
   }
 }

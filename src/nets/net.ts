@@ -154,9 +154,9 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */
   options: S
-  /** Once per process: open stores, create indexes. Failing here fails start-up. */
+  /** Once per process: open stores, create indexes. A run worker retries it when it throws (capped backoff). */
   setup(context: NetSetupContext<OptionValues<S>>): R | Promise<R>
-  /** At the start of every term: returns the pass function, closing over the term's state. */
+  /** At the start of every term: returns the pass function (not a Promise of it), closing over the term's state. */
   term(resources: R, context: NetTermContext<OptionValues<S>>): Pass
 }
 

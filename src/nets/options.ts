@@ -6,7 +6,7 @@
  * so a value can never be read in the wrong unit.
  */
 import * as z from 'zod'
-import { parseDuration } from '../durations.js'
+import { formatDuration, parseDuration } from '../durations.js'
 
 /**
  * How an option's raw variable (unset: undefined) becomes its value. The built-in options are zod schemas
@@ -40,7 +40,8 @@ export function durationOption(
 ): NetOption<number> {
   const min = bounds.min ?? 1
   const max = bounds.max ?? 400 * 86_400_000
-  const expected = `a duration with a unit (ms, s, m, h, d) from ${min} ms to ${max} ms, e.g. ${defaultText}`
+  // The bounds in the units the variable takes (`1m`, `400d`), not a count of milliseconds to decode.
+  const expected = `a duration with a unit (ms, s, m, h, d) from ${formatDuration(min)} to ${formatDuration(max)}, e.g. ${defaultText}`
   const fallback = parseDuration(defaultText)
   if (fallback === undefined) throw new Error(`durationOption: bad default ${defaultText}`)
   const schema = z

@@ -24,6 +24,7 @@ import { MemoryStore } from '../lease/memory-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import { leasePacing } from '../leases.js'
 import type { NetDefinition, NetOptions, OptionValues } from '../nets/net.js'
+import { openTerm } from '../nets/net-term.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 import type { SandboxForge } from '../sandbox/sandbox-forge.js'
@@ -133,7 +134,7 @@ export async function runOnePass<S extends NetOptions, R>(
       runHistory: Number.MAX_SAFE_INTEGER,
       pass: async (term, stepDownAt) => {
         const context = { options, db: given.db, log, publicUrl: given.publicUrl, now: () => clock.now() }
-        return net.term(await net.setup(context), { options, log, signal: term, stepDownAt })
+        return openTerm(net, await net.setup(context), { options, log, signal: term, stepDownAt })
       },
       forge,
       pinger: netPinger(config, log),

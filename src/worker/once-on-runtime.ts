@@ -14,6 +14,7 @@ import type { Logger } from './logger.js'
 import { type OnceResult, runOnce } from './once.js'
 import { netPinger } from './ping.js'
 import type { PassRuntime } from './runtime.js'
+import { openTerm } from '../nets/net-term.js'
 
 export interface RuntimeOnceSpec {
   runtime: PassRuntime
@@ -50,7 +51,7 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     runHistory: spec.config.runHistory,
     // The net's set-up, then its term: only for a claimed slot (once.ts).
     pass: async (term, stepDownAt) =>
-      net.net.term(await setUp(net, log, term), { options: net.options, log, signal: term, stepDownAt }),
+      openTerm(net.net, await setUp(net, log, term), { options: net.options, log, signal: term, stepDownAt }),
     // Its client is built only if the pass runs and asks for it (slot-pass.ts).
     forge,
     pinger: netPinger(net, log),

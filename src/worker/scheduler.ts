@@ -46,6 +46,7 @@ import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
+import { openTerm } from '../nets/net-term.js'
 
 /** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
 const RECOVERY_RETRY_MAX_MS = 10_000
@@ -375,7 +376,7 @@ function termPassSpecs(
   jobAbort: () => AbortSignal | undefined,
 ): (slot: Date, manual?: boolean) => SlotPassSpec {
   const { net } = options
-  const pass = net.net.term(options.resources, {
+  const pass = openTerm(net.net, options.resources, {
     options: net.options,
     log,
     signal: term,

@@ -62,4 +62,18 @@ describe('leasecron history', () => {
     expect(historyLines([run])[1], 'the skipped slot reads as running').toMatch(/ skipped {3}0 /)
     expect(historyJson(run)).toMatchObject({ outcome: 'skipped', attempts: 0 })
   })
+  it('keeps attempts and requests in their columns when a manual run is listed', () => {
+    // Was an outcome column of 9: "ok (manual)" pushed attempts one place right, under no header.
+    const at = (iso: string) => new Date(iso)
+    const base = { net: 'tick-net', owner: 'host-a', fence: 3, startedAt: NOW, finishedAt: NOW, attempts: 1 }
+    const lines = historyLines([
+      { ...base, id: 'm', slot: at('2026-12-01T09:59:30Z'), outcome: 'timed-out' as const, manual: true },
+      { ...base, id: 's', slot: at('2026-12-01T09:59:00Z'), outcome: 'ok' as const },
+    ])
+    const column = (line: string, word: string) => line.indexOf(word)
+    const attempts = column(lines[0]!, 'attempts')
+    expect(lines[1]!.slice(attempts, attempts + 2), lines.join('\n')).toBe('1 ')
+    expect(lines[2]!.slice(attempts, attempts + 2), lines.join('\n')).toBe('1 ')
+    expect(column(lines[1]!, 'timed-out (manual)')).toBe(column(lines[0]!, 'outcome'))
+  })
 })

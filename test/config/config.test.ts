@@ -253,6 +253,14 @@ describe('durations as a user writes them', () => {
     expect(shown.nets[0]!.options).toEqual({ DEPTH: 3, WINDOW: '90m' })
     expect(load({ LEASECRON_NET_TICK_NET_WINDOW: String(shown.nets[0]!.options.WINDOW) }).ok).toBe(true)
   })
+
+  it('says a duration option’s bounds in the units the variable takes, not in milliseconds', () => {
+    // Was "from 1 ms to 34560000000 ms": a bound to decode before it could be written back.
+    const [problem] = issues({ LEASECRON_NET_TICK_NET_WINDOW: '1hour' })
+    expect(problem?.expected).toMatch(
+      /a duration with a unit \(ms, s, m, h, d\) from 1ms to 400d, e\.g\. 60m/,
+    )
+  })
 })
 
 describe('schedules', () => {
@@ -275,7 +283,9 @@ describe('the lease registry', () => {
     const { net: stray } = recordingNet({ lease: 'unregistered' })
     const result = loadConfig({}, [stray], TEST_LEASES)
     expect(result.ok).toBe(false)
-    expect(!result.ok && result.issues[0]?.expected).toMatch(/lease "unregistered".*not in the registry/)
+    expect(!result.ok && result.issues[0]?.expected).toMatch(
+      /lease "unregistered".*not registered.*add defineLease/,
+    )
   })
 
   it('refuses two nets sharing a lease', () => {

@@ -37,3 +37,59 @@ describe('net definitions handed to the worker', () => {
     ).toThrow(/nets\[0\]: expected a net definition \(defineNet\) with .*; got null/)
   })
 })
+
+describe('what a net definition holds', () => {
+  const lease = LEASES[0]?.name ?? 'merge-gate-sweeper'
+  const base = {
+    name: 'tick',
+    lease,
+    description: 'ticks',
+    schedule: '* * * * *',
+    options: {},
+    setup: () => undefined,
+    term: () => async () => undefined,
+  }
+  function refusal(net: unknown): string {
+    try {
+      createWorker({ nets: [net as NetDefinition], env: { LOG_LEVEL: 'silent' } })
+    } catch (error) {
+      expect(error, 'a ConfigError (exit 78), not a TypeError from inside').toBeInstanceOf(ConfigError)
+      return (error as ConfigError).message
+    }
+    throw new Error('the definition was accepted')
+  }
+
+  it('refuses a name that is no kebab-case, before it becomes a variable prefix with a space in it', () => {
+    // Accepted before: `config` printed the prefix LEASECRON_NET_BAD NAME_ and every pass failed at the lane.
+    const message = refusal({ ...base, name: 'Bad Name' })
+    expect(message).toContain('nets[0] ("Bad Name")')
+    expect(message).toMatch(/kebab-case .*got "Bad Name"/)
+  })
+
+  it('refuses a name too long for its per-installation forge lane', () => {
+    expect(refusal({ ...base, name: `n${'-a'.repeat(25)}` })).toContain('at most 50 characters')
+  })
+
+  it('names an options entry that is no option helper, instead of a TypeError reading its schema', () => {
+    // Before: "Cannot read properties of undefined (reading 'safeParse')", exit 1, naming nothing.
+    const message = refusal({ ...base, options: { DAYS: 14, LIMIT: { default: 1 } } })
+    expect(message).toMatch(
+      /nets\[0\] \("tick"\) options\.DAYS: expected an option made by integerOption.*got the number 14/,
+    )
+    expect(message).toContain('options.LIMIT')
+    expect(message).toContain('got an object with keys default')
+  })
+
+  it('names nets that are no array', () => {
+    expect(() =>
+      createWorker({ env: { LOG_LEVEL: 'silent' } } as unknown as { nets: NetDefinition[] }),
+    ).toThrow(/nets: expected an array of net definitions \(defineNet\); got undefined/)
+  })
+
+  it('names a lease missing from the configuration without pointing at a file the user did not write', () => {
+    const message = refusal({ ...base, lease: 'nightly' })
+    expect(message).toContain("add defineLease('nightly', '<what it elects>') to the configuration's leases")
+    expect(message).not.toContain('worker.config.ts')
+    expect(message).not.toContain('src/leases.ts')
+  })
+})

@@ -1,0 +1,27 @@
+/**
+ * `leasecron config` lists the variables the worker reads beside the effective configuration: the GitHub
+ * App's among them, which decide between GitHub and the sandbox (they were missing, so the list a
+ * newcomer reads to learn the variables named none of the forge's). Run through the CLI's own entry.
+ */
+import { describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/cli.js'
+
+describe('leasecron config', () => {
+  it('names the GitHub App variables and GITHUB_API_URL among the variables the worker reads', async () => {
+    const out: string[] = []
+    const code = await main(['config'], { out: (l) => out.push(l), err: () => undefined, env: {} })
+    expect(code).toBe(0)
+    const shown = JSON.parse(out.join('\n')) as { variables: string[] }
+    expect(shown.variables).toEqual(
+      expect.arrayContaining([
+        'MONGO_URI',
+        'GITHUB_APP_ID',
+        'GITHUB_INSTALLATION_ID',
+        'GITHUB_INSTALLATION_IDS',
+        'GITHUB_APP_PRIVATE_KEY',
+        'GITHUB_APP_PRIVATE_KEY_FILE',
+        'GITHUB_API_URL',
+      ]),
+    )
+  })
+})
