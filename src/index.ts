@@ -92,6 +92,7 @@ export {
   type NetOption,
   type OptionSchema,
 } from './nets/options.js'
+export { OptionDefinitionError } from './nets/option-definition-error.js'
 export { createWorker } from './worker/deferred-worker.js'
 export type { Worker, WorkerOptions } from './worker/worker-options.js'
 export { WorkerNotStartedError } from './worker/worker-not-started-error.js'

@@ -73,7 +73,10 @@ function describeFieldError(
     return `day of month: ${String(error.value)} never occurs in ${monthsOf(expression)}, so the schedule would never fire`
   const field = FIELDS[error.field]
   // node-cron's own words would repeat "expected … got" before the configuration error's own "got".
-  if (!field) return error.message.replace(/^expected 5 or 6 fields but got (\d+)$/, 'it has $1 fields')
+  if (!field)
+    return error.message.replace(/^expected 5 or 6 fields but got (\d+)$/, (_, n: string) =>
+      n === '1' ? 'it has 1 field' : `it has ${n} fields`,
+    )
   const value = String(error.value ?? '')
   const outOfRange = /^\d+$/.test(value)
   return outOfRange

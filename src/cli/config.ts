@@ -10,7 +10,11 @@ import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { localConfigHint } from './local-config-hint.js'
 
-/** Prints the configuration; exit 0. The `--config` hint, if any, goes to stderr: stdout stays JSON. */
+/**
+ * Prints the configuration; exit 0, or 78 when the GitHub App's variables are set but `run` and `once`
+ * would refuse them (listed under `forge.issues`; this command itself needs no forge, so it still prints).
+ * The `--config` hint and that refusal go to stderr: stdout stays JSON.
+ */
 export async function configCommand({ file, config, values, io }: CommandContext): Promise<number> {
   const hint = localConfigHint(values.config)
   if (hint) io.err(`leasecron config: ${hint}`)
@@ -26,5 +30,13 @@ export async function configCommand({ file, config, values, io }: CommandContext
       2,
     ),
   )
+  if (config.forge.kind === 'unchecked' && config.forge.issues.length > 0) {
+    // Validating the environment with `leasecron config` must fail where the worker would refuse to start.
+    const names = config.forge.issues.map((i) => i.variable).join(', ')
+    io.err(
+      `leasecron config: run and once would refuse the GitHub App variables (${names}): see forge.issues`,
+    )
+    return EXIT.config
+  }
   return EXIT.ok
 }

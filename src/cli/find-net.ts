@@ -18,8 +18,9 @@ export function findNet(
   const net = resolveNet(name, config)
   if (net) return net
   const hint = localConfigHint(configPath)
+  const got = name ?? `no <net> argument (usage: leasecron ${command} <net>)`
   io.err(
-    `leasecron ${command}: expected one of ${expectedNames(config)}; got ${name ?? 'nothing'}${hint ? ` (${hint})` : ''}`,
+    `leasecron ${command}: expected one of ${expectedNames(config)}; got ${got}${hint ? ` (${hint})` : ''}`,
   )
   return undefined
 }

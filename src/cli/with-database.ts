@@ -6,12 +6,15 @@
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { createLogger } from '../worker/logger.js'
-import { describeMongoError } from '../worker/mongo-connection.js'
+import { describeMongoError, SERVER_SELECTION_MS } from '../worker/mongo-connection.js'
 import { openRuntime, type StoreRuntime } from '../worker/runtime.js'
+import { waitFor } from '../lease/wait.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 
 const QUERY_BOUND_MS = 10_000
+/** How long a connect goes unremarked: past it the command says what it waits for, not a silent wait. */
+const CONNECT_NOTICE_MS = 1_000
 
 /** What each read-only command reads, for the message when Mongo does not answer. */
 const STORE_OF: Record<string, string> = {
@@ -48,12 +51,34 @@ export async function withDatabase(
   })
   try {
     // Connect first: a failed connect says why (refused, unknown host); a later call only "topology closed".
-    await runtime.mongo?.client.connect()
+    await connectSaying(command, runtime, io)
     return (await read(runtime, AbortSignal.timeout(QUERY_BOUND_MS))) ?? EXIT.ok
   } catch (error) {
     io.err(`leasecron ${command}: the ${STORE_OF[command]} did not answer: ${describeMongoError(error)}`)
     return EXIT.failure
   } finally {
     await runtime.close()
+  }
+}
+
+/**
+ * Connects the runtime's client; when that takes over CONNECT_NOTICE_MS, says on stderr that it waits for
+ * MongoDB and for how long at most (the driver's server selection bound), so an unreachable server is not a
+ * silent pause of several seconds before the error. Rejects as the connect does.
+ */
+async function connectSaying(command: string, runtime: StoreRuntime, io: Io): Promise<void> {
+  const client = runtime.mongo?.client
+  if (!client) return
+  const settled = new AbortController()
+  void waitFor(CONNECT_NOTICE_MS, settled.signal).then((elapsed) => {
+    if (elapsed)
+      io.err(
+        `leasecron ${command}: waiting for MongoDB (MONGO_URI) to answer (at most ${Math.round(SERVER_SELECTION_MS / 1000)} s)…`,
+      )
+  })
+  try {
+    await client.connect()
+  } finally {
+    settled.abort()
   }
 }

@@ -35,31 +35,51 @@ export function netDefinitionIssues(nets: unknown): ConfigIssue[] {
       { variable: 'nets', expected: `an array of net definitions (defineNet); got ${describeValue(nets)}` },
     ]
   }
-  return nets.flatMap((net, index): ConfigIssue[] => {
-    const fields = typeof net === 'object' && net !== null ? (net as Record<string, unknown>) : {}
-    const wrong = REQUIRED.filter(([field, kind]) => !fits(fields[field], kind))
-    const name = typeof fields.name === 'string' ? ` (${JSON.stringify(fields.name)})` : ''
-    const label = `nets[${index}]${name}`
-    if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields)]
-    return [
-      {
-        variable: label,
-        expected:
-          'a net definition (defineNet) with ' +
-          wrong
-            .map(
-              ([field, kind]) =>
-                `\`${field}\` (${kind === 'object' ? 'an object, {} for none' : `a ${kind}`})`,
-            )
-            .join(', ') +
-          `; got ${describe(
-            net,
-            wrong.map(([field]) => field),
-            fields,
-          )}`,
-      },
-    ]
+  return [...nets.flatMap(definitionIssues), ...duplicateNameIssues(nets)]
+}
+
+/** The issues of the definition at `index`. */
+function definitionIssues(net: unknown, index: number): ConfigIssue[] {
+  const fields = typeof net === 'object' && net !== null ? (net as Record<string, unknown>) : {}
+  const wrong = REQUIRED.filter(([field, kind]) => !fits(fields[field], kind))
+  const name = typeof fields.name === 'string' ? ` (${JSON.stringify(fields.name)})` : ''
+  const label = `nets[${index}]${name}`
+  if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields)]
+  return [
+    {
+      variable: label,
+      expected:
+        'a net definition (defineNet) with ' +
+        wrong
+          .map(
+            ([field, kind]) => `\`${field}\` (${kind === 'object' ? 'an object, {} for none' : `a ${kind}`})`,
+          )
+          .join(', ') +
+        `; got ${describe(
+          net,
+          wrong.map(([field]) => field),
+          fields,
+        )}`,
+    },
+  ]
+}
+
+/**
+ * One issue per net name listed more than once: each net's variables, lease, lane and ledger keys come from
+ * its name, so two nets of one name would read one set of variables and record over each other's runs.
+ */
+function duplicateNameIssues(nets: readonly unknown[]): ConfigIssue[] {
+  const at = new Map<string, number[]>()
+  nets.forEach((net, index) => {
+    const name = typeof net === 'object' && net !== null ? (net as { name?: unknown }).name : undefined
+    if (typeof name === 'string') at.set(name, [...(at.get(name) ?? []), index])
   })
+  return [...at]
+    .filter(([, indexes]) => indexes.length > 1)
+    .map(([name, indexes]) => ({
+      variable: `nets[${indexes.join('], nets[')}] (${JSON.stringify(name)})`,
+      expected: `each net listed once, under a name of its own; got the name ${JSON.stringify(name)} ${indexes.length} times`,
+    }))
 }
 
 /** The name's issue, when it is no kebab-case name of at most NET_NAME_MAX characters. */

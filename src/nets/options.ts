@@ -7,6 +7,7 @@
  */
 import * as z from 'zod'
 import { formatDuration, parseDuration } from '../durations.js'
+import { OptionDefinitionError } from './option-definition-error.js'
 
 /**
  * How an option's raw variable (unset: undefined) becomes its value. The built-in options are zod schemas
@@ -29,6 +30,23 @@ export interface NetOption<T = unknown> {
   secret?: boolean
 }
 
+/** Throws OptionDefinitionError unless min ≤ default ≤ max. */
+function checkBounds(
+  helper: string,
+  value: number,
+  min: number,
+  max: number,
+  show: (n: number) => string,
+): void {
+  if (min > max)
+    throw new OptionDefinitionError(helper, `expected min ≤ max; got min ${show(min)}, max ${show(max)}`)
+  if (value < min || value > max)
+    throw new OptionDefinitionError(
+      helper,
+      `expected the default within ${show(min)} to ${show(max)}; got ${show(value)}`,
+    )
+}
+
 function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim()
 }
@@ -43,7 +61,12 @@ export function durationOption(
   // The bounds in the units the variable takes (`1m`, `400d`), not a count of milliseconds to decode.
   const expected = `a duration with a unit (ms, s, m, h, d) from ${formatDuration(min)} to ${formatDuration(max)}, e.g. ${defaultText}`
   const fallback = parseDuration(defaultText)
-  if (fallback === undefined) throw new Error(`durationOption: bad default ${defaultText}`)
+  if (fallback === undefined)
+    throw new OptionDefinitionError(
+      'durationOption',
+      `expected a default with a unit (e.g. 90s); got ${defaultText}`,
+    )
+  checkBounds('durationOption', fallback, min, max, formatDuration)
   const schema = z
     .string()
     .optional()
@@ -62,6 +85,14 @@ export function durationOption(
 
 /** A whole number between `min` and `max`. */
 export function integerOption(defaultValue: number, bounds: { min: number; max: number }): NetOption<number> {
+  for (const [what, n] of [
+    ['min', bounds.min],
+    ['max', bounds.max],
+    ['the default', defaultValue],
+  ] as const)
+    if (!Number.isSafeInteger(n))
+      throw new OptionDefinitionError('integerOption', `expected ${what} to be a whole number; got ${n}`)
+  checkBounds('integerOption', defaultValue, bounds.min, bounds.max, String)
   const expected = `a whole number from ${bounds.min} to ${bounds.max}`
   const schema = z
     .string()

@@ -105,7 +105,11 @@ function route(
   )
     return
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    reply(405, '{"error":"method not allowed"}', undefined, { allow: 'GET, HEAD' })
+    // The admin API's shape of a refusal, so that a client reads every error of this server alike.
+    const message = `expected GET or HEAD; got ${req.method}`
+    reply(405, JSON.stringify({ error: { code: 'method-not-allowed', message } }), undefined, {
+      allow: 'GET, HEAD',
+    })
     return
   }
   if (path === '/healthz') {

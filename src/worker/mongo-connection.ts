@@ -71,6 +71,9 @@ export function mongoUriRefusal(uri: string): unknown {
   }
 }
 
+/** How long the driver looks for a server before an operation fails (and a connect gives up). */
+export const SERVER_SELECTION_MS = 5_000
+
 /** Opens the client and keeps trying to connect until it succeeds or `signal` aborts. */
 export function connectMongo(
   uri: string,
@@ -80,8 +83,8 @@ export function connectMongo(
   options: MongoConnectionOptions = {},
 ): MongoConnection {
   const client = new MongoClient(uri, {
-    serverSelectionTimeoutMS: 5_000,
-    connectTimeoutMS: 5_000,
+    serverSelectionTimeoutMS: SERVER_SELECTION_MS,
+    connectTimeoutMS: SERVER_SELECTION_MS,
     // Above the longest default ttl/3 (60 s) and the lease store's server bounds (maxTimeMS/wtimeoutMS 5 s).
     socketTimeoutMS: 90_000,
     appName: 'leasecron',

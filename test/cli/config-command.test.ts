@@ -24,4 +24,30 @@ describe('leasecron config', () => {
       ]),
     )
   })
+
+  it('names the missing <net> argument when once is given none', async () => {
+    const err: string[] = []
+    const code = await main(['once'], { out: () => undefined, err: (l) => err.push(l), env: {} })
+    expect(code).toBe(64)
+    expect(err.join('\n'), 'a bare `once` said "got nothing" without saying what was missing').toContain(
+      'got no <net> argument (usage: leasecron once <net>)',
+    )
+  })
+
+  it('exits 78 when run and once would refuse the GitHub App variables, still printing them', async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const code = await main(['config'], {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      env: { GITHUB_APP_ID: 'abc' },
+    })
+    expect(
+      code,
+      'a CI step validating the environment with `config` would pass a worker that refuses to start',
+    ).toBe(78)
+    const shown = JSON.parse(out.join('\n')) as { forge: { issues: { variable: string }[] } }
+    expect(shown.forge.issues.map((i) => i.variable)).toContain('GITHUB_APP_ID')
+    expect(err.join('\n')).toContain('run and once would refuse the GitHub App variables (GITHUB_APP_ID')
+  })
 })

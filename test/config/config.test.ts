@@ -110,6 +110,8 @@ describe('configuration from the environment', () => {
     expect(hour!.expected).toMatch(/hour: 25 is out of range 0–23/)
     const [seven] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: '* * * * * * *' })
     expect(seven!.expected).toMatch(/5 or 6 fields .*; it has 7 fields$/)
+    const [one] = issues({ LEASECRON_NET_TICK_NET_SCHEDULE: 'hourly' })
+    expect(one!.expected, 'a one-word schedule was told it has "1 fields"').toMatch(/; it has 1 field$/)
   })
 
   it('reports every invalid variable at once', () => {

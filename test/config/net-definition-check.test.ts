@@ -92,4 +92,17 @@ describe('what a net definition holds', () => {
     expect(message).not.toContain('worker.config.ts')
     expect(message).not.toContain('src/leases.ts')
   })
+  it('names a net listed twice, instead of calling it a lease shared by two nets', () => {
+    let message = ''
+    try {
+      createWorker({ nets: [base as NetDefinition, base as NetDefinition], env: { LOG_LEVEL: 'silent' } })
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      message = (error as ConfigError).message
+    }
+    expect(message, 'two nets of one name would read one set of variables and share ledger keys').toContain(
+      'nets[0], nets[1] ("tick")',
+    )
+    expect(message).toContain('each net listed once, under a name of its own; got the name "tick" 2 times')
+  })
 })

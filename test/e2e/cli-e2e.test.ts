@@ -216,12 +216,17 @@ describe('what a user tries first', () => {
     expect(valueless.text).toMatch(/Usage: leasecron once/)
   }, 60_000)
 
-  it('runs `status` and `config` in production without demanding the App variables', async () => {
+  it('runs `status` in production without the App variables; `config` prints and says run would refuse them (78)', async () => {
     const status = await cli(['status'], { NODE_ENV: 'production' })
     expect(status.code, status.text).toBe(0)
     const config = await cli(['config'], { NODE_ENV: 'production' })
-    expect(config.code, config.text).toBe(0)
-    expect(JSON.parse(config.text).forge.kind).toBe('unchecked')
+    expect(config.code, 'config passed an environment the worker refuses to start on').toBe(78)
+    expect(config.text).toMatch(/leasecron config: run and once would refuse the GitHub App variables/)
+    const json = config.text
+      .split('\n')
+      .filter((l) => !l.startsWith('leasecron config:'))
+      .join('\n')
+    expect(JSON.parse(json).forge.kind).toBe('unchecked')
   }, 60_000)
 
   it('names the cause when `status` cannot reach Mongo', async () => {

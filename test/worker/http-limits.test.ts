@@ -90,6 +90,12 @@ describe('the HTTP port under slow and hostile clients', () => {
       expect(response.headers.get('allow'), `the 405 to ${method} does not say what is allowed`).toBe(
         'GET, HEAD',
       )
+      expect(
+        await response.json(),
+        'a client reading the admin API’s errors could not read this one',
+      ).toEqual({
+        error: { code: 'method-not-allowed', message: `expected GET or HEAD; got ${method}` },
+      })
     }
   })
 
