@@ -17,7 +17,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 function sandbox(envOut: string) {
   const keys = mkdtempSync(join(dir, 'tmp-'))
   const run = spawnSync(process.execPath, [MAIN, 'sandbox', '--env-out', envOut], {
-    env: { PATH: process.env.PATH ?? '', HOME: dir, TMPDIR: keys, LOG_LEVEL: 'silent' },
+    // Node 22+ keeps its compile cache under the temp folder unless told otherwise: elsewhere, so that
+    // anything left in TMPDIR is the sandbox's own.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      TMPDIR: keys,
+      NODE_COMPILE_CACHE: join(dir, 'compile-cache'),
+      LOG_LEVEL: 'silent',
+    },
     encoding: 'utf8',
     timeout: 20_000,
   })
