@@ -71,9 +71,8 @@ export async function undiscoveredInstallationNow(
 /** The App's active installations, through a client of its own closed after the one listing. */
 async function listAppInstallations(app: ForgeAppConfig, signal: AbortSignal): Promise<number[]> {
   // Loaded here: pause and resume load the forge client only when there is an installation to check.
-  const [{ createAppForge }, { createForgeMeter }, { discoverInstallations }] = await Promise.all([
-    import('../forge/github-app.js'),
-    import('../forge/meter.js'),
+  const [{ createAppForge, createForgeMeter }, { discoverInstallations }] = await Promise.all([
+    import('../worker/forge-kit.js'),
     import('../forge/installation-discovery.js'),
   ])
   const logger = createLogger({ level: 'silent' })
