@@ -13,6 +13,11 @@ export function checkRegistry(
   nets: readonly NetDefinition[],
   leases: readonly LeaseDefinition[],
 ) {
+  const entry = leaseEntryIssue(leases)
+  if (entry) {
+    r.issues.push(entry)
+    return
+  }
   try {
     checkLeaseUse(
       leases,
@@ -29,4 +34,38 @@ export function checkRegistry(
       expected: `each net's lease registered once and used by one net; ${(error instanceof Error ? error.message : String(error)).replace(/^leases: /, '')}`,
     })
   }
+}
+
+/**
+ * Why `leases` is not a list of defineLease results, naming the first entry that is not one (a bare
+ * name, `leases: ['l1']`, read as no lease at all before); undefined when it is. A plain JavaScript
+ * configuration module reaches here unchecked by the types.
+ */
+function leaseEntryIssue(leases: unknown): { variable: string; expected: string } | undefined {
+  const expected =
+    "a lease from defineLease(name, description), e.g. defineLease('my-lease', 'what it elects')"
+  if (!Array.isArray(leases))
+    return { variable: 'leases', expected: `an array of leases, each ${expected}; got ${describe(leases)}` }
+  const index = leases.findIndex(
+    (l: unknown) => typeof l !== 'object' || l === null || typeof (l as { name?: unknown }).name !== 'string',
+  )
+  if (index < 0) return undefined
+  const got: unknown = leases[index]
+  const hint =
+    typeof got === 'string' ? `; write defineLease(${quoted(got)}, '<what it elects>') in its place` : ''
+  return { variable: `leases[${index}]`, expected: `${expected}; got ${describe(got)}${hint}` }
+}
+
+/** `name` as JavaScript source: in the single quotes the other hints use, when it needs no escaping. */
+function quoted(name: string): string {
+  return /^[\w .-]*$/.test(name) ? `'${name}'` : JSON.stringify(name)
+}
+
+/** A value as a configuration error names it: `the string "l1"`, `a number`, `an object without a name`. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
+  if (value === null || value === undefined) return String(value)
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object without a string name'
+  return `a ${typeof value}`
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
-import { LEASES, loadConfig, ownerId, leasePacing } from '../../src/index.js'
+import { LEASES, type LeaseDefinition, loadConfig, ownerId, leasePacing } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { formatDuration } from '../../src/durations.js'
 import { checkSchedule, nextFireTime } from '../../src/schedule.js'
@@ -300,6 +300,24 @@ describe('the lease registry', () => {
   it('refuses a registry that names one lease twice', () => {
     const result = loadConfig({}, [net], [...TEST_LEASES, TEST_LEASES[0]!])
     expect(!result.ok && result.issues[0]?.expected).toMatch(/registered twice/)
+  })
+
+  it('names a lease entry written as a bare name, with the defineLease to write instead', () => {
+    // Was "net … names a lease that is not registered (registered: none)": the entry was there, unread.
+    const names = ['l1'] as unknown as readonly LeaseDefinition[]
+    const result = loadConfig({}, [net], names)
+    expect(!result.ok && result.issues[0]).toEqual({
+      variable: 'leases[0]',
+      expected: expect.stringMatching(
+        /defineLease\(name, description\).*got the string "l1"; write defineLease\('l1', /,
+      ),
+    })
+  })
+
+  it('refuses leases that are not an array, saying what they were', () => {
+    const notAList = { name: 'l1' } as unknown as readonly LeaseDefinition[]
+    const result = loadConfig({}, [net], notAList)
+    expect(!result.ok && result.issues[0]?.expected).toMatch(/^an array of leases.*got an object/)
   })
 
   it('registers the built-in leases in kebab-case', () => {

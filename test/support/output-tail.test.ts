@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { isRoutineWarning } from './ferretdb-server.js'
 import { OutputTail } from './output-tail.js'
 
 describe('OutputTail', () => {
@@ -19,5 +20,22 @@ describe('OutputTail', () => {
     out.end('no newline at the end')
     await new Promise((r) => setImmediate(r))
     expect(tail.lines()).toEqual(['[stdout] line 999', '[stderr] panic: a l…', '[stdout] no newline…'])
+  })
+
+  it('leaves FerretDB’s per-answer warnings out, so a dying server’s last words stay in the ring', async () => {
+    const tail = new OutputTail(2, 400, isRoutineWarning)
+    const err = new PassThrough()
+    tail.follow(err, 'stderr')
+    err.write('time=1 level=WARN msg="Connection stopped" name=listener\n')
+    for (let i = 0; i < 50; i++) {
+      err.write(`time=2 level=WARN msg="Response header: length: 121, id: ${i}, opcode: OP_MSG"\n`)
+      err.write('time=2 level=WARN msg="Response message:\\n{\\n \\"ok\\": 0.0 }"\n')
+    }
+    err.end('panic: runtime error\n')
+    await new Promise((r) => setImmediate(r))
+    expect(tail.lines()).toEqual([
+      '[stderr] time=1 level=WARN msg="Connection stopped" name=listener',
+      '[stderr] panic: runtime error',
+    ])
   })
 })

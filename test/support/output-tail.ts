@@ -10,9 +10,13 @@ export class OutputTail {
   readonly #maxLines: number
   readonly #maxLineChars: number
 
-  constructor(maxLines = 80, maxLineChars = 400) {
+  readonly #skip: (line: string) => boolean
+
+  /** `skip`: lines not worth a place in the ring (a server's routine chatter), dropped as they arrive. */
+  constructor(maxLines = 80, maxLineChars = 400, skip: (line: string) => boolean = () => false) {
     this.#maxLines = maxLines
     this.#maxLineChars = maxLineChars
+    this.#skip = skip
   }
 
   /** Keeps the complete lines `stream` writes, each prefixed with `label` (a partial last line on its end). */
@@ -32,6 +36,7 @@ export class OutputTail {
   }
 
   #keep(label: string, line: string): void {
+    if (this.#skip(line)) return
     const cut = line.length > this.#maxLineChars ? `${line.slice(0, this.#maxLineChars)}…` : line
     this.#lines.push(`[${label}] ${cut}`)
     if (this.#lines.length > this.#maxLines) this.#lines.shift()
