@@ -261,6 +261,15 @@ describe('one worker acting as two installations', () => {
       await until('/status listing the installations discovered now', async () =>
         (await listed()).join() === 'global-tick,repo-lister:101,repo-lister:303' ? true : undefined,
       )
+      const gone = await fetch(`http://127.0.0.1:${worker.port}/nets/repo-lister:202/pause`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+      expect(
+        gone.status,
+        'the admin API paused a net of an installation the App no longer lists, which no replica runs',
+      ).toBe(404)
+      expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('unknown-net')
       const leases = database.db.collection<{ _id: string; token: string | null }>('leases')
       await until('the gone installation’s lease released', async () => {
         const lease = await leases.findOne({ _id: 'repo-lister:202' })
