@@ -9,6 +9,7 @@
  * variables: net-section.ts) nor of the lease registry (registry-check.ts).
  */
 import type { ConfigIssue } from './config-error.js'
+import { nearestName } from './typo-hints.js'
 
 /** defineNet's required fields and what each must be. */
 const REQUIRED: ReadonlyArray<readonly [field: string, kind: 'string' | 'object' | 'function']> = [
@@ -20,6 +21,9 @@ const REQUIRED: ReadonlyArray<readonly [field: string, kind: 'string' | 'object'
   ['setup', 'function'],
   ['term', 'function'],
 ]
+
+/** defineNet's optional fields: a misspelt one (`timezone`) would be ignored and leave its default in place. */
+const OPTIONAL = ['timeZone', 'catchUp', 'catchUpWindow', 'catchUpMax', 'overlap', 'pingUrl', 'scope']
 
 /**
  * A net's name: kebab-case, as its variables (`LEASECRON_NET_<NAME>_…`) and its forge lane are made from
@@ -44,7 +48,8 @@ function definitionIssues(net: unknown, index: number): ConfigIssue[] {
   const wrong = REQUIRED.filter(([field, kind]) => !fits(fields[field], kind))
   const name = typeof fields.name === 'string' ? ` (${JSON.stringify(fields.name)})` : ''
   const label = `nets[${index}]${name}`
-  if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields)]
+  const typos = misspeltFieldIssues(label, fields)
+  if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields), ...typos]
   return [
     {
       variable: label,
@@ -61,7 +66,32 @@ function definitionIssues(net: unknown, index: number): ConfigIssue[] {
           fields,
         )}`,
     },
+    ...typos,
   ]
+}
+
+/**
+ * One issue per field that is none of defineNet's but within a typo of one (`timezone`, `catchup`,
+ * `pingURL`): JavaScript and a jiti-loaded TypeScript module are not type-checked, and the misspelt field
+ * would be ignored, running the net on the default it meant to change (UTC instead of its zone). Fields
+ * far from every known one are left alone: an embedder may carry its own data on the object.
+ */
+function misspeltFieldIssues(label: string, fields: Record<string, unknown>): ConfigIssue[] {
+  const known = [...REQUIRED.map(([field]) => field), ...OPTIONAL]
+  return Object.keys(fields)
+    .filter((key) => !known.includes(key))
+    .flatMap((key) => {
+      const meant =
+        known.find((field) => field.toLowerCase() === key.toLowerCase().replace(/[_-]/g, '')) ??
+        nearestName(key, known, 2)
+      if (meant === undefined) return []
+      return [
+        {
+          variable: `${label} ${key}`,
+          expected: `a field of defineNet (${known.join(', ')}); this one is unknown${OPTIONAL.includes(meant) ? ` and would be ignored, leaving the default ${meant} in place` : ''} — did you mean ${meant}?`,
+        },
+      ]
+    })
 }
 
 /**

@@ -106,3 +106,54 @@ describe('what a net definition holds', () => {
     expect(message).toContain('each net listed once, under a name of its own; got the name "tick" 2 times')
   })
 })
+
+describe('a misspelt field of a net definition', () => {
+  const lease = LEASES[0]?.name ?? 'merge-gate-sweeper'
+  const base = {
+    name: 'tick',
+    lease,
+    description: 'ticks',
+    schedule: '* * * * *',
+    options: {},
+    setup: () => undefined,
+    term: () => async () => undefined,
+  }
+  function refusal(net: unknown): string {
+    try {
+      createWorker({ nets: [net as NetDefinition], env: { LOG_LEVEL: 'silent' } })
+    } catch (error) {
+      expect(error, 'a ConfigError (exit 78), not a TypeError from inside').toBeInstanceOf(ConfigError)
+      return (error as ConfigError).message
+    }
+    throw new Error('the definition was accepted: the misspelt field would be ignored')
+  }
+
+  it('is refused with the field it meant, instead of running the net on the default it meant to change', () => {
+    // Before: accepted, and the net ran its schedule in UTC rather than Europe/Berlin.
+    const message = refusal({ ...base, timezone: 'Europe/Berlin' })
+    expect(message).toContain('nets[0] ("tick") timezone: expected a field of defineNet')
+    expect(message).toContain('leaving the default timeZone in place — did you mean timeZone?')
+  })
+
+  it('names catch_up, pingURL and catchup as catchUp, pingUrl and catchUp', () => {
+    expect(refusal({ ...base, catch_up: 'all' })).toContain('did you mean catchUp?')
+    expect(refusal({ ...base, pingURL: 'https://hc.example/x' })).toContain('did you mean pingUrl?')
+    expect(refusal({ ...base, catchup: 'none' })).toContain('did you mean catchUp?')
+  })
+
+  it('names the required field a typo left out beside the missing field', () => {
+    const { schedule, ...rest } = base
+    const message = refusal({ ...rest, shedule: schedule })
+    expect(message).toContain('got no schedule')
+    expect(message).toContain('nets[0] ("tick") shedule: expected a field of defineNet')
+    expect(message).toContain('did you mean schedule?')
+  })
+
+  it('leaves fields far from every known one to the embedder', () => {
+    const worker = createWorker({
+      nets: [{ ...base, ownerTeam: 'platform' } as NetDefinition],
+      env: { LOG_LEVEL: 'silent', PORT: '0' },
+    })
+    expect(worker).toBeDefined()
+  })
+})
