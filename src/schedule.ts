@@ -12,6 +12,7 @@
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
 import { pinCronLocale } from './cron-locale.js'
+import { stepPastRange } from './cron-step-check.js'
 import { type NodeCronFields, nodeCronUtcTicks } from './cron-utc-ticks.js'
 import { gapEnd, occurrences, offsetAt, wallOf } from './zoned-time.js'
 
@@ -110,6 +111,8 @@ function computeCheck(text: string): ScheduleCheck {
     const reasons = detail.errors.map((e) => describeFieldError(e, text))
     return { ok: false, expected: `${EXPECTED}; ${reasons.join('; ')}` }
   }
+  const pastRange = stepPastRange(text)
+  if (pastRange !== undefined) return { ok: false, expected: `${EXPECTED}; ${pastRange}` }
   const same = sameFieldsCheck(text, detail.fields)
   if (same) return same
   const runs = nextFireTimes(text, detail.fields, 50)
