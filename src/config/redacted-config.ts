@@ -6,6 +6,7 @@ import { formatDuration, parseDuration } from '../durations.js'
 import type { NetDefinition } from '../nets/net.js'
 import { describePingUrl } from './ping-url.js'
 import { scrubSecrets } from './scrub.js'
+import { otherUriDatabase } from './store-section.js'
 import type { ForgeChoice, WorkerConfig } from './worker-config.js'
 
 /**
@@ -15,9 +16,7 @@ import type { ForgeChoice, WorkerConfig } from './worker-config.js'
  */
 export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
   return {
-    mongo: config.mongo
-      ? { uri: scrubSecrets(config.mongo.uri), db: config.mongo.db }
-      : '(none: in-memory store)',
+    mongo: config.mongo ? redactedMongo(config.mongo) : '(none: in-memory store)',
     workerId: config.workerId ?? '(host name)',
     port: config.port,
     logLevel: config.logLevel,
@@ -55,6 +54,20 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
         Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),
       ),
     })),
+  }
+}
+
+/** The store section, with a note when MONGO_URI's path names a database the worker does not use. */
+function redactedMongo(mongo: NonNullable<WorkerConfig['mongo']>): Record<string, string> {
+  const uriDb = otherUriDatabase(mongo.uri, mongo.db)
+  return {
+    uri: scrubSecrets(mongo.uri),
+    db: mongo.db,
+    ...(uriDb === undefined
+      ? {}
+      : {
+          note: `MONGO_URI names the database ${JSON.stringify(uriDb)}, which the driver uses only to authenticate (authSource); the worker's collections go to MONGO_DB (${JSON.stringify(mongo.db)}): set MONGO_DB=${uriDb} to use that one`,
+        }),
   }
 }
 

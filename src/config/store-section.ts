@@ -49,6 +49,21 @@ export function readStore(r: EnvReader): WorkerConfig['mongo'] {
   }
 }
 
+/**
+ * The database MONGO_URI's path names, when it names one other than `db`: the driver reads that path only
+ * as the default authSource, and the worker's collections go to MONGO_DB, so a URI ending `/mydb` with
+ * MONGO_DB unset writes to `leasecron` — said beside the configuration rather than found in the wrong
+ * database later. Undefined when the path is empty, matches, or the URI does not parse.
+ */
+export function otherUriDatabase(uri: string, db: string): string | undefined {
+  try {
+    const path = decodeURIComponent(new ConnectionString(uri).pathname.replace(/^\//, ''))
+    return path !== '' && path !== db ? path : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The URI's password and secret option values, so that one seen alone (in a driver's error) is scrubbed. */
 function rememberUriSecrets(uri: ConnectionString): void {
   rememberSecret(uri.password)
