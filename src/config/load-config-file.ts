@@ -10,7 +10,7 @@
  * What it is not: a validator of the nets themselves (load-config.ts checks options and schedules).
  */
 import { existsSync } from 'node:fs'
-import { extname, resolve } from 'node:path'
+import { basename, extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
@@ -37,6 +37,9 @@ export class ConfigFileError extends Error {
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts'])
 
+/** The module kinds a configuration may be: its nets carry functions (setup, term), so no data format. */
+const MODULES = ['.ts', '.mts', '.js', '.mjs', '.cts', '.cjs']
+
 /** How errors name the configuration shipped in the package (the merge-gate sweeper and board sync). */
 const SHIPPED = 'the shipped worker.config'
 
@@ -62,6 +65,9 @@ async function importDefault(file: string): Promise<unknown> {
 function describeExport(value: unknown): string {
   if (value === undefined) return 'no default export'
   if (value === null) return 'null'
+  const nets = (value as { nets?: unknown }).nets
+  if (typeof value === 'object' && nets !== undefined)
+    return `nets as ${nets === null ? 'null' : typeof nets === 'object' ? 'an object' : `a ${typeof nets}`}, not an array: write nets: [yourNet, …]`
   if (typeof value === 'object')
     return `an object without a nets array (keys: ${Object.keys(value).join(', ') || 'none'})`
   return `a ${typeof value}`
@@ -108,7 +114,16 @@ function settledOrDrained<T>(loading: Promise<T>, file: string): Promise<T> {
 export async function loadWorkerFile(path: string | undefined): Promise<WorkerFileConfig> {
   const file = path ? resolve(path) : SHIPPED
   if (path && !existsSync(file)) {
-    throw new ConfigFileError('CONFIG_FILE_MISSING', file, 'no worker configuration module here')
+    const beside = MODULES.map((ext) => `${file}${ext}`).find((candidate) => existsSync(candidate))
+    const hint = beside ? `; did you mean ${basename(beside)}?` : ''
+    throw new ConfigFileError('CONFIG_FILE_MISSING', file, `no such file${hint}`)
+  }
+  if (path && !MODULES.includes(extname(file))) {
+    throw new ConfigFileError(
+      'CONFIG_FILE_FAILED',
+      file,
+      `expected a .ts, .mts, .js or .mjs module whose default export is { nets, leases? } (its nets are defineNet objects with functions, which ${extname(file) || 'a file without an extension'} cannot hold)`,
+    )
   }
   let loaded: unknown
   try {
