@@ -141,7 +141,7 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 1 || ttlMs > MAX_TIMER_MS) {
     throw new LeaseSpecError(
       name,
-      `ttlMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${String(ttlMs)}`,
+      `ttlMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${givenMs(ttlMs)}`,
     )
   }
   return {
@@ -187,10 +187,20 @@ function checkRetry(name: string, ttlMs: number, retry: unknown): number {
   if (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs * (1 + JITTER) > MAX_TIMER_MS) {
     throw new LeaseSpecError(
       name,
-      `retryMs must be a number of milliseconds up to ${Math.floor(MAX_TIMER_MS / (1 + JITTER))} (≤ 0 for the default ttl/3), got ${String(retry)}`,
+      `retryMs must be a number of milliseconds up to ${Math.floor(MAX_TIMER_MS / (1 + JITTER))} (≤ 0 for the default ttl/3), got ${givenMs(retry)}`,
     )
   }
   return Math.max(retryMs, ttlMs * MIN_RETRY_SHARE)
+}
+
+/**
+ * A milliseconds field's value as given: a string quoted and named as one, as `ttlMs: '6s'` (the worker's
+ * variables take durations with a unit) read "got 6s", as if 6s were a number out of range.
+ */
+function givenMs(value: unknown): string {
+  return typeof value === 'string'
+    ? `the string ${JSON.stringify(value)} (write the number of milliseconds, e.g. 6000 for 6 s)`
+    : String(value)
 }
 
 /** The holder this candidate last saw while waiting, to say so once per term. */

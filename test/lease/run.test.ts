@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type LeaseLog, type LeaseStore, MemoryStore, run } from '../../src/index.js'
+import { type LeaseLog, type LeaseStore, MemoryStore, type RunSpec, run } from '../../src/index.js'
 import { type Fault, FaultyStore, type StoreOp } from './faulty-store.js'
 
 const TTL = 3000
@@ -371,9 +371,23 @@ describe('lease.run', () => {
       { name: 'a', owner: 'o', ttlMs: 2 ** 31 },
       /ttlMs must be/,
     ],
+    [
+      'a ttl written as a duration string',
+      new MemoryStore(),
+      { name: 'a', owner: 'o', ttlMs: '6s' },
+      /ttlMs must be a number of milliseconds .*, got the string "6s" \(write the number of milliseconds, e\.g\. 6000 for 6 s\)/,
+    ],
+    [
+      'a retry written as a duration string',
+      new MemoryStore(),
+      { name: 'a', owner: 'o', ttlMs: 6000, retryMs: '2s' },
+      /retryMs must be .*, got the string "2s"/,
+    ],
   ] as const)('rejects a spec with %s', async (_what, store, spec, message) => {
-    await expect(run(store as unknown as LeaseStore, spec, () => {})).rejects.toThrow(message)
-    await expect(run(store as unknown as LeaseStore, spec, () => {})).rejects.toMatchObject({
+    // A JavaScript caller's spec: the types would refuse the strings at build time.
+    const given = spec as unknown as RunSpec
+    await expect(run(store as unknown as LeaseStore, given, () => {})).rejects.toThrow(message)
+    await expect(run(store as unknown as LeaseStore, given, () => {})).rejects.toMatchObject({
       code: 'LEASE_INVALID_SPEC',
     })
   })
