@@ -22,6 +22,9 @@ const READ_INSTEAD: Partial<Record<OptionName, string>> = {
 
 /** `unknown command "stauts"`, with ` — did you mean "status"?` when a command is near. */
 export function unknownCommandProblem(name: string, commands: readonly Command[]): string {
+  // `leasecron version` (as git and docker spell it): the global option, written as a command.
+  if ((GLOBAL_OPTIONS as readonly string[]).includes(name) && !commands.some((c) => c.name === name))
+    return `unknown command "${name}" — did you mean --${name}?`
   const near = nearestName(
     name,
     commands.map((c) => c.name),

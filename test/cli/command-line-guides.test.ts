@@ -22,6 +22,13 @@ describe('did you mean', () => {
     expect(out, 'a usage error went to stdout').toBe('')
   })
 
+  it('points `leasecron version` at the --version option, as git and docker spell it', async () => {
+    // Before: 'unknown command "version"' with no hint.
+    const { code, err } = await cli(['version'])
+    expect(code).toBe(64)
+    expect(err).toMatch(/^leasecron: unknown command "version" — did you mean --version\?$/m)
+  })
+
   it('suggests the option a typo meant, among the options of the command it was given to', async () => {
     const json = await cli(['status', '--jsno'])
     expect(json.code).toBe(64)
