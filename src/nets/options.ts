@@ -85,13 +85,22 @@ export function durationOption(
 
 /** A whole number between `min` and `max`. */
 export function integerOption(defaultValue: number, bounds: { min: number; max: number }): NetOption<number> {
+  // A JavaScript module may leave the bounds out: named, not "Cannot read properties of undefined".
+  if (typeof bounds !== 'object' || bounds === null)
+    throw new OptionDefinitionError(
+      'integerOption',
+      `expected its bounds as the second argument, e.g. integerOption(${JSON.stringify(defaultValue)}, { min: 1, max: 365 }); got ${String(bounds)}`,
+    )
   for (const [what, n] of [
     ['min', bounds.min],
     ['max', bounds.max],
     ['the default', defaultValue],
   ] as const)
     if (!Number.isSafeInteger(n))
-      throw new OptionDefinitionError('integerOption', `expected ${what} to be a whole number; got ${n}`)
+      throw new OptionDefinitionError(
+        'integerOption',
+        `expected ${what} to be a whole number; got ${typeof n === 'string' ? `the string ${JSON.stringify(n)}` : n}`,
+      )
   checkBounds('integerOption', defaultValue, bounds.min, bounds.max, String)
   const expected = `a whole number from ${bounds.min} to ${bounds.max}`
   const schema = z

@@ -32,6 +32,17 @@ describe('the option helpers', () => {
     )
   })
 
+  it('refuse an integer option without bounds, or with a default written as a string, saying what to write', () => {
+    // Before: "Cannot read properties of undefined (reading 'min')" from a JavaScript configuration module.
+    const loose = integerOption as unknown as (value: unknown, bounds?: unknown) => unknown
+    expect(definitionError(() => loose(7)).message).toBe(
+      'integerOption: expected its bounds as the second argument, e.g. integerOption(7, { min: 1, max: 365 }); got undefined',
+    )
+    expect(definitionError(() => loose('7', { min: 1, max: 9 })).message).toBe(
+      'integerOption: expected the default to be a whole number; got the string "7"',
+    )
+  })
+
   it('refuse a duration option whose default has no unit or lies outside its bounds, in units', () => {
     expect(definitionError(() => durationOption('90')).message).toBe(
       'durationOption: expected a default with a unit (e.g. 90s); got 90',
