@@ -60,6 +60,12 @@ export function durationOption(
   const max = bounds.max ?? 400 * 86_400_000
   // The bounds in the units the variable takes (`1m`, `400d`), not a count of milliseconds to decode.
   const expected = `a duration with a unit (ms, s, m, h, d) from ${formatDuration(min)} to ${formatDuration(max)}, e.g. ${defaultText}`
+  // A JavaScript module may write the default as a number of milliseconds: named, not "text.trim is not a function".
+  if (typeof defaultText !== 'string')
+    throw new OptionDefinitionError(
+      'durationOption',
+      `expected a default with a unit, as a string (e.g. '90s'); got the ${typeof defaultText} ${String(defaultText)}`,
+    )
   const fallback = parseDuration(defaultText)
   if (fallback === undefined)
     throw new OptionDefinitionError(
@@ -89,7 +95,7 @@ export function integerOption(defaultValue: number, bounds: { min: number; max: 
   if (typeof bounds !== 'object' || bounds === null)
     throw new OptionDefinitionError(
       'integerOption',
-      `expected its bounds as the second argument, e.g. integerOption(${JSON.stringify(defaultValue)}, { min: 1, max: 365 }); got ${String(bounds)}`,
+      `expected its bounds as the second argument, e.g. integerOption(${Number.isSafeInteger(Number(defaultValue)) ? Number(defaultValue) : 7}, { min: 1, max: 365 }); got ${String(bounds)}`,
     )
   for (const [what, n] of [
     ['min', bounds.min],

@@ -38,6 +38,7 @@ describe('the option helpers', () => {
     expect(definitionError(() => loose(7)).message).toBe(
       'integerOption: expected its bounds as the second argument, e.g. integerOption(7, { min: 1, max: 365 }); got undefined',
     )
+    expect(definitionError(() => loose('7')).message).toContain('e.g. integerOption(7, { min: 1, max: 365 })')
     expect(definitionError(() => loose('7', { min: 1, max: 9 })).message).toBe(
       'integerOption: expected the default to be a whole number; got the string "7"',
     )
@@ -49,6 +50,14 @@ describe('the option helpers', () => {
     )
     expect(definitionError(() => durationOption('30s', { min: 60_000 })).message).toBe(
       'durationOption: expected the default within 1m to 400d; got 30s',
+    )
+  })
+
+  it('refuse a duration option whose default is a number, asking for a string with a unit', () => {
+    // Before: "text.trim is not a function" from a JavaScript configuration module.
+    const loose = durationOption as unknown as (value: unknown) => unknown
+    expect(definitionError(() => loose(30)).message).toBe(
+      "durationOption: expected a default with a unit, as a string (e.g. '90s'); got the number 30",
     )
   })
 
