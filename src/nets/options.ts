@@ -131,6 +131,12 @@ export function stringOption(
   expected: string,
   pattern: RegExp = /^.{1,200}$/,
 ): NetOption<string> {
+  // `stringOption('fast', /^(fast|slow)$/)` (the pattern where the sentence goes) would check nothing.
+  if (typeof expected !== 'string' || !(pattern instanceof RegExp))
+    throw new OptionDefinitionError(
+      'stringOption',
+      `expected (default, what it expects in words, pattern), e.g. stringOption('fast', 'fast or slow', /^(fast|slow)$/); got ${misplaced(expected, pattern)}`,
+    )
   const schema = z
     .string()
     .optional()
@@ -144,6 +150,13 @@ export function stringOption(
       return text
     })
   return { schema, expected, defaultText: defaultValue || '(empty)' }
+}
+
+/** What stringOption was given in place of its sentence or its pattern, in words. */
+function misplaced(expected: unknown, pattern: unknown): string {
+  if (typeof expected === 'string') return `a pattern of ${String(pattern)}`
+  const given = expected instanceof RegExp ? 'the pattern' : `the ${typeof expected}`
+  return `${given} ${String(expected)} as what it expects`
 }
 
 const REPO = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/

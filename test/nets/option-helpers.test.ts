@@ -4,7 +4,7 @@
  * variable was then refused, whatever the operator set.
  */
 import { describe, expect, it } from 'vitest'
-import { durationOption, integerOption, OptionDefinitionError } from '../../src/index.js'
+import { durationOption, integerOption, OptionDefinitionError, stringOption } from '../../src/index.js'
 
 function definitionError(define: () => unknown): OptionDefinitionError {
   try {
@@ -58,6 +58,17 @@ describe('the option helpers', () => {
     const loose = durationOption as unknown as (value: unknown) => unknown
     expect(definitionError(() => loose(30)).message).toBe(
       "durationOption: expected a default with a unit, as a string (e.g. '90s'); got the number 30",
+    )
+  })
+
+  it('refuse a string option given its pattern where the sentence of what it expects goes', () => {
+    // Before: accepted; the pattern was taken as the sentence and every value up to 200 characters passed.
+    const loose = stringOption as unknown as (...args: unknown[]) => unknown
+    expect(definitionError(() => loose('fast', /^(fast|slow)$/)).message).toBe(
+      "stringOption: expected (default, what it expects in words, pattern), e.g. stringOption('fast', 'fast or slow', /^(fast|slow)$/); got the pattern /^(fast|slow)$/ as what it expects",
+    )
+    expect(definitionError(() => loose('fast', 'fast or slow', '^(fast|slow)$')).message).toContain(
+      'got a pattern of ^(fast|slow)$',
     )
   })
 
