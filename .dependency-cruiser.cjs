@@ -155,10 +155,10 @@ module.exports = {
     {
       name: 'durations-and-schedules-are-the-floor',
       comment:
-        "durations.ts, schedule.ts and zoned-time.ts are shared by config/, nets/ and worker/: they import nothing of the product but each other (schedule.ts reads wall time through zoned-time.ts, node-cron's ticks through cron-utc-ticks.ts and pins cron-parser's locale through cron-locale.ts).",
+        "durations.ts, schedule.ts and zoned-time.ts are shared by config/, nets/ and worker/: they import nothing of the product but each other (schedule.ts reads wall time through zoned-time.ts, node-cron's ticks through cron-utc-ticks.ts, pins cron-parser's locale through cron-locale.ts and refuses steps past their field through cron-step-check.ts).",
       severity: 'error',
-      from: { path: '^src/(durations|schedule|zoned-time|cron-utc-ticks|cron-locale)\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(zoned-time|cron-utc-ticks|cron-locale)\\.ts$' },
+      from: { path: '^src/(durations|schedule|zoned-time|cron-utc-ticks|cron-locale|cron-step-check)\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(zoned-time|cron-utc-ticks|cron-locale|cron-step-check)\\.ts$' },
     },
     {
       name: 'store-call-is-the-bottom',
