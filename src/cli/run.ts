@@ -7,10 +7,11 @@
 import type { Worker } from '../worker/worker.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
+import { localConfigHint } from './local-config-hint.js'
 import { startedByNpm, untilStopped } from './until-stopped.js'
 
 /** Starts the worker; resolves to 1 when it cannot start, else never (the signal handlers exit). */
-export async function runCommand({ file, config, io }: CommandContext): Promise<number> {
+export async function runCommand({ file, config, values, io }: CommandContext): Promise<number> {
   // With neither a GitHub App nor Mongo, seed the sandbox and the sweeper's store so a fresh checkout
   // shows both nets doing real work.
   const demo =
@@ -25,6 +26,9 @@ export async function runCommand({ file, config, io }: CommandContext): Promise<
     env: io.env,
   })
   if (demo) worker.logger.info({ gatingRuns: demo.seeded }, 'demo: sandbox forge and gating runs seeded')
+  // A newcomer's `leasecron run` beside the worker.config.ts they wrote runs the built-in nets: say so.
+  const hint = localConfigHint(values.config)
+  if (hint) worker.logger.warn({ event: 'config_not_loaded' }, `${hint}; running the built-in nets`)
   // Watching from before the start, so that a signal while it starts stops the worker once started.
   void untilStopped({ followParent: startedByNpm(io.env) }).then((reason) => stopAndExit(worker, reason))
   process.on('unhandledRejection', (reason) =>
