@@ -28,6 +28,7 @@ import {
   resumeNet,
 } from '../../control/control-actions.js'
 import { MAX_TEXT_CHARS } from '../../control/net-control-checks.js'
+import { nearestName } from '../../config/typo-hints.js'
 import { NetControlError } from '../../control/net-control-error.js'
 import type { NetControlStore } from '../../control/net-control-store.js'
 import type { Clock } from '../../lease/clock.js'
@@ -104,12 +105,20 @@ function route<T extends Record<string, unknown>>(
       if (!parsed.success)
         return {
           ok: false,
-          message: `${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}; expected a JSON object with any of: ${fields}`,
+          message: `${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}${meant(i, fields)}`).join('; ')}; expected a JSON object with any of: ${fields}`,
         }
       const input = parsed.data
       return { ok: true, action: { input, act: (c, net, now, signal) => act(c, net, input, now, signal) } }
     },
   }
+}
+
+/** ` — did you mean "reason"?` after an unknown body field within a typo of a known one (`reson`). */
+function meant(issue: z.core.$ZodIssue, fields: string): string {
+  if (issue.code !== 'unrecognized_keys') return ''
+  const known = fields.split(', ')
+  const near = issue.keys.map((key) => nearestName(key, known, 2)).filter((n) => n !== undefined)
+  return near.length > 0 ? ` — did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : ''
 }
 
 const text = z.string().max(MAX_TEXT_CHARS)

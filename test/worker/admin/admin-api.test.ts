@@ -206,6 +206,8 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
     expect(typo.body.error?.message).toMatch(
       /fro.*expected a JSON object with any of: for, until, reason, by, abort/,
     )
+    // Before: the unknown field alone, with the list to compare it against by eye.
+    expect(typo.body.error?.message).toContain('Unrecognized key: "fro" — did you mean "for"?')
     const wrongType = await post(`${base}/nets/admin-net/pause`, { abort: 'yes' })
     expect(wrongType.status).toBe(400)
     expect(wrongType.body.error?.message).toContain('abort')
