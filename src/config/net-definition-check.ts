@@ -22,8 +22,21 @@ const REQUIRED: ReadonlyArray<readonly [field: string, kind: 'string' | 'object'
   ['term', 'function'],
 ]
 
-/** defineNet's optional fields: a misspelt one (`timezone`) would be ignored and leave its default in place. */
-const OPTIONAL = ['timeZone', 'catchUp', 'catchUpWindow', 'catchUpMax', 'overlap', 'pingUrl', 'scope']
+/**
+ * defineNet's optional fields and what each must be when given: a misspelt one (`timezone`) would be
+ * ignored and leave its default in place, and one of the wrong type (`catchUpWindow: 3600000`) failed
+ * inside the configuration as "text.trim is not a function".
+ */
+const OPTIONAL_KINDS: ReadonlyArray<readonly [field: string, kind: 'string' | 'number', example: string]> = [
+  ['timeZone', 'string', "an IANA zone, e.g. 'Europe/Berlin'"],
+  ['catchUp', 'string', "'latest', 'all' or 'none'"],
+  ['catchUpWindow', 'string', "a duration with its unit, e.g. '6h'"],
+  ['catchUpMax', 'number', 'a whole number of slots, e.g. 10'],
+  ['overlap', 'string', "'buffer-one' or 'skip'"],
+  ['pingUrl', 'string', "a URL, e.g. 'https://hc-ping.com/<uuid>'"],
+  ['scope', 'string', "'global', 'installation' or 'one-installation'"],
+]
+const OPTIONAL = OPTIONAL_KINDS.map(([field]) => field)
 
 /**
  * A net's name: kebab-case, as its variables (`LEASECRON_NET_<NAME>_…`) and its forge lane are made from
@@ -48,7 +61,7 @@ function definitionIssues(net: unknown, index: number): ConfigIssue[] {
   const wrong = REQUIRED.filter(([field, kind]) => !fits(fields[field], kind))
   const name = typeof fields.name === 'string' ? ` (${JSON.stringify(fields.name)})` : ''
   const label = `nets[${index}]${name}`
-  const typos = misspeltFieldIssues(label, fields)
+  const typos = [...misspeltFieldIssues(label, fields), ...optionalTypeIssues(label, fields)]
   if (wrong.length === 0) return [...nameIssues(label, fields), ...optionIssues(label, fields), ...typos]
   return [
     {
@@ -92,6 +105,16 @@ function misspeltFieldIssues(label: string, fields: Record<string, unknown>): Co
         },
       ]
     })
+}
+
+/** One issue per optional field given with the wrong type (a number of milliseconds for `catchUpWindow`). */
+function optionalTypeIssues(label: string, fields: Record<string, unknown>): ConfigIssue[] {
+  return OPTIONAL_KINDS.filter(
+    ([field, kind]) => fields[field] !== undefined && typeof fields[field] !== kind,
+  ).map(([field, kind, example]) => ({
+    variable: `${label} ${field}`,
+    expected: `a ${kind}: ${example}; got ${describeValue(fields[field])}`,
+  }))
 }
 
 /**

@@ -149,6 +149,17 @@ describe('a misspelt field of a net definition', () => {
     expect(message).toContain('did you mean schedule?')
   })
 
+  it('names an optional field of the wrong type, instead of failing inside as "text.trim is not a function"', () => {
+    // Before: `catchUpWindow: 3600000` (milliseconds, as TTL_MS takes them) stopped `config` with that TypeError.
+    const message = refusal({ ...base, catchUpWindow: 3_600_000, catchUpMax: '5' })
+    expect(message).toContain(
+      `nets[0] ("tick") catchUpWindow: expected a string: a duration with its unit, e.g. '6h'; got the number 3600000`,
+    )
+    expect(message).toContain(
+      'nets[0] ("tick") catchUpMax: expected a number: a whole number of slots, e.g. 10; got a string',
+    )
+  })
+
   it('leaves fields far from every known one to the embedder', () => {
     const worker = createWorker({
       nets: [{ ...base, ownerTeam: 'platform' } as NetDefinition],
