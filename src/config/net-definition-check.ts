@@ -8,6 +8,7 @@
  * option (a TypeError from inside loadConfig). Not a check of the values (the schedule, the options'
  * variables: net-section.ts) nor of the lease registry (registry-check.ts).
  */
+import { type NetScope, OVERLAP_POLICIES } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import { nearestName } from './typo-hints.js'
 
@@ -37,6 +38,16 @@ const OPTIONAL_KINDS: ReadonlyArray<readonly [field: string, kind: 'string' | 'n
   ['scope', 'string', "'global', 'installation' or 'one-installation'"],
 ]
 const OPTIONAL = OPTIONAL_KINDS.map(([field]) => field)
+
+/**
+ * The optional fields read as one of a few words with no variable to check them on the way (`overlap`
+ * and `scope` are used as given): an unknown word ran the net as the default (`overlap: 'queue'` as
+ * buffer-one, `scope: 'per-installation'` as global). catchUp is checked with its variable (net-section.ts).
+ */
+const WORDS: Readonly<Record<string, readonly string[]>> = {
+  overlap: OVERLAP_POLICIES,
+  scope: ['global', 'installation', 'one-installation'] satisfies readonly NetScope[],
+}
 
 /**
  * A net's name: kebab-case, as its variables (`LEASECRON_NET_<NAME>_…`) and its forge lane are made from
@@ -107,14 +118,20 @@ function misspeltFieldIssues(label: string, fields: Record<string, unknown>): Co
     })
 }
 
-/** One issue per optional field given with the wrong type (a number of milliseconds for `catchUpWindow`). */
+/**
+ * One issue per optional field given with the wrong type (a number of milliseconds for `catchUpWindow`),
+ * or as a word it does not take (`overlap: 'queue'`).
+ */
 function optionalTypeIssues(label: string, fields: Record<string, unknown>): ConfigIssue[] {
-  return OPTIONAL_KINDS.filter(
-    ([field, kind]) => fields[field] !== undefined && typeof fields[field] !== kind,
-  ).map(([field, kind, example]) => ({
-    variable: `${label} ${field}`,
-    expected: `a ${kind}: ${example}; got ${describeValue(fields[field])}`,
-  }))
+  return OPTIONAL_KINDS.flatMap(([field, kind, example]) => {
+    const value = fields[field]
+    if (value === undefined) return []
+    const words = WORDS[field]
+    const wrongType = typeof value !== kind
+    if (!wrongType && (words === undefined || words.includes(value as string))) return []
+    const got = wrongType ? describeValue(value) : JSON.stringify(value)
+    return [{ variable: `${label} ${field}`, expected: `a ${kind}: ${example}; got ${got}` }]
+  })
 }
 
 /**

@@ -160,6 +160,17 @@ describe('a misspelt field of a net definition', () => {
     )
   })
 
+  it('names an overlap or a scope it does not take, instead of running the net as the default', () => {
+    // Before: accepted; `overlap: 'queue'` ran as buffer-one and `scope: 'per-installation'` as global.
+    const message = refusal({ ...base, overlap: 'queue', scope: 'per-installation' })
+    expect(message).toContain(
+      `nets[0] ("tick") overlap: expected a string: 'buffer-one' or 'skip'; got "queue"`,
+    )
+    expect(message).toContain(
+      `nets[0] ("tick") scope: expected a string: 'global', 'installation' or 'one-installation'; got "per-installation"`,
+    )
+  })
+
   it('leaves fields far from every known one to the embedder', () => {
     const worker = createWorker({
       nets: [{ ...base, ownerTeam: 'platform' } as NetDefinition],
