@@ -38,27 +38,29 @@ describe('net definitions handed to the worker', () => {
   })
 })
 
-describe('what a net definition holds', () => {
-  const lease = LEASES[0]?.name ?? 'merge-gate-sweeper'
-  const base = {
-    name: 'tick',
-    lease,
-    description: 'ticks',
-    schedule: '* * * * *',
-    options: {},
-    setup: () => undefined,
-    term: () => async () => undefined,
-  }
-  function refusal(net: unknown): string {
-    try {
-      createWorker({ nets: [net as NetDefinition], env: { LOG_LEVEL: 'silent' } })
-    } catch (error) {
-      expect(error, 'a ConfigError (exit 78), not a TypeError from inside').toBeInstanceOf(ConfigError)
-      return (error as ConfigError).message
-    }
-    throw new Error('the definition was accepted')
-  }
+/** A net definition that passes every check, to spoil one field at a time. */
+const base = {
+  name: 'tick',
+  lease: LEASES[0]?.name ?? 'merge-gate-sweeper',
+  description: 'ticks',
+  schedule: '* * * * *',
+  options: {},
+  setup: () => undefined,
+  term: () => async () => undefined,
+}
 
+/** The ConfigError message createWorker refuses `net` with; fails the test when it is accepted. */
+function refusal(net: unknown): string {
+  try {
+    createWorker({ nets: [net as NetDefinition], env: { LOG_LEVEL: 'silent' } })
+  } catch (error) {
+    expect(error, 'a ConfigError (exit 78), not a TypeError from inside').toBeInstanceOf(ConfigError)
+    return (error as ConfigError).message
+  }
+  throw new Error('the definition was accepted: the net would run with the field ignored or misread')
+}
+
+describe('what a net definition holds', () => {
   it('refuses a name that is no kebab-case, before it becomes a variable prefix with a space in it', () => {
     // Accepted before: `config` printed the prefix LEASECRON_NET_BAD NAME_ and every pass failed at the lane.
     const message = refusal({ ...base, name: 'Bad Name' })
@@ -108,26 +110,6 @@ describe('what a net definition holds', () => {
 })
 
 describe('a misspelt field of a net definition', () => {
-  const lease = LEASES[0]?.name ?? 'merge-gate-sweeper'
-  const base = {
-    name: 'tick',
-    lease,
-    description: 'ticks',
-    schedule: '* * * * *',
-    options: {},
-    setup: () => undefined,
-    term: () => async () => undefined,
-  }
-  function refusal(net: unknown): string {
-    try {
-      createWorker({ nets: [net as NetDefinition], env: { LOG_LEVEL: 'silent' } })
-    } catch (error) {
-      expect(error, 'a ConfigError (exit 78), not a TypeError from inside').toBeInstanceOf(ConfigError)
-      return (error as ConfigError).message
-    }
-    throw new Error('the definition was accepted: the misspelt field would be ignored')
-  }
-
   it('is refused with the field it meant, instead of running the net on the default it meant to change', () => {
     // Before: accepted, and the net ran its schedule in UTC rather than Europe/Berlin.
     const message = refusal({ ...base, timezone: 'Europe/Berlin' })
