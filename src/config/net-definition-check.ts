@@ -10,6 +10,7 @@
  */
 import { type NetScope, OVERLAP_POLICIES } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
+import { describeValue } from './describe-value.js'
 import { nearestName } from './typo-hints.js'
 
 /** defineNet's required fields and what each must be. */
@@ -187,14 +188,6 @@ function isOption(value: unknown): boolean {
   const safeParse =
     typeof schema === 'object' && schema !== null ? (schema as { safeParse?: unknown }).safeParse : undefined
   return typeof safeParse === 'function' && typeof expected === 'string'
-}
-
-/** A value in words, without printing it whole (it may be anything a module exported). */
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value)
-  if (typeof value === 'object') return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`
-  if (typeof value === 'number') return `the number ${value}`
-  return `a ${typeof value}`
 }
 
 function fits(value: unknown, kind: 'string' | 'object' | 'function'): boolean {

@@ -5,6 +5,7 @@
  */
 import { checkLeaseUse, type LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
+import { describeValue } from './describe-value.js'
 import type { EnvReader } from './env-reader.js'
 
 /** The nets' leases are registered, each used once, and no net is declared twice. */
@@ -45,7 +46,10 @@ function leaseEntryIssue(leases: unknown): { variable: string; expected: string 
   const expected =
     "a lease from defineLease(name, description), e.g. defineLease('my-lease', 'what it elects')"
   if (!Array.isArray(leases))
-    return { variable: 'leases', expected: `an array of leases, each ${expected}; got ${describe(leases)}` }
+    return {
+      variable: 'leases',
+      expected: `an array of leases, each ${expected}; got ${describeValue(leases)}`,
+    }
   const index = leases.findIndex(
     (l: unknown) => typeof l !== 'object' || l === null || typeof (l as { name?: unknown }).name !== 'string',
   )
@@ -53,19 +57,13 @@ function leaseEntryIssue(leases: unknown): { variable: string; expected: string 
   const got: unknown = leases[index]
   const hint =
     typeof got === 'string' ? `; write defineLease(${quoted(got)}, '<what it elects>') in its place` : ''
-  return { variable: `leases[${index}]`, expected: `${expected}; got ${describe(got)}${hint}` }
+  return {
+    variable: `leases[${index}]`,
+    expected: `${expected}; got ${typeof got === 'string' ? `the string ${JSON.stringify(got)}` : describeValue(got)}${hint}`,
+  }
 }
 
 /** `name` as JavaScript source: in the single quotes the other hints use, when it needs no escaping. */
 function quoted(name: string): string {
   return /^[\w .-]*$/.test(name) ? `'${name}'` : JSON.stringify(name)
-}
-
-/** A value as a configuration error names it: `the string "l1"`, `a number`, `an object without a name`. */
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
-  if (value === null || value === undefined) return String(value)
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object without a string name'
-  return `a ${typeof value}`
 }
