@@ -46,10 +46,26 @@ describe('the run’s shared FerretDB', () => {
     expect(line, 'its data directory is still there').toContain('is still there')
     // Its own output, as the tail kept it: the address it printed on stdout when it started.
     expect(line).toContain(`[stdout] ${server.url}`)
-    expect(server.deaths).toEqual([{ pid, code: null, signal: 'SIGKILL', restarted: false }])
+    expect(server.deaths).toMatchObject([{ pid, code: null, signal: 'SIGKILL', restarted: false }])
+    expect(server.deaths[0]?.panic, 'a SIGKILL prints no Go panic').toEqual([])
+    expect(server.deaths[0]?.lastLines).toContain(`[stdout] ${server.url}`)
     await new Promise((r) => setTimeout(r, 500))
     expect(deathLines(warnings), 'one death, said once').toHaveLength(1)
     expect(warnings.join('\n')).not.toContain('restarted')
+  }, 120_000)
+
+  it('keeps the first lines of a Go crash dump, which are longer than its output tail', async () => {
+    const { server, warnings } = await start(false)
+    // SIGQUIT makes the Go runtime print every goroutine's stack and exit with 2, as a panic does.
+    server.process.kill('SIGQUIT')
+    await until('no word of the death', () => deathLines(warnings).length > 0)
+    const [death] = server.deaths
+    expect(death).toMatchObject({ code: 2, signal: null })
+    expect(death?.panic[0], 'the reason of the crash, its first line, was lost').toBe(
+      '[stderr] SIGQUIT: quit',
+    )
+    expect(death?.panic.length).toBeGreaterThan(10)
+    expect(deathLines(warnings)[0]).toContain('What it printed from its crash on:\n  [stderr] SIGQUIT: quit')
   }, 120_000)
 
   it('serves again on the same address and data after a death when asked to, and says so', async () => {

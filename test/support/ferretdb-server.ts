@@ -32,7 +32,17 @@ export interface FerretDbDeath {
   signal: NodeJS.Signals | null
   /** Whether it serves again (false: not asked to, out of restarts, or the restart failed). */
   restarted: boolean
+  /** A Go panic or fatal error it printed, from its first line on (empty: it printed none). */
+  panic: string[]
+  /** Its last output lines. */
+  lastLines: string[]
 }
+
+/**
+ * The first line of what a Go program prints when it crashes with exit code 2: a panic, a runtime throw
+ * (`fatal error: concurrent map writes`) or a fatal signal's dump (`SIGQUIT: quit`).
+ */
+export const GO_CRASH = /^(panic: |fatal error: |SIG[A-Z]+: )/
 
 export const MAX_RESTARTS = 3
 const STARTUP_MS = 30_000
@@ -82,7 +92,7 @@ export class SharedFerretDb {
 
   /** Spawns the server on `listen` and resolves with the address it printed; watches it from then on. */
   async launch(listen: string): Promise<void> {
-    const tail = new OutputTail(80, 400, isRoutineWarning)
+    const tail = new OutputTail(80, 400, isRoutineWarning, GO_CRASH)
     const child = spawn(this.#binary, ['--listen-addr', listen, '--sqlite-dir', this.#dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -111,14 +121,21 @@ export class SharedFerretDb {
 
   #exited(child: ChildProcess, tail: OutputTail, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping) return
-    const death: FerretDbDeath = { pid: child.pid, code, signal, restarted: false }
+    const lines = tail.lines()
+    const death: FerretDbDeath = {
+      pid: child.pid,
+      code,
+      signal,
+      restarted: false,
+      panic: tail.pinned(),
+      lastLines: lines,
+    }
     this.deaths.push(death)
     const dirGone = !existsSync(this.#dir)
-    const lines = tail.lines()
     this.#warn(
       `mongo: the run's FerretDB (pid ${child.pid}, ${this.url}) exited while tests still used it: ` +
         `exit code ${code}, signal ${signal}; its data directory ${this.#dir} ` +
-        `${dirGone ? 'is GONE' : 'is still there'}. Its last ${lines.length} output lines:\n` +
+        `${dirGone ? 'is GONE' : 'is still there'}. ${describeCrash(death)}Its last ${lines.length} output lines:\n` +
         lines.map((line) => `  ${line}`).join('\n'),
     )
     if (!this.#restartAfterDeath) return
@@ -146,6 +163,12 @@ export class SharedFerretDb {
       this.#warn(`mongo: FerretDB could not be restarted on ${listen}: ${(error as Error).message}`)
     }
   }
+}
+
+/** The panic a death printed, as lines to read before its tail; empty text when it printed none. */
+export function describeCrash(death: FerretDbDeath): string {
+  if (death.panic.length === 0) return ''
+  return `What it printed from its crash on:\n${death.panic.map((line) => `  ${line}`).join('\n')}\n`
 }
 
 /** Resolves once the server answers a ping: it prints its address before it accepts connections. */

@@ -5,6 +5,8 @@
  */
 import { execFileSync } from 'node:child_process'
 import type { TestProject } from 'vitest/node'
+import { recordDeaths } from './deaths-record.js'
+import { describeCrash, type FerretDbDeath } from './ferretdb-server.js'
 import { startTestMongo, type TestMongoServer } from './mongo-server.js'
 
 declare module 'vitest' {
@@ -50,12 +52,25 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop()
-  // Said again at the end, where a reader of a failed run looks first.
   const deaths = server?.deaths ?? []
-  if (deaths.length > 0)
-    process.stderr.write(
-      `mongo: the run's FerretDB died ${deaths.length} time(s) during this run ` +
-        `(${deaths.map((d) => `pid ${d.pid}: code ${d.code}, signal ${d.signal}`).join('; ')}); ` +
-        'tests that used it then failed for that — its last output is above, at each death.\n',
-    )
+  recordDeaths(deaths)
+  // Said again at the end, where a reader of a failed run looks first (a CI log is often read from its tail).
+  if (deaths.length > 0) process.stderr.write(describeDeaths(deaths))
+}
+
+/** The deaths of a run, each with its crash (when it printed one) and its last lines. */
+function describeDeaths(deaths: readonly FerretDbDeath[]): string {
+  const each = deaths.map(
+    (d, i) =>
+      `mongo: death ${i + 1}: pid ${d.pid}, exit code ${d.code}, signal ${d.signal}, ` +
+      `${d.restarted ? 'restarted' : 'NOT restarted'}. ${describeCrash(d)}Its last 20 output lines:\n` +
+      d.lastLines
+        .slice(-20)
+        .map((line) => `  ${line}`)
+        .join('\n'),
+  )
+  return (
+    `${each.join('\n')}\nmongo: the run's FerretDB died ${deaths.length} time(s) during this run; ` +
+    'tests that used it then failed for that, not for their code.\n'
+  )
 }

@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { isRoutineWarning } from './ferretdb-server.js'
+import { GO_CRASH, isRoutineWarning } from './ferretdb-server.js'
 import { OutputTail } from './output-tail.js'
 
 describe('OutputTail', () => {
@@ -37,5 +37,32 @@ describe('OutputTail', () => {
       '[stderr] time=1 level=WARN msg="Connection stopped" name=listener',
       '[stderr] panic: runtime error',
     ])
+  })
+
+  it('keeps a crash from its first line on apart from the ring, bounded like it', async () => {
+    const tail = new OutputTail(3, 400, () => false, GO_CRASH)
+    const err = new PassThrough()
+    tail.follow(err, 'stderr')
+    err.write('time=1 level=WARN msg="before"\n')
+    err.write('panic: assignment to entry in nil map\n\ngoroutine 7 [running]:\n')
+    for (let i = 0; i < 100; i++) err.write(`frame ${i}\n`)
+    err.end()
+    await new Promise((r) => setImmediate(r))
+    expect(tail.lines()).toEqual(['[stderr] frame 97', '[stderr] frame 98', '[stderr] frame 99'])
+    expect(tail.pinned()).toEqual([
+      '[stderr] panic: assignment to entry in nil map',
+      '[stderr] ',
+      '[stderr] goroutine 7 [running]:',
+      '[stderr] frame 0',
+    ])
+  })
+
+  it('pins nothing when no line matches', async () => {
+    const tail = new OutputTail(3, 400, () => false, GO_CRASH)
+    const err = new PassThrough()
+    tail.follow(err, 'stderr')
+    err.end('a panic: in the middle of a line is not a crash\n')
+    await new Promise((r) => setImmediate(r))
+    expect(tail.pinned()).toEqual([])
   })
 })
