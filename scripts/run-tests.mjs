@@ -13,16 +13,19 @@
  * <files or options>`) runs once, as given.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
+/** Each run's vitest report and FerretDB deaths, kept (gitignored) until the next `npm test`. */
+const records = join(root, '.cache', 'test-run')
 
 /** Runs `vitest run` with `args`, recording its report and its FerretDB deaths in `dir`; resolves its exit code. */
 function runVitest(args, dir) {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
   const report = join(dir, 'report.json')
   const deaths = join(dir, 'deaths.json')
   const reporters = args.some((a) => a.startsWith('--reporter')) ? [] : ['--reporter=default']
@@ -68,33 +71,29 @@ function say(line) {
 
 async function main() {
   const args = process.argv.slice(2)
-  const first = mkdtempSync(join(tmpdir(), 'leasecron-test-run-'))
-  const second = mkdtempSync(join(tmpdir(), 'leasecron-test-rerun-'))
-  try {
-    const exitCode = await runVitest(args, first)
-    const run = readRun(first)
-    const { files, why } = filesToRunAgain({ exitCode, args, ...run })
-    if (files.length === 0) {
-      if (exitCode !== 0 && run.deaths.length > 0) say(`the failed files are not run again: ${why}`)
-      return exitCode
-    }
-    const names = files.map((f) => relative(root, f))
-    say(
-      `${files.length} file(s) failed and ${why}; they run again once, on a fresh server: ${names.join(', ')}`,
-    )
-    const again = await runVitest(files, second)
-    const rerun = readRun(second)
-    say(
-      again === 0
-        ? `the ${files.length} file(s) passed on the second run: the first run's failures were the server's death`
-        : `the second run failed too (${rerun.failed.map((f) => relative(root, f)).join(', ') || 'see above'}): ` +
-            'those failures are not the death’s',
-    )
-    return again
-  } finally {
-    rmSync(first, { recursive: true, force: true })
-    rmSync(second, { recursive: true, force: true })
+  const first = join(records, 'first')
+  const second = join(records, 'second')
+  rmSync(second, { recursive: true, force: true })
+  const exitCode = await runVitest(args, first)
+  const run = readRun(first)
+  const { files, why } = filesToRunAgain({ exitCode, args, ...run })
+  if (files.length === 0) {
+    if (exitCode !== 0 && run.deaths.length > 0) say(`the failed files are not run again: ${why}`)
+    return exitCode
   }
+  const names = files.map((f) => relative(root, f))
+  say(
+    `${files.length} file(s) failed and ${why}; they run again once, on a fresh server: ${names.join(', ')}`,
+  )
+  const again = await runVitest(files, second)
+  const rerun = readRun(second)
+  say(
+    again === 0
+      ? `the ${files.length} file(s) passed on the second run: the first run's failures were the server's death`
+      : `the second run failed too (${rerun.failed.map((f) => relative(root, f)).join(', ') || 'see above'}): ` +
+          'those failures are not the death’s',
+  )
+  return again
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await main()

@@ -106,6 +106,11 @@ describe('npm test after its FerretDB died', () => {
       'passes',
     ])
     expect(run.code, 'a server death would fail the suite for the server, not for the code').toBe(0)
+    for (const kept of ['first/report.json', 'first/deaths.json', 'second/report.json'])
+      expect(
+        existsSync(join(project, '.cache/test-run', kept)),
+        `the run's ${kept} the output names is gone`,
+      ).toBe(true)
   }, 180_000)
 
   it('fails when a failed file fails again on the second run', async () => {
