@@ -13,6 +13,7 @@ import {
   constants,
   existsSync,
   mkdtempSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -68,11 +69,13 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
   printSandbox(sandbox, demo, files, io)
   io.out(await seedGatingRuns(config, plan, io))
   // Last, so that a script can wait for the env file: once it exists, the sandbox listens and is seeded.
+  // Written whole beside it and renamed into place, so a script that sees the file never reads it half-written.
+  const partial = `${files.envFile}.${process.pid}.partial`
   try {
-    writeFileSync(files.envFile, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, {
-      mode: 0o600,
-    })
+    writeFileSync(partial, `${files.variables.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 })
+    renameSync(partial, files.envFile)
   } catch (error) {
+    rmSync(partial, { force: true })
     // Checked before the start (envOutProblem), so only a folder removed meanwhile lands here.
     io.err(`leasecron sandbox: cannot write the env file ${files.envFile}: ${(error as Error).message}`)
     await sandbox.close()

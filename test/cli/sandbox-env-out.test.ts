@@ -4,8 +4,8 @@
  * written ("env file: … (load it with …)"), then exit 1 with a bare ENOENT and leave its key file behind.
  * The built CLI, a real process; TMPDIR is a folder of the test's own, so a key file left behind is seen.
  */
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -52,4 +52,30 @@ describe('leasecron sandbox --env-out', () => {
     expect(run.status).toBe(64)
     expect(run.stderr).toContain(`${file} is not a folder`)
   })
+
+  it('puts the env file in place whole: a script waiting for it never reads it half-written', async () => {
+    const folder = mkdtempSync(join(dir, 'watched-'))
+    const envOut = join(folder, 'sandbox.env')
+    const writes: string[] = []
+    // inotify: a write into the file itself is a 'change' event that names it; a rename into place is not.
+    const watcher = watch(folder, (event, name) => writes.push(`${event} ${name}`))
+    const child = spawn(process.execPath, [MAIN, 'sandbox', '--env-out', envOut], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, NODE_COMPILE_CACHE: join(dir, 'compile-cache') },
+      stdio: 'ignore',
+    })
+    try {
+      const deadline = Date.now() + 30_000
+      while (!existsSync(envOut) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      expect(readFileSync(envOut, 'utf8')).toMatch(/^GITHUB_APP_PRIVATE_KEY_FILE=.+$/m)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(writes, 'the env file was written in place: a reader could see it empty').not.toContain(
+        'change sandbox.env',
+      )
+      expect(readdirSync(folder), 'the partial file was left beside it').toEqual(['sandbox.env'])
+    } finally {
+      watcher.close()
+      child.kill('SIGTERM')
+      await new Promise((r) => child.once('exit', r))
+    }
+  }, 60_000)
 })

@@ -62,8 +62,14 @@ async function startSandbox(command: string, args: string[], options: { cwd: str
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (text += c))
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (text += c))
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  await until(`the sandbox did not write its env file (${text})`, () => existsSync(envFile), 30_000)
-  const pid = Number(/\(kill (\d+)\)/.exec(text)?.[1])
+  // It prints its pid just after it writes the env file: the file alone can come before the line reaches us.
+  const printedPid = () => /\(kill (\d+)\)/.exec(text)?.[1]
+  await until(
+    `the sandbox did not write its env file and print its pid (${text})`,
+    () => existsSync(envFile) && printedPid() !== undefined,
+    30_000,
+  )
+  const pid = Number(printedPid())
   started.push(pid)
   const keyFile = /^GITHUB_APP_PRIVATE_KEY_FILE=(.+)$/m.exec(readFileSync(envFile, 'utf8'))![1]!
   expect(existsSync(keyFile)).toBe(true)
