@@ -24,6 +24,7 @@ import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } 
 import type { Logger } from './logger.js'
 import type { LostRecord } from './ledger-recovery.js'
 import type { SlotPassResult } from './slot-pass.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 export interface CatchUpSpec {
   net: NetConfig
@@ -220,5 +221,5 @@ function going(spec: CatchUpSpec): boolean {
 }
 
 function bound(spec: CatchUpSpec): AbortSignal {
-  return AbortSignal.any([spec.term, AbortSignal.timeout(Math.max(1, spec.boundMs))])
+  return callBoundSignal(spec.boundMs, spec.term)
 }

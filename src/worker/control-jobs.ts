@@ -20,6 +20,7 @@ import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { runSlotPass, type SlotPassResult, type SlotPassSpec } from './slot-pass.js'
+import { termCallBoundMs } from './term-call-bound.js'
 
 /** The job in flight, as the scheduler holds it: when it started, and its own abort. */
 export interface JobInFlight {
@@ -78,7 +79,7 @@ export function controlJobs(s: ControlJobsSetting): ControlJobs {
         metrics: options.metrics,
         term,
         pollMs: options.controlPollMs,
-        boundMs: options.net.pacing.ttlMs / 3,
+        boundMs: termCallBoundMs(options.net.pacing.ttlMs),
         runHistory: options.runHistory,
         onRequest: s.onRequest,
         onAbort: (pause) => abortJob(s, pause),

@@ -16,6 +16,7 @@ import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 /** How a net's campaign decides deferral: the reserve, and its installation's budget as last seen. */
 export interface DeferralPolicy {
@@ -64,7 +65,7 @@ export async function recordDeferred(o: DeferredSlot, slot: Date, reason: string
         reason,
         ...installation,
       },
-      { signal: AbortSignal.timeout(Math.max(1, Math.ceil(o.boundMs))) },
+      { signal: callBoundSignal(o.boundMs) },
     )
     o.log.warn({ slot: at, ...installation, reason }, `slot not run, recorded deferred: ${reason}`)
   } catch (error) {

@@ -25,6 +25,7 @@ import {
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 /** How often the holder reads its net's controls between ticks (a run-now request waits at most this). */
 export const CONTROL_POLL_MS = 5_000
@@ -49,7 +50,7 @@ export interface HolderControlsOptions {
   term: AbortSignal
   /** Between two polls (ms); CONTROL_POLL_MS by default. */
   pollMs?: number | undefined
-  /** The bound of one read (ms): the term's renewal cadence. */
+  /** The bound of one read (ms): the term's renewal cadence (termCallBoundMs). */
   boundMs: number
   /** Runs kept per net: how far back a catch-up looks for paused slots. */
   runHistory: number
@@ -76,7 +77,7 @@ export interface HolderControls {
 export function startHolderControls(o: HolderControlsOptions): HolderControls {
   const read = async (why: string): Promise<NetControl | undefined> => {
     try {
-      const signal = AbortSignal.any([o.term, AbortSignal.timeout(Math.max(1, o.boundMs))])
+      const signal = callBoundSignal(o.boundMs, o.term)
       return await o.controls.get(o.net, o.clock.now(), { signal })
     } catch (error) {
       if (!o.term.aborted)
@@ -112,7 +113,7 @@ async function accountPaused(o: HolderControlsOptions, slot: Date, pause: NetPau
   const reason = describePause(pause)
   try {
     const { net, owner, fence } = o
-    const signal = AbortSignal.any([o.term, AbortSignal.timeout(Math.max(1, o.boundMs))])
+    const signal = callBoundSignal(o.boundMs, o.term)
     await o.ledger.account(
       { net, slot, owner, fence, at: o.clock.now(), outcome: 'paused', reason },
       { signal },
@@ -124,7 +125,7 @@ async function accountPaused(o: HolderControlsOptions, slot: Date, pause: NetPau
 }
 
 async function pausedSlots(o: HolderControlsOptions): Promise<Date[]> {
-  const signal = AbortSignal.any([o.term, AbortSignal.timeout(Math.max(1, o.boundMs))])
+  const signal = callBoundSignal(o.boundMs, o.term)
   const runs = await o.ledger.history(o.net, Math.max(1, o.runHistory), { signal })
   return runs
     .filter((run) => run.outcome === 'paused' && !run.manual)
@@ -135,7 +136,7 @@ async function pausedSlots(o: HolderControlsOptions): Promise<Date[]> {
 
 async function take(o: HolderControlsOptions, job: ControlJob): Promise<void> {
   try {
-    const signal = AbortSignal.timeout(Math.max(1, o.boundMs))
+    const signal = callBoundSignal(o.boundMs)
     await o.controls.take(o.net, job.kind, job.request.id, { signal })
   } catch (error) {
     o.log.warn(

@@ -11,6 +11,7 @@
 import { formatDuration } from '../durations.js'
 import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 export interface LateSlotSpec {
   net: string
@@ -34,7 +35,7 @@ export async function accountLateSlot(spec: LateSlotSpec): Promise<'missed' | 's
   if (at.getTime() - spec.slot.getTime() <= spec.windowMs) return undefined
   const reason = `outside the catch-up window of ${formatDuration(spec.windowMs)} (CATCH_UP_WINDOW): the trigger came late`
   const entry = { net: spec.net, slot: spec.slot, owner: spec.owner, fence: 0, at, reason }
-  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(spec.boundMs)))
+  const signal = callBoundSignal(spec.boundMs)
   const inserted = await spec.ledger.account({ ...entry, outcome: 'missed' }, { signal })
   return inserted ? 'missed' : 'slot-taken'
 }

@@ -23,6 +23,7 @@ import { scrubSecrets } from '../config/scrub.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 import { accountLateSlot } from './late-slot.js'
 import { serveOneTerm } from './single-term.js'
+import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
 import {
   type PassSetting,
   type PassTerm,
@@ -141,7 +142,7 @@ async function lateAnswer(spec: OnceSpec): Promise<Pick<OnceResult, 'outcome' | 
   try {
     const outcome = await accountLateSlot({
       ...{ net: spec.net.net.name, slot: spec.slot, owner: spec.owner, windowMs: spec.missAfterMs },
-      ...{ ledger: spec.ledger, clock: spec.clock, boundMs: spec.net.pacing.ttlMs / 3 },
+      ...{ ledger: spec.ledger, clock: spec.clock, boundMs: termCallBoundMs(spec.net.pacing.ttlMs) },
     })
     return outcome === undefined ? undefined : { outcome }
   } catch (error) {
@@ -156,7 +157,7 @@ async function lateAnswer(spec: OnceSpec): Promise<Pick<OnceResult, 'outcome' | 
 async function heldOrTaken(spec: OnceSpec): Promise<'held' | 'slot-taken'> {
   if (spec.manual) return 'held'
   try {
-    const signal = AbortSignal.timeout(Math.max(1, Math.ceil(spec.net.pacing.ttlMs / 3)))
+    const signal = callBoundSignal(termCallBoundMs(spec.net.pacing.ttlMs))
     const record = await spec.ledger.get(spec.net.net.name, spec.slot, { signal })
     const unrun = (UNRUN_OUTCOMES as readonly string[]).includes(record?.outcome ?? '')
     return record && !unrun ? 'slot-taken' : 'held'

@@ -47,6 +47,7 @@ import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
 import { openTerm } from '../nets/net-term.js'
+import { termCallBoundMs } from './term-call-bound.js'
 
 /** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
 const RECOVERY_RETRY_MAX_MS = 10_000
@@ -435,7 +436,7 @@ function catchUpSpec(
     ...{
       term,
       live: info.live,
-      boundMs: net.pacing.ttlMs / 3,
+      boundMs: termCallBoundMs(net.pacing.ttlMs),
       runSlot,
       log: log.child({ fence: info.fence }),
     },
@@ -460,7 +461,7 @@ function deferredSlot(options: NetCampaignOptions, log: Logger, info: TermInfo):
   return {
     ...{ ledger: options.ledger, net: net.net.name, installation: net.installation, owner: options.owner },
     ...{ fence: info.fence, clock: options.clock, log, metrics: options.metrics },
-    boundMs: net.pacing.ttlMs / 3,
+    boundMs: termCallBoundMs(net.pacing.ttlMs),
   }
 }
 

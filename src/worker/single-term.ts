@@ -16,6 +16,7 @@ import { run } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { Logger } from './logger.js'
 import type { PassTerm } from './slot-pass.js'
+import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
 
 export interface OneTermSpec {
   net: NetConfig
@@ -112,7 +113,7 @@ function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
 /** Who holds the lease, when the store answers within a bound (the answer only names it). */
 async function holderOf(spec: OneTermSpec): Promise<{ holder?: string }> {
   try {
-    const signal = AbortSignal.timeout(Math.max(1_000, Math.ceil(spec.net.pacing.ttlMs / 3)))
+    const signal = callBoundSignal(Math.max(1_000, termCallBoundMs(spec.net.pacing.ttlMs)))
     const record = await spec.store.get(spec.net.net.lease, { signal })
     return record?.owner ? { holder: record.owner } : {}
   } catch {

@@ -33,6 +33,7 @@ import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from './pass-span.js'
 import type { Pinger } from './ping.js'
+import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -155,7 +156,7 @@ export function slotPassSpec(
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
     nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant, setting.net.timeZone),
-    claimBoundMs: setting.net.pacing.ttlMs / 3,
+    claimBoundMs: termCallBoundMs(setting.net.pacing.ttlMs),
     ledger: setting.ledger,
     keepRuns: setting.runHistory,
     forge: setting.forge,
@@ -238,8 +239,7 @@ async function claimSlot(
 ): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
   // Bounded, but not ended with the term: a claim aborted on our side may still land on the server, leaving
   // a claim nobody finishes. Let it answer; a claim won by an ended term is recorded `aborted` (runSlotPass).
-  // Whole milliseconds: AbortSignal.timeout throws for a fraction, and ttl/3 has one for most TTLs.
-  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(spec.claimBoundMs)))
+  const signal = callBoundSignal(spec.claimBoundMs)
   try {
     const { net, slot, owner, fence } = spec
     const manual = spec.manual ? { manual: true } : {}
