@@ -1,16 +1,20 @@
 /**
  * The holder honours its net's controls: a paused net's slots are recorded `paused`, a pause expires by
  * itself, a run request runs as a manual slot within the poll interval, `--abort` ends the pass in flight,
- * a catch-up runs the paused slots, and a control store that does not answer fails open.
+ * a catch-up runs the paused slots, and a control store that does not answer fails open. The two
+ * safeguards of control-jobs.ts each have a case that fails without them: a catch-up re-reads the pause
+ * between its slots, and a run request is cleared only once its claim had an answer (a claim the ledger
+ * did not answer, a holder that died mid-run: the request is kept for the next poll or the successor).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { loadConfig, MemoryRunLedger, MemoryStore, systemClock } from '../../src/index.js'
+import { type LeaseStore, loadConfig, MemoryRunLedger, MemoryStore, systemClock } from '../../src/index.js'
 import { MemoryNetControlStore } from '../../src/control/memory-net-control-store.js'
 import type { NetControlStore } from '../../src/control/net-control-store.js'
 import { CONTROL_POLL_MS } from '../../src/worker/holder-controls.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
+import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
 import type { PassForge } from '../../src/worker/slot-pass.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
@@ -23,17 +27,30 @@ const T0 = new Date('2026-09-30T15:00:00.200Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)
 const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none', LEASECRON_NET_TICK_NET_TIMEOUT: '10m' }
 
-function campaign(net: Parameters<typeof loadConfig>[1][number], controls: NetControlStore) {
-  const loaded = loadConfig(TICK_ONLY, [net], TEST_LEASES)
+interface CampaignWorld {
+  store?: LeaseStore
+  ledger?: RunLedger
+  owner?: string
+  /** More of the net's variables (TTL_MS, RETRY_MS), without the LEASECRON_NET_TICK_NET_ prefix. */
+  env?: Record<string, string>
+}
+
+function campaign(
+  net: Parameters<typeof loadConfig>[1][number],
+  controls: NetControlStore,
+  world: CampaignWorld = {},
+) {
+  const more = Object.entries(world.env ?? {}).map(([k, v]) => [`LEASECRON_NET_TICK_NET_${k}`, v])
+  const loaded = loadConfig({ ...TICK_ONLY, ...Object.fromEntries(more) }, [net], TEST_LEASES)
   if (!loaded.ok) throw new Error('test net configuration rejected')
   const stop = new AbortController()
-  const ledger = new MemoryRunLedger()
+  const ledger = world.ledger ?? new MemoryRunLedger()
   const metrics = createWorkerMetrics()
   const done = runNetCampaign({
-    store: new MemoryStore(),
+    store: world.store ?? new MemoryStore(),
     ledger,
     runHistory: 1000,
-    owner: 'alpha',
+    owner: world.owner ?? 'alpha',
     net: loaded.config.nets[0]!,
     resources: {},
     forge: noForge,
@@ -49,6 +66,57 @@ function campaign(net: Parameters<typeof loadConfig>[1][number], controls: NetCo
     await done
   }
   return { ledger, finish, metrics }
+}
+
+/**
+ * `store` as a holder's process sees it: every call rejects once `gone()` (the process died; nothing it
+ * sends reaches the store any more), and goes to the real store before. Methods run on the store itself,
+ * so its private fields work.
+ */
+function untilGone<T extends object>(store: T, gone: () => boolean): T {
+  return new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) =>
+        gone()
+          ? Promise.reject(new Error(`the holder's process is gone (${String(name)})`))
+          : value.apply(target, args)
+    },
+  })
+}
+
+/** The real memory ledger, whose first `n` manual claims get no answer (rejected as a claim's bound would). */
+class UnansweredManualClaims extends MemoryRunLedger {
+  unanswered = 0
+  #left: number
+
+  constructor(n: number) {
+    super()
+    this.#left = n
+  }
+
+  override async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    if (!claim.manual || this.#left <= 0) return super.claim(claim, options)
+    this.#left--
+    this.unanswered++
+    throw new DOMException('the run ledger did not answer the claim within its bound', 'TimeoutError')
+  }
+}
+
+/** `controls`, noting in `taken` each request `owner` cleared. */
+function takenBy(controls: NetControlStore, owner: string, taken: string[]): NetControlStore {
+  return new Proxy(controls, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target)
+      if (name !== 'take') return typeof value === 'function' ? value.bind(target) : value
+      return async (...args: Parameters<NetControlStore['take']>) => {
+        const cleared = await target.take(...args)
+        if (cleared) taken.push(owner)
+        return cleared
+      }
+    },
+  })
 }
 
 beforeEach(() => {
@@ -171,5 +239,98 @@ describe('the holder honouring its net’s controls', () => {
     await vi.advanceTimersByTimeAsync(2_000)
     expect(passes, 'an unreadable control stopped the net').toHaveLength(2)
     await c.finish()
+  })
+
+  it('stops a catch-up when the net is paused again between its slots, and leaves the rest recorded paused', async () => {
+    const controls = new MemoryNetControlStore()
+    await controls.pause('tick-net', {}, T0)
+    let resumedAt = Number.POSITIVE_INFINITY
+    const { net, passes } = recordingNet({
+      schedule: '*/2 * * * * *',
+      passMs: () => 100,
+      fail: () => {
+        // The catch-up's first pass (a slot from before the resume): an operator pauses the net again.
+        if (Date.parse(passes.at(-1)?.slot ?? '') < resumedAt)
+          void controls.pause('tick-net', { by: 'bob', reason: 'not yet' }, new Date())
+        return false
+      },
+    })
+    const c = campaign(net, controls)
+    await vi.advanceTimersByTimeAsync(10_000)
+    const pausedSlots = ['02', '04', '06', '08', '10'].map((s) => `2026-09-30T15:00:${s}.000Z`)
+    const outcomes = async (slots: string[]) => {
+      const runs = await c.ledger.history('tick-net', 50)
+      return slots.map((slot) => runs.find((r) => r.slot.toISOString() === slot)?.outcome)
+    }
+    expect(await outcomes(pausedSlots)).toEqual(pausedSlots.map(() => 'paused'))
+    resumedAt = Date.now()
+    await controls.resume('tick-net', { catchUp: true }, new Date())
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 1_000)
+    const caughtUp = passes.filter((p) => Date.parse(p.slot ?? '') < resumedAt).map((p) => p.slot)
+    expect(caughtUp, 'the catch-up ran on after the net was paused again').toEqual([pausedSlots[0]])
+    expect(await outcomes(pausedSlots)).toEqual(['ok', 'paused', 'paused', 'paused', 'paused'])
+    expect(
+      (await controls.get('tick-net', new Date())).catchUp,
+      'the dropped catch-up was left to run again',
+    ).toBe(undefined)
+    await c.finish()
+  })
+
+  it('keeps a run request whose claim the ledger did not answer, and runs it at the next poll', async () => {
+    const controls = new MemoryNetControlStore()
+    const ledger = new UnansweredManualClaims(1)
+    const { net, passes } = recordingNet({ schedule: '0 3 * * *' })
+    const c = campaign(net, controls, { ledger })
+    await vi.advanceTimersByTimeAsync(100)
+    const { request } = await controls.request('tick-net', 'run', { by: 'ann' }, new Date())
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 100)
+    expect(ledger.unanswered, 'the run request was not claimed at the poll').toBe(1)
+    expect(passes).toEqual([])
+    expect(
+      (await controls.get('tick-net', new Date())).run?.id,
+      'a request whose claim had no answer was cleared: it is lost',
+    ).toBe(request.id)
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS)
+    expect(passes.map((p) => p.slot)).toEqual([request.at.toISOString()])
+    expect(await ledger.get('tick-net', request.at, { manual: true })).toMatchObject({
+      manual: true,
+      outcome: 'ok',
+    })
+    expect((await controls.get('tick-net', new Date())).run).toBe(undefined)
+    await c.finish()
+  })
+
+  it('leaves a run request to the successor when its holder dies mid-run, and it runs once', async () => {
+    const [store, ledger, controls] = [new MemoryStore(), new MemoryRunLedger(), new MemoryNetControlStore()]
+    const taken: string[] = []
+    let alphaGone = false
+    const { net, passes } = recordingNet({ schedule: '0 3 * * *', passMs: () => 60_000 })
+    const env = { TTL_MS: '3000', RETRY_MS: '1000' }
+    const side = (owner: string, gone: () => boolean) => ({
+      ...{ owner, env },
+      ...{ store: untilGone(store, gone), ledger: untilGone(ledger, gone) },
+      controls: untilGone(takenBy(controls, owner, taken), gone),
+    })
+    const alphaSide = side('alpha', () => alphaGone)
+    const alpha = campaign(net, alphaSide.controls, alphaSide)
+    await vi.advanceTimersByTimeAsync(100)
+    const betaSide = side('beta', () => false)
+    const beta = campaign(net, betaSide.controls, betaSide)
+    const { request } = await controls.request('tick-net', 'run', { by: 'ann' }, new Date())
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 100)
+    expect(
+      passes.map((p) => [p.termId, p.slot]),
+      'alpha did not start the run',
+    ).toEqual([[1, request.at.toISOString()]])
+    alphaGone = true
+    await vi.advanceTimersByTimeAsync(4 * CONTROL_POLL_MS)
+    expect(taken, 'the request was cleared before its run had an answer, by the holder that died').toEqual([
+      'beta',
+    ])
+    expect((await controls.get('tick-net', new Date())).run).toBe(undefined)
+    expect(passes, 'the successor ran the request again').toHaveLength(1)
+    expect(await ledger.get('tick-net', request.at, { manual: true })).toMatchObject({ owner: 'alpha' })
+    await alpha.finish()
+    await beta.finish()
   })
 })
