@@ -48,6 +48,7 @@ export function createServerlessHandlers(options: ServerlessOptions = {}): Serve
     fetch: fetchHandler(runtime, {
       net: options.net,
       secret: () => options.secret ?? env().CRON_SECRET,
+      secretName: options.secret === undefined ? 'CRON_SECRET' : 'the handlers’ `secret`',
       warn,
     }),
     close: () => runtime.close(),
