@@ -22,6 +22,15 @@ export function withoutControls(text: string): string {
   return text.replace(CONTROLS, (control) => (control === '\t' ? ' ' : ''))
 }
 
+/** Control characters but the tab and the line feed: what a multi-line text (a stack) may keep. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/** `text` without control characters, keeping its tabs and line feeds (a stack, a log line's message). */
+export function withoutEscapes(text: string): string {
+  return text.replace(CONTROLS_BUT_LINES, '')
+}
+
 /**
  * `text`'s first line, trimmed, without control characters (withoutControls), in at most `limit`
  * characters: a longer line is cut and marked `…(N more)` within the limit, N counting the characters cut
