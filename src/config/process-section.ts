@@ -110,19 +110,27 @@ export function readRunHistory(r: EnvReader): number {
 export const MIN_ADMIN_TOKEN_CHARS = 16
 
 /**
+ * What a bearer secret (LEASECRON_ADMIN_TOKEN, the serverless fetch handler's CRON_SECRET) must be, when
+ * `raw` is not one; undefined when it is. Refused when shorter than MIN_ADMIN_TOKEN_CHARS or when it holds
+ * whitespace (around it too) or control characters, which no `Authorization` header carries intact: such
+ * a secret would refuse every request. Never names the value, only its length.
+ */
+export function bearerSecretProblem(raw: string): string | undefined {
+  if (raw.length >= MIN_ADMIN_TOKEN_CHARS && /^[\x21-\x7e]+$/.test(raw)) return undefined
+  return `a token of at least ${MIN_ADMIN_TOKEN_CHARS} printable ASCII characters without spaces (e.g. \`openssl rand -hex 32\`); this one is ${raw.length < MIN_ADMIN_TOKEN_CHARS ? `${raw.length} characters long` : 'carrying a space or a non-ASCII character'} (value not shown)`
+}
+
+/**
  * LEASECRON_ADMIN_TOKEN: the bearer token of the HTTP admin API (`POST /nets/<net>/pause|resume|run`);
- * unset, the API is off. A secret (its name ends in `_TOKEN`, scrub.ts): never echoed, even when refused.
- * Refused when shorter than MIN_ADMIN_TOKEN_CHARS or when it holds whitespace or control characters
- * (which no `Authorization` header can carry intact).
+ * unset, the API is off. A secret (its name ends in `_TOKEN`, scrub.ts): never echoed, even when refused
+ * (bearerSecretProblem says when).
  */
 export function readAdminToken(r: EnvReader): string | undefined {
   const raw = r.value('LEASECRON_ADMIN_TOKEN')
   if (raw === undefined) return undefined
-  if (raw.length < MIN_ADMIN_TOKEN_CHARS || !/^[\x21-\x7e]+$/.test(raw)) {
-    r.problem(
-      'LEASECRON_ADMIN_TOKEN',
-      `a token of at least ${MIN_ADMIN_TOKEN_CHARS} printable ASCII characters without spaces (e.g. \`openssl rand -hex 32\`); this one is ${raw.length < MIN_ADMIN_TOKEN_CHARS ? `${raw.length} characters long` : 'carrying a space or a non-ASCII character'} (value not shown)`,
-    )
+  const problem = bearerSecretProblem(raw)
+  if (problem) {
+    r.problem('LEASECRON_ADMIN_TOKEN', problem)
     return undefined
   }
   return raw

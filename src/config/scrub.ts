@@ -5,9 +5,10 @@
  *
  * What it removes: PEM blocks (any `-----BEGIN …-----`, through its END or, truncated, to the end of the
  * text), the values of the secret variables this process was configured with (`rememberSecrets`), URI
- * credentials (`user:password@`, a bare `token@`), secret-bearing URI options (`password`, `proxyPassword`,
- * `tlsCertificateKeyFilePassword`, `authMechanismProperties`, anything named *secret*, *token* or
- * *password*), `token …`/`Bearer …` credentials, GitHub token shapes and JWTs.
+ * credentials (`user:password@`, a bare `token@`), the value of every `name=value` pair whose name is a
+ * credential's (`isSecretParameter`: `api_key`, `sig`, `token`, `proxyPassword`, `authMechanismProperties`,
+ * …), in a URI's query or in free text — the same rule the request spans' `url.full` applies —,
+ * `token …`/`Bearer …` credentials, GitHub token shapes and JWTs. Its cost is linear in the text.
  *
  * Not a secret store and not a guarantee about text it is never handed: a component that writes
  * elsewhere (a file, a socket) must pass its text through `scrubSecrets` itself.
@@ -51,9 +52,36 @@ export function rememberSecrets(env: NodeJS.ProcessEnv, extra: readonly string[]
     if (isSecretVariable(name) || extra.includes(name)) rememberSecret(value)
 }
 
-/** Option names in a URI's query string whose value is a credential. */
-const SECRET_URI_OPTION =
-  /([?&;])([^=&;\s#]*(?:password|secret|token|authMechanismProperties)[^=&;\s#]*)=([^&;\s#"']*)/gi
+/**
+ * The one rule for which `name=value` pairs carry a credential, wherever they appear: a URI's query string
+ * (the request spans' `url.full`, forge/request-span.ts) and free text (an error's message, a ping body,
+ * the ledger's error, a log line). The OpenTelemetry conventions' list (`sig`, `signature`, `…key…`, an
+ * OAuth `code`) and anything named like a secret (`password`, `secret`, `token`, a MongoDB
+ * `authMechanismProperties`).
+ */
+const SECRET_PARAMETER = /token|secret|password|signature|key|authmechanismproperties|^sig$|^code$/i
+
+/** True when a query parameter or a `name=value` pair named `name` carries a credential. */
+export function isSecretParameter(name: string): boolean {
+  return SECRET_PARAMETER.test(name)
+}
+
+/*
+ * Every pattern below costs time linear in the text (scrub.test.ts measures it on 1 MB). A pattern that
+ * begins with a repeated class starts only where a run of that class starts (the negative lookbehind):
+ * tried at every character of a long run, each try re-reading the rest of it, one took quadratic time (a
+ * 100 000-character pause reason blocked the worker 20 s a log line). Inner classes never overlap the
+ * text that must follow them, so a failed try gives up after one read of its run.
+ */
+
+/** `scheme://user:password@` (group 1 the scheme and `://`). */
+const URI_USER_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#]*:[^/\s@"']*@/gi
+/** `scheme://token@` (group 1 the scheme and `://`). */
+const URI_USER_TOKEN = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#=&]+@/gi
+/** Any `name=value` (a query option, a `key=value` in an error's text); isSecretParameter judges the name. */
+const NAMED_VALUE = /(?<![\w.%[\]-])([\w.%[\]-]+)=([^&;\s#"']+)/g
+/** A JSON Web Token's three dot-separated base64url parts. */
+const JWT = /(?<![\w-])eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/g
 
 /** Removes secrets from free text (see the module doc for what); text without secrets comes back unchanged. */
 export function scrubSecrets(text: string): string {
@@ -63,12 +91,12 @@ export function scrubSecrets(text: string): string {
     out
       // A block cut before its END runs to the end of the text, or of the JSON string it sits in.
       .replace(/-----BEGIN [A-Z0-9 ]+-----[^"]*?(-----END [A-Z0-9 ]+-----|(?=")|$)/g, '[redacted PEM block]')
-      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#]*:[^/\s@"']*@/gi, '$1***:***@')
-      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"'?#=&]+@/gi, '$1***@')
-      .replace(SECRET_URI_OPTION, '$1$2=[redacted]')
+      .replace(URI_USER_PASSWORD, '$1***:***@')
+      .replace(URI_USER_TOKEN, '$1***@')
+      .replace(NAMED_VALUE, (pair, name: string) => (isSecretParameter(name) ? `${name}=[redacted]` : pair))
       .replace(/\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]')
       .replace(/\b(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_]{16,}/g, '[redacted token]')
-      .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted jwt]')
+      .replace(JWT, '[redacted jwt]')
   )
 }
 

@@ -1,9 +1,10 @@
 /**
  * Argument checks both control twins share, so a bad call fails the same way on either: a NetControlError
  * `NET_CONTROL_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
- * to whole milliseconds, texts to one line of at most MAX_TEXT_CHARS).
+ * to whole milliseconds, texts to one line of at most MAX_TEXT_CHARS without control characters: plain-text.ts).
  */
 import { randomUUID } from 'node:crypto'
+import { plainLine } from '../plain-text.js'
 import type {
   ControlRequest,
   ControlRequestInput,
@@ -13,7 +14,10 @@ import type {
 } from './net-control-store.js'
 import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
 
-/** The most characters of a reason or an author kept: status views serve them on every refresh. */
+/**
+ * The most characters of a reason or an author kept, as written and as read (net-control-document.ts):
+ * status views serve them on every refresh, and each paused tick logs and records the reason.
+ */
 export const MAX_TEXT_CHARS = 500
 
 const KINDS: readonly string[] = ['run', 'catch-up'] satisfies ControlRequestKind[]
@@ -36,12 +40,12 @@ export function checkInstant(context: NetControlErrorContext, field: string, val
   return new Date(Math.trunc(value.getTime()))
 }
 
-/** One line of text, at most MAX_TEXT_CHARS; undefined stays undefined. */
+/** One plain line of text (plainLine), at most MAX_TEXT_CHARS, cut marked; undefined stays undefined. */
 function checkText(context: NetControlErrorContext, field: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string') invalid(context, `expected ${field} to be a string; got ${typeof value}`)
-  const [line = ''] = value.trim().split('\n')
-  return line === '' ? undefined : line.slice(0, MAX_TEXT_CHARS)
+  const line = plainLine(value, MAX_TEXT_CHARS)
+  return line === '' ? undefined : line
 }
 
 /** The pause to store for `request` made at `now`. */

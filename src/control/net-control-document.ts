@@ -2,10 +2,14 @@
  * The stored shape of one net's controls in `net_controls` (schema in mongo-net-control-store.ts) and its
  * parser: every control document MongoNetControlStore reads goes through `parseNetControlDocument`, so a
  * malformed one (a pause whose `at` is text, written by hand) is reported and read as "no controls"
- * instead of breaking the holder's tick, `status` and the page.
+ * instead of breaking the holder's tick, `status` and the page. Its texts (`reason`, `by`) are read as the
+ * checks write them: one line without control characters, at most MAX_TEXT_CHARS, a longer one cut and
+ * marked (`…(N more)`) rather than refused — refusing would read the net as not paused.
  */
 import * as z from 'zod'
+import { plainLine } from '../plain-text.js'
 import { describeIssues } from '../store-call/bad-document.js'
+import { MAX_TEXT_CHARS } from './net-control-checks.js'
 import type { ControlRequest, NetPause } from './net-control-store.js'
 
 /** A pause as stored (absent optionals stored as null). */
@@ -74,8 +78,10 @@ function withTexts<T extends { reason?: string; by?: string }>(
   target: T,
   stored: { reason?: string | null | undefined; by?: string | null | undefined },
 ): T {
-  if (stored.reason) target.reason = stored.reason
-  if (stored.by) target.by = stored.by
+  const reason = stored.reason ? plainLine(stored.reason, MAX_TEXT_CHARS) : ''
+  const by = stored.by ? plainLine(stored.by, MAX_TEXT_CHARS) : ''
+  if (reason) target.reason = reason
+  if (by) target.by = by
   return target
 }
 

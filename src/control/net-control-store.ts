@@ -18,6 +18,8 @@
  * answer did not arrive (a NetControlError); expected outcomes are return values.
  */
 import type { StoreCallOptions } from '../store-call/store-call.js'
+import { plainLine } from '../plain-text.js'
+import { MAX_TEXT_CHARS } from './net-control-checks.js'
 
 /** A pause as stored: in force from `at` until `until` (or until resumed). */
 export interface NetPause {
@@ -124,10 +126,14 @@ export function pauseInForce(pause: NetPause | undefined, now: Date): pause is N
   return pause !== undefined && (pause.until === undefined || pause.until.getTime() > now.getTime())
 }
 
-/** How a pause reads in a log line or a ledger record: `paused by ann until … : why`. */
+/**
+ * How a pause reads in a log line, a ledger record or `leasecron status`: `paused by ann until … : why`.
+ * Its texts as plain lines (plain-text.ts) whatever store handed them over: a store of your own need not
+ * have read them through this module's checks.
+ */
 export function describePause(pause: NetPause): string {
-  const by = pause.by ? ` by ${pause.by}` : ''
+  const by = pause.by ? ` by ${plainLine(pause.by, MAX_TEXT_CHARS)}` : ''
   const until = pause.until ? ` until ${pause.until.toISOString()}` : ''
-  const why = pause.reason ? `: ${pause.reason}` : ''
+  const why = pause.reason ? `: ${plainLine(pause.reason, MAX_TEXT_CHARS)}` : ''
   return `paused${by}${until}${why}`
 }

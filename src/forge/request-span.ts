@@ -27,6 +27,7 @@ import {
   trace,
 } from '@opentelemetry/api'
 import type { Dispatcher } from 'undici'
+import { isSecretParameter } from '../config/scrub.js'
 import { AUTH_LANE, chargedLane } from './lane.js'
 import { stripHeader } from './strip-header.js'
 
@@ -113,20 +114,18 @@ function errorType(error: unknown): string {
   return error instanceof Error ? error.name : '_OTHER'
 }
 
-/** Query parameters whose value is a credential (the conventions' list, and anything named like a secret). */
-const SECRET_PARAMETER = /token|secret|password|signature|^sig$|key|^code$/i
-
 /**
  * `url.full` as the conventions want it: no user info, and the values of credential-bearing query
- * parameters replaced by `REDACTED`. (forge/ stands below config/, so it does not use scrub.ts; the forge's
- * credentials travel in the Authorization header, never in a URL.)
+ * parameters replaced by `REDACTED`, judged by the one rule the scrubber applies to every other text
+ * (config/scrub.ts, a leaf module forge/ may import: it imports nothing). The forge's own credentials
+ * travel in the Authorization header, never in a URL.
  */
 function redactedUrl(url: URL): string {
   const copy = new URL(url.href)
   copy.username = ''
   copy.password = ''
   for (const name of [...copy.searchParams.keys()])
-    if (SECRET_PARAMETER.test(name)) copy.searchParams.set(name, 'REDACTED')
+    if (isSecretParameter(name)) copy.searchParams.set(name, 'REDACTED')
   return copy.href
 }
 

@@ -4,9 +4,11 @@
  * `Authorization: Bearer <CRON_SECRET>`) and Cloud Scheduler (an HTTP job whose request carries the
  * schedule time in `X-CloudScheduler-ScheduleTime` and the bearer header the job was given).
  *
- * In order: the method (GET or POST, else 405), the secret (none configured: 500, and nothing runs), the
- * bearer (bearer-secret.ts: 401 without one, 403 for a wrong one), the trigger (the net from `?net=` or
- * the factory, the slot from the header or the request's own time; 400 when unusable), the slot
+ * In order: the method (GET or POST, else 405), the secret (none configured, or one no bearer could match
+ * — shorter than the admin token's minimum or padded with spaces: 500 with a ConfigError naming the
+ * variable, and nothing runs), the bearer (bearer-secret.ts: 401 without one, 403 for a wrong one), the trigger (the net from `?net=` or
+ * the factory, the slot from the header or the request's own time; 400 when unusable, a header longer than
+ * an instant refused unread and unechoed), the slot
  * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held` and
  * `missed`, 500 for `failed`, `timed-out` and `aborted` — so a platform that retries on 5xx retries only a
  * failed slot, and its retry answers `slot-taken`.
@@ -15,10 +17,11 @@
  * that hangs up does not abort a pass that has started (the platform's own timeout ends the instance).
  */
 import { ConfigError } from '../config/config-error.js'
+import { bearerSecretProblem } from '../config/process-section.js'
 import { rememberSecret } from '../config/scrub.js'
 import { firstLine, type OnceResult } from '../worker/once.js'
 import { checkBearer } from './bearer-secret.js'
-import { runTrigger, type Trigger } from './run-trigger.js'
+import { boundedTime, runTrigger, type Trigger } from './run-trigger.js'
 import { ServerlessError } from './serverless-error.js'
 import type { WarmRuntime } from './warm-runtime.js'
 
@@ -35,6 +38,8 @@ export interface FetchHandlerOptions {
   net: string | undefined
   /** The bearer secret, read on each request (an environment set after import is seen). */
   secret: () => string | undefined
+  /** Where the secret is set, for the configuration error that refuses it (`CRON_SECRET`). */
+  secretName: string
   /** Where a refused or failed request is logged (never with the secret). */
   warn: (fields: object, message: string) => void
 }
@@ -45,8 +50,9 @@ export function fetchHandler(runtime: WarmRuntime, options: FetchHandlerOptions)
     const refused = door(request, options)
     if (refused) return refused
     try {
+      const trigger = readRequest(request)
       const parts = await runtime.parts()
-      const result = await runTrigger(parts, readRequest(request), options.net, new AbortController().signal)
+      const result = await runTrigger(parts, trigger, options.net, new AbortController().signal)
       return answer(FAILED.has(result.outcome) ? 500 : 200, result)
     } catch (error) {
       const status =
@@ -66,7 +72,7 @@ function door(request: Request, options: FetchHandlerOptions): Response | undefi
       { allow: 'GET, POST' },
     )
   const secret = options.secret()
-  if (!secret) {
+  if (!secret?.trim()) {
     const missing = new ServerlessError(
       'SERVERLESS_SECRET_MISSING',
       'no bearer secret configured: set CRON_SECRET (or the handlers’ `secret`) so that only your scheduler can trigger a slot',
@@ -75,6 +81,13 @@ function door(request: Request, options: FetchHandlerOptions): Response | undefi
     return answer(500, { error: missing.message })
   }
   rememberSecret(secret)
+  const problem = bearerSecretProblem(secret)
+  if (problem) {
+    // A secret no bearer can match (too short to be one, or padded): a configuration error, not a 403.
+    const error = new ConfigError([{ variable: options.secretName, expected: problem }])
+    options.warn({ err: error }, 'serverless: refused a trigger')
+    return answer(500, { error: describeFailure(error) })
+  }
   const verdict = checkBearer(request.headers.get('authorization'), secret)
   if (verdict === 'missing')
     return answer(
@@ -92,10 +105,12 @@ function describeFailure(error: unknown): string {
   return error instanceof ConfigError ? error.message.replace(/\n\s*/g, ' ') : firstLine(error)
 }
 
+/** The trigger a request names; its schedule time bounded (boundedTime) before the runtime opens. */
 function readRequest(request: Request): Trigger {
   const net = new URL(request.url).searchParams.get('net') ?? undefined
-  const time = request.headers.get(SCHEDULE_TIME_HEADER) ?? undefined
-  return { net, time, timeSource: 'X-CloudScheduler-ScheduleTime' }
+  const timeSource = 'X-CloudScheduler-ScheduleTime'
+  const time = boundedTime(request.headers.get(SCHEDULE_TIME_HEADER) ?? undefined, timeSource)
+  return { net, time, timeSource }
 }
 
 function answer(status: number, body: object, headers: Record<string, string> = {}): Response {

@@ -33,17 +33,32 @@ const DEADLINE_MARGIN_MS = 5_000
 export function lambdaHandler(runtime: WarmRuntime, defaultNet: string | undefined): LambdaHandler {
   return async (event, context) => {
     const trigger = readScheduledEvent(event)
+    // Read first: the time left shrinks while the runtime opens.
+    const signal = deadline(context)
     const parts = await runtime.parts()
-    const result = await runTrigger(parts, trigger, defaultNet, deadline(context))
+    const result = await runTrigger(parts, trigger, defaultNet, signal)
     if (FAILED.has(result.outcome))
       throw new ServerlessError('SERVERLESS_PASS_FAILED', describeOnce(result), { result })
     return result
   }
 }
 
-/** Aborts before the function's timeout, keeping DEADLINE_MARGIN_MS (or half what is left) for the end. */
+/**
+ * Aborts before the function's timeout, keeping DEADLINE_MARGIN_MS (or half what is left) for the end.
+ * A context whose getRemainingTimeInMillis throws is refused with SERVERLESS_CONTEXT_INVALID (its error
+ * the cause) before the slot is claimed: a pass with no known deadline would outlive the function.
+ */
 function deadline(context: LambdaContext | undefined): AbortSignal {
-  const remaining = context?.getRemainingTimeInMillis?.()
+  let remaining: number | undefined
+  try {
+    remaining = context?.getRemainingTimeInMillis?.()
+  } catch (error) {
+    throw new ServerlessError(
+      'SERVERLESS_CONTEXT_INVALID',
+      'context.getRemainingTimeInMillis() threw: expected a Lambda context that answers the milliseconds left (the slot was not run)',
+      { cause: error },
+    )
+  }
   if (remaining === undefined || !Number.isFinite(remaining)) return new AbortController().signal
   const margin = Math.min(DEADLINE_MARGIN_MS, remaining / 2)
   return AbortSignal.timeout(Math.max(1, Math.floor(remaining - margin)))

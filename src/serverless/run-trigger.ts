@@ -50,6 +50,22 @@ export async function runTrigger(
   })
 }
 
+/** The most characters of a trigger's time read: an RFC 3339 instant with nanoseconds takes 35. */
+export const MAX_TIME_CHARS = 64
+
+/**
+ * `time` when it is short enough to be an instant; throws SERVERLESS_TRIGGER_INVALID saying only its
+ * length otherwise, so a header or an event of any size costs no parse, and is never echoed (in the
+ * answer, the log line, the rejection) beyond MAX_TIME_CHARS.
+ */
+export function boundedTime(time: string | undefined, timeSource: string): string | undefined {
+  if (time === undefined || time.length <= MAX_TIME_CHARS) return time
+  throw new ServerlessError(
+    'SERVERLESS_TRIGGER_INVALID',
+    `${timeSource}: expected an ISO 8601 instant of at most ${MAX_TIME_CHARS} characters (e.g. 2026-09-30T15:05:00Z); got ${time.length} characters (not shown)`,
+  )
+}
+
 function findNet(parts: WarmParts, name: string | undefined): NetConfig {
   const net = parts.config.nets.find((n) => n.net.name === name)
   if (net) return net

@@ -11,7 +11,7 @@
  * validator of the instant itself (run-trigger.ts parses it, as `once --slot` does).
  */
 import { ServerlessError } from './serverless-error.js'
-import type { Trigger } from './run-trigger.js'
+import { boundedTime, type Trigger } from './run-trigger.js'
 
 const TIME_SOURCE = 'the event’s "time"'
 
@@ -32,7 +32,7 @@ export function readScheduledEvent(event: unknown): Trigger {
     fields.net ?? (detail && typeof detail === 'object' ? (detail as { net?: unknown }).net : undefined)
   if (net !== undefined && typeof net !== 'string')
     throw invalid(`the event’s "net": expected a net's name; got ${describe(net)}`)
-  return { net, time, timeSource: TIME_SOURCE }
+  return { net, time: boundedTime(time, TIME_SOURCE), timeSource: TIME_SOURCE }
 }
 
 function invalid(message: string): ServerlessError {

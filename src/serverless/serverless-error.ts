@@ -1,6 +1,7 @@
 /**
  * The serverless entry's one error type: a trigger it could not read, a net it does not know, a fetch
- * handler with no secret to check, or a Lambda invocation whose slot failed. Stable `code`s; the message
+ * handler with no secret to check, a Lambda context that cannot say its time left, or a Lambda invocation
+ * whose slot failed. Stable `code`s; the message
  * says what was wrong and what was expected, never a secret's value.
  */
 import type { OnceResult } from '../worker/once.js'
@@ -12,6 +13,8 @@ export type ServerlessErrorCode =
   | 'SERVERLESS_SECRET_MISSING'
   /** The slot's pass failed, timed out or was aborted; `result` is the `once --json` object. */
   | 'SERVERLESS_PASS_FAILED'
+  /** The Lambda context's getRemainingTimeInMillis threw (the error is the cause); nothing ran. */
+  | 'SERVERLESS_CONTEXT_INVALID'
   /** The handlers were closed (`close()`): no invocation opens the runtime again. */
   | 'SERVERLESS_CLOSED'
 

@@ -16,8 +16,9 @@ export interface ServerlessOptions extends WarmRuntimeOptions {
   /** The net a trigger that names none runs (the event's `net`, the request's `?net=` win over it). */
   net?: string | undefined
   /**
-   * The fetch handler's bearer secret; CRON_SECRET from `env` (or process.env) when absent. Without one
-   * the fetch handler runs nothing (500); the Lambda handler needs none (IAM decides who may invoke it).
+   * The fetch handler's bearer secret; CRON_SECRET from `env` (or process.env) when absent. Without one,
+   * or with one shorter than 16 characters or holding a space (a ConfigError naming where it is set), the
+   * fetch handler runs nothing (500); the Lambda handler needs none (IAM decides who may invoke it).
    */
   secret?: string | undefined
 }
@@ -48,6 +49,7 @@ export function createServerlessHandlers(options: ServerlessOptions = {}): Serve
     fetch: fetchHandler(runtime, {
       net: options.net,
       secret: () => options.secret ?? env().CRON_SECRET,
+      secretName: options.secret === undefined ? 'CRON_SECRET' : 'the handlers’ `secret`',
       warn,
     }),
     close: () => runtime.close(),

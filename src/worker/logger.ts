@@ -1,13 +1,16 @@
 /**
  * The worker's logger: pino JSON, one line per event with stable fields (`lease`, `owner`, `net`, `pass`,
  * `lane`), human-readable when stdout is a terminal. Secrets are redacted twice over: known secret fields
- * by path, and every message and string field through the one scrubbing path (scrub.ts).
+ * by path, and every message and string field through the one scrubbing path (scrub.ts). No terminal
+ * control character is written raw: JSON escapes C0, DEL and C1 are dropped, and every logged text (and
+ * the human form) drops them all but tabs and line feeds (plain-text.ts).
  *
  * Not a log shipper: it writes to a stream and lets the platform collect it.
  */
 import pino from 'pino'
 import type { LogLevel } from '../config/log-level.js'
 import { scrubSecrets } from '../config/scrub.js'
+import { withoutEscapes } from '../plain-text.js'
 import type { NetLogger } from '../nets/net.js'
 
 // CommonJS exports, not an ES import: an ES import of node:stream evaluates its lazy getters (0.4 MiB of RSS
@@ -54,8 +57,13 @@ const REDACTED_PATHS = [
   '*.jwt',
 ]
 
+/** A logged text: scrubbed of secrets and of terminal control characters (tabs and line feeds kept). */
+function clean(text: string): string {
+  return withoutEscapes(scrubSecrets(text))
+}
+
 function scrubValue(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return scrubSecrets(value)
+  if (typeof value === 'string') return clean(value)
   if (depth > 4 || value === null || typeof value !== 'object') return value
   if (value instanceof Error) return serializeError(value)
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1))
@@ -76,16 +84,16 @@ const ERROR_FIELDS = ['code', 'errno', 'syscall', 'hostname', 'address', 'port',
 export function serializeError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error)) return scrubValue(error, 4)
   const fields = error as Error & Partial<Record<(typeof ERROR_FIELDS)[number], unknown>>
-  const out: Record<string, unknown> = { type: error.name, message: scrubSecrets(error.message) }
+  const out: Record<string, unknown> = { type: error.name, message: clean(error.message) }
   for (const key of ERROR_FIELDS) {
     const v = fields[key]
-    if (typeof v === 'string' || typeof v === 'number') out[key] = typeof v === 'string' ? scrubSecrets(v) : v
+    if (typeof v === 'string' || typeof v === 'number') out[key] = typeof v === 'string' ? clean(v) : v
   }
   if (depth < 5 && error.cause !== undefined) out.cause = serializeError(error.cause, depth + 1)
   if (depth < 5 && error instanceof AggregateError)
     out.errors = error.errors.slice(0, 5).map((e: unknown) => serializeError(e, depth + 1))
   if (depth === 0 && typeof error.stack === 'string')
-    out.stack = scrubSecrets(error.stack.split('\n').slice(0, 8).join('\n'))
+    out.stack = clean(error.stack.split('\n').slice(0, 8).join('\n'))
   return out
 }
 
@@ -167,8 +175,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * root only), so the written line is the one place that sees everything.
  */
 function scrubbing(destination: DestinationStream): DestinationStream {
-  return { write: (line: string) => destination.write(scrubSecrets(line)) }
+  // pino escapes C0 inside JSON strings but writes DEL and C1 (an 8-bit CSI) raw: no line carries them.
+  return { write: (line: string) => destination.write(scrubSecrets(line).replace(RAW_CONTROLS, '')) }
 }
+
+/** DEL and C1: the control characters a JSON line can carry unescaped. */
+const RAW_CONTROLS = /[\u007f-\u009f]/g
 
 /** Formats pino's JSON lines as `HH:MM:SS.mmm LEVEL message key=value …` for a person at a terminal. */
 function humanStream(out: NodeJS.WritableStream): DestinationStream {
@@ -178,11 +190,12 @@ function humanStream(out: NodeJS.WritableStream): DestinationStream {
         if (!line) continue
         try {
           const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>
+          // Decoded from JSON, a field is raw again: its escape sequences would reach the terminal.
           const rest = Object.entries(fields)
-            .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+            .map(([k, v]) => `${k}=${typeof v === 'string' ? withoutEscapes(v) : JSON.stringify(v)}`)
             .join(' ')
           out.write(
-            `${String(time).slice(11, 23)} ${String(level).toUpperCase().padEnd(5)} ${String(msg ?? '')}${rest ? `  ${rest}` : ''}\n`,
+            `${String(time).slice(11, 23)} ${String(level).toUpperCase().padEnd(5)} ${withoutEscapes(String(msg ?? ''))}${rest ? `  ${rest}` : ''}\n`,
           )
         } catch {
           out.write(`${line}\n`)

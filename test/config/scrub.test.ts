@@ -6,7 +6,12 @@ import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/worker/logger.js'
-import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
+import {
+  isSecretParameter,
+  rememberSecrets,
+  scrubbedErrorMessage,
+  scrubSecrets,
+} from '../../src/config/scrub.js'
 
 const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
   type: 'pkcs8',
@@ -41,6 +46,10 @@ describe('scrubSecrets', () => {
     ['a bearer credential', 'authorization: Bearer abcdefgh12345678', 'abcdefgh12345678'],
     ['a GitHub token', 'token ghs_0123456789abcdefghijklmn', 'ghs_0123456789abcdefghijklmn'],
     ['a JWT', 'jwt eyJhbGciOiJSUzI1.eyJpc3MiOiIxMjM0NSJ9.c2lnbmF0dXJlLXBhcnQ', 'eyJpc3MiOiIxMjM0NSJ9'],
+    ['an api_key= in an error’s text', 'Error: 401 from upstream (api_key=k3yvalue9)', 'k3yvalue9'],
+    ['a sig= in an error’s text', 'fetch failed: GET /blob?sv=2024&sig=s1gnatur3val', 's1gnatur3val'],
+    ['a token= in an error’s text', 'refused token=t0kenvalue7 for the hook', 't0kenvalue7'],
+    ['a URL-encoded secret name', 'GET /x?auth%5Btoken%5D=encod3dtok', 'encod3dtok'],
   ])('removes %s', (_shape, text, secret) => {
     const out = scrubSecrets(text)
     expect(out, `the secret is still in: ${out}`).not.toContain(secret)
@@ -58,6 +67,28 @@ describe('scrubSecrets', () => {
   it('leaves text without secrets as it is', () => {
     const text = 'connection refused at 127.0.0.1:27017 (mongodb://db.example/leasecron?retryWrites=true)'
     expect(scrubSecrets(text)).toBe(text)
+  })
+
+  // The request spans' url.full (forge/request-span.ts) and every other text judge a name by one rule.
+  it.each([
+    'api_key',
+    'sig',
+    'Signature',
+    'X-Amz-Signature',
+    'access_token',
+    'client_secret',
+    'password',
+    'code',
+  ])('treats %s= as a credential both in a span’s URL and in free text', (name) => {
+    expect(isSecretParameter(name)).toBe(true)
+    expect(scrubbedErrorMessage(new Error(`upstream said no: ${name}=v4lu3seen`))).toBe(
+      `Error: upstream said no: ${name}=[redacted]`,
+    )
+  })
+
+  it.each(['retryWrites', 'page', 'per_page', 'sv', 'signal'])('leaves %s= as it is', (name) => {
+    expect(isSecretParameter(name)).toBe(false)
+    expect(scrubSecrets(`GET /x?${name}=v4lu3seen`)).toBe(`GET /x?${name}=v4lu3seen`)
   })
 
   it('scrubs an error’s message with its name', () => {

@@ -41,4 +41,19 @@ describe('MongoNetControlStore on the run’s real server', () => {
     }
     expect(bad).toEqual([{ collection, id: 'board', problem: 'paused.at: expected date, received string' }])
   })
+  // What the holder logs and records each paused tick, and `status` prints: a hand-written document
+  // bypasses the store's checks, so its texts are bounded and made plain as they are read.
+  it('reads a hand-written reason and author as one plain line of at most 500 characters', async () => {
+    const collection = `net_controls_${++collections}`
+    const store = new MongoNetControlStore(mongo.db, { collection })
+    const at = new Date('2026-10-01T12:00:00.000Z')
+    const reason = `\u001b]52;c;ZWNobyBwd25lZA==\u0007${'r'.repeat(100_000)}\nsecond line`
+    await mongo.db
+      .collection<Record<string, unknown> & { _id: string }>(collection)
+      .insertOne({ _id: 'board', paused: { at, reason, by: `\u001b[2J${'b'.repeat(1_000)}`, abort: false } })
+    const paused = (await store.get('board', at)).paused
+    expect(paused?.reason).toBe(`]52;c;ZWNobyBwd25lZA==${'r'.repeat(462)}…(99538 more)`)
+    expect(paused?.by).toBe(`[2J${'b'.repeat(484)}…(516 more)`)
+    expect(paused?.reason?.length).toBeLessThanOrEqual(500)
+  })
 })

@@ -109,11 +109,28 @@ export function netControlStoreConformance(name: string, open: () => Promise<Net
       expect((await store.get('board', later(2))).paused?.reason).toBe('why')
     })
 
-    it('keeps reasons and authors to one line of at most 500 characters', async () => {
+    it('keeps reasons and authors to one line of at most 500 characters, a cut one marked', async () => {
       const store = await open()
       const pause = await store.pause('board', { reason: `${'x'.repeat(600)}\nsecond line`, by: ' ann ' }, T0)
-      expect(pause.reason).toBe('x'.repeat(500))
+      expect(pause.reason).toBe(`${'x'.repeat(489)}…(111 more)`)
+      expect(pause.reason).toHaveLength(500)
       expect(pause.by).toBe('ann')
+      expect((await store.get('board', T0)).paused?.reason, 'a stored reason read back changed').toBe(
+        pause.reason,
+      )
+    })
+
+    // A screen clear and an OSC 52 clipboard write, in a reason `leasecron status` prints.
+    it('keeps no terminal control characters in reasons and authors', async () => {
+      const store = await open()
+      const reason = 'db\t\u001b[2J\u001b[Hmove\u001b]52;c;ZWNobyBwd25lZA==\u0007 done\u009b1m'
+      const pause = await store.pause('board', { reason, by: 'ann\u0007\u001b[31m' }, T0)
+      expect(pause.reason).toBe('db [2J[Hmove]52;c;ZWNobyBwd25lZA== done1m')
+      expect(pause.by).toBe('ann[31m')
+      const read = (await store.get('board', T0)).paused
+      expect(read?.reason).toBe(pause.reason)
+      const request = await store.request('board', 'run', { reason: 'now\u001bc', by: 'bob' }, T0)
+      expect(request.request.reason).toBe('nowc')
     })
 
     it('refuses bad calls naming what was expected, storing nothing', async () => {

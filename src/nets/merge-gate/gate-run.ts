@@ -8,6 +8,7 @@
  */
 import * as z from 'zod'
 import { GateRunError } from './gate-run-error.js'
+import { plainLine } from '../../plain-text.js'
 
 /** A run's lifecycle as the review system reports it. */
 export const GATE_RUN_STATES = ['running', 'succeeded', 'failed', 'died'] as const
@@ -206,10 +207,18 @@ export function toGateRunDocument(run: GatingRun): GateRunDocument {
   }
 }
 
+/** The most characters of an invalid document's `_id` and problems kept: the sweep logs them. */
+export const MAX_INVALID_TEXT_CHARS = 500
+
 /** A stored document that failed validation: skipped by the sweep, counted and logged once. */
 export interface InvalidGateRun {
-  /** The document's `_id` as text. */
+  /**
+   * The document's `_id` as text, as it may be shown (plain-text.ts): one line without control
+   * characters, at most MAX_INVALID_TEXT_CHARS, a longer one cut and marked — a 100 KB `_id` once made
+   * every sweep's log line 100 KB. Not a key to find the document by (a page's `next` keeps the whole id).
+   */
   id: string
+  /** What is wrong with it, bounded the same way. */
   problems: string
 }
 
@@ -221,5 +230,10 @@ export function parseGateRunDocument(doc: unknown): { run: GatingRun } | { inval
     return { run: { id: _id, ...rest } }
   }
   const id = (doc as { _id?: unknown } | null)?._id
-  return { invalid: { id: String(id), problems: problems(parsed.error) } }
+  return {
+    invalid: {
+      id: plainLine(String(id), MAX_INVALID_TEXT_CHARS),
+      problems: plainLine(problems(parsed.error), MAX_INVALID_TEXT_CHARS),
+    },
+  }
 }

@@ -21,7 +21,8 @@ import {
   type StoreStatus,
 } from './status-snapshot.js'
 import { type NetState, netState } from './net-state.js'
-import { shownText } from './shown-text.js'
+import { plainLine } from '../../plain-text.js'
+import { SHOWN_TEXT_CHARS, shownText } from './shown-text.js'
 import { summarizeInstallations } from './installation-summary.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
@@ -123,13 +124,13 @@ function netStatus(
   }
 }
 
-/** A pause as the snapshot shows it (texts as shown: one line, bounded). */
+/** A pause as the snapshot shows it (texts as plain lines: one line, bounded, no control characters). */
 function pauseStatus(pause: NetPause): PauseStatus {
   return {
     at: pause.at.toISOString(),
     until: pause.until ? pause.until.toISOString() : null,
-    reason: pause.reason === undefined ? null : shownText(pause.reason),
-    by: pause.by === undefined ? null : shownText(pause.by),
+    reason: pause.reason === undefined ? null : plainLine(pause.reason, SHOWN_TEXT_CHARS),
+    by: pause.by === undefined ? null : plainLine(pause.by, SHOWN_TEXT_CHARS),
   }
 }
 

@@ -206,6 +206,24 @@ export function gateRunStoreConformance(
         expect(second.invalid.map((i) => i.id)).toEqual(['bad-2'])
       })
 
+      // The sweep logs an invalid document's id: one of 100 KB once stalled the worker 19 s.
+      it('names an invalid document by its id as one plain line of at most 500 characters', async () => {
+        const { store, insertDocument } = await makeHarness()
+        const longId = `\u001b]52;c;ZWNobyBwd25lZA==\u0007${'i'.repeat(100_000)}`
+        await insertDocument({
+          _id: longId,
+          repo: 'acme/widgets',
+          pull: 1,
+          headSha: sha(1),
+          updatedAt: at(-11),
+        })
+        const page = await store.page({ from: at(-60), to: at(0), limit: 1 })
+        expect(page.invalid.map((i) => i.id)).toEqual([
+          `]52;c;ZWNobyBwd25lZA==${'i'.repeat(462)}…(99538 more)`,
+        ])
+        expect(page.next?.id, 'the page’s cursor lost the whole id').toBe(longId)
+      })
+
       it('refuses a limit outside 1..1000 and a bad instant', async () => {
         const { store } = await makeHarness()
         await expect(store.page({ from: at(-60), to: at(0), limit: 0 })).rejects.toMatchObject({

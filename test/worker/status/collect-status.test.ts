@@ -100,6 +100,25 @@ describe('collectStatus', () => {
     expect(nets[0]!.timeZone).toBe('Europe/Berlin')
   })
 
+  // A control store of your own need not have read its texts through control/'s checks.
+  it('shows a pause’s reason and author as one plain line, bounded, on the snapshot and the page', async () => {
+    const raw = {
+      at: new Date(NOW.getTime() - 60_000),
+      abort: false,
+      reason: `\u001b[2J\u001b]52;c;ZWNobyBwd25lZA==\u0007why${'x'.repeat(10_000)}`,
+      by: 'ann\u009b31m',
+    }
+    const controls = async () => [{ net: 'sweeper', paused: raw }]
+    const snapshot = await collectStatus(await sources({ controls }), NOW)
+    const paused = snapshot.nets[0]!.paused!
+    expect(paused.reason?.startsWith('[2J]52;c;ZWNobyBwd25lZA==why')).toBe(true)
+    expect(paused.reason?.length).toBeLessThanOrEqual(500)
+    expect(paused.by).toBe('ann31m')
+    const page = renderStatusPage(snapshot)
+    for (const control of ['\u001b', '\u0007', '\u009b'])
+      expect(page, `${JSON.stringify(control)} reached the page`).not.toContain(control)
+  })
+
   it('gives each net its state from its runs and schedule, and none without a ledger', async () => {
     const { nets } = await collectStatus(await sources(), NOW)
     expect(nets.map((n) => [n.name, n.state])).toEqual([
