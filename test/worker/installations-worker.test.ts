@@ -222,6 +222,47 @@ describe('one worker acting as two installations', () => {
     })
   })
 
+  describe('with GITHUB_INSTALLATION_IDS=all and the fair share on', () => {
+    let database: TestDatabase
+    beforeAll(async () => {
+      database = await useTestDatabase('installations-fair-share')
+    })
+
+    it('campaigns for the installations added after the start, and stops counting one removed', async () => {
+      sandbox = await startSandboxForge({ fixture, installations: [{ id: 101, account: 'org-a' }] })
+      const seen: Seen[] = []
+      const env = appEnv({
+        GITHUB_INSTALLATION_IDS: 'all',
+        LEASECRON_INSTALLATIONS_REFRESH: '1s',
+        LEASECRON_FAIR_SHARE: 'on',
+        MONGO_URI: mongoServer().url,
+        MONGO_DB: database.db.databaseName,
+      })
+      worker = createWorker({ nets: nets(seen, []), leases: [LEASE, GLOBAL_LEASE], env })
+      await worker.start()
+      const ran = (id: number) => seen.filter((s) => s.installation === id).length
+      const shareLeases = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${worker!.port}/metrics`)).text()
+        return Number(/^leasecron_fair_share_leases (\S+)$/m.exec(text)?.[1])
+      }
+      await until('a pass of the installation listed at the start', () => (ran(101) ? true : undefined))
+      sandbox.installations.add({ id: 202, account: 'org-b' })
+      sandbox.installations.add({ id: 303, account: 'org-b' })
+      await until('passes of the installations added while it runs (fair share on, one replica)', () =>
+        ran(202) && ran(303) ? true : undefined,
+      )
+      // One replica: its share is every lease — the global net and three installations' listers.
+      await until('the share counting the added installations’ leases', async () =>
+        (await shareLeases()) === 4 ? true : undefined,
+      )
+      sandbox.installations.remove(202)
+      await until('the share no longer counting the removed installation’s lease', async () =>
+        (await shareLeases()) === 3 ? true : undefined,
+      )
+      await database.client.db(env.MONGO_DB!).dropDatabase()
+    })
+  })
+
   describe('with GITHUB_INSTALLATION_IDS=all', () => {
     let database: TestDatabase
     beforeAll(async () => {
