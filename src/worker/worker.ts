@@ -337,8 +337,8 @@ function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
 
 /**
  * Under `all`: lists the installations every LEASECRON_INSTALLATIONS_REFRESH until the worker stops,
- * starting the campaigns of new ones and stopping those of the ones gone. A listing that fails keeps the
- * campaigns as they are (logged). Resolves once stopped and every campaign it started has ended.
+ * starting the campaigns of new ones and stopping those of the ones gone. A listing that fails, or lists
+ * no installation (installation-discovery.ts), keeps the campaigns as they are (logged). Resolves once stopped and every campaign it started has ended.
  */
 async function refreshInstallations(
   w: WorkerState,

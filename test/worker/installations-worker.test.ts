@@ -7,10 +7,12 @@
  * whose budget is driven under the reserve has its slots recorded `deferred`, counted in the metrics, while
  * the other installation's passes run on.
  */
+import { Writable } from 'node:stream'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet, type PassContext } from '../../src/index.js'
 import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { createLogger } from '../../src/worker/logger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer, type TestDatabase, useTestDatabase } from '../support/mongo.js'
 
@@ -220,6 +222,38 @@ describe('one worker acting as two installations', () => {
       expect(left(101), 'one installation’s budget overwrote another’s gauge').toBeGreaterThan(4_900)
       await database.client.db(env.MONGO_DB!).dropDatabase()
     })
+  })
+
+  it('under `all`, keeps the campaigns of a listing that comes back empty, and says so', async () => {
+    await startSandbox()
+    const seen: Seen[] = []
+    const lines: { msg: string; err?: { message: string } }[] = []
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const logger = createLogger({ level: 'warn', destination })
+    const env = appEnv({ GITHUB_INSTALLATION_IDS: 'all', LEASECRON_INSTALLATIONS_REFRESH: '1s' })
+    worker = createWorker({ nets: nets(seen, []), leases: [LEASE, GLOBAL_LEASE], env, logger })
+    const matching = (text: string) => lines.filter((l) => l.msg.includes(text))
+    await worker.start()
+    await until('passes of both installations', () =>
+      seen.some((s) => s.installation === 101) && seen.some((s) => s.installation === 202) ? true : undefined,
+    )
+    sandbox.installations.suspend(101, true)
+    sandbox.installations.suspend(202, true)
+    await until('two refreshes finding the listing empty', () =>
+      matching('could not list the App’s installations').length >= 2 ? true : undefined,
+    )
+    const warned = matching('could not list the App’s installations')[0]
+    expect(warned?.err?.message).toContain('listed no installation')
+    const held = (await statusNets()).filter((n) => n.name.startsWith('repo-lister:') && n.holder !== null)
+    expect(
+      held.map((n) => n.name).sort(),
+      'one empty listing stopped the campaigns of every installation',
+    ).toEqual(['repo-lister:101', 'repo-lister:202'])
   })
 
   describe('with GITHUB_INSTALLATION_IDS=all and the fair share on', () => {
