@@ -200,7 +200,8 @@ export class ShareKeeper {
     try {
       if (!this.#o.clockGuard?.heldBack().length)
         await store.announce(owner, clock.now(), ANNOUNCEMENT_INTERVALS * intervalMs, { signal })
-      const live = await store.live(clock.now(), { signal })
+      // An announcement expiring far beyond its ttl was stamped by a clock ahead: not counted (replica-store.ts).
+      const live = await store.live(clock.now(), { signal, ttlMs: ANNOUNCEMENT_INTERVALS * intervalMs })
       const replicas = Math.max(1, live.length + (live.includes(owner) ? 0 : 1))
       if (replicas !== this.#counts.at(-1))
         log.info(
