@@ -234,4 +234,27 @@ describe('the share keeper', () => {
     stop.abort()
     await loop
   })
+
+  it('divides the leases it is told of now: more room when they grow, a step-down when they shrink below its terms', async () => {
+    const store = new MemoryReplicaStore()
+    await store.announce('other', new Date(), LONGEST)
+    const a = keeper(store, 'a', 2)
+    const stop = new AbortController()
+    const loop = a.run(stop.signal)
+    await a.firstRead
+    const steppedDown: number[] = []
+    a.onTerm(() => steppedDown.push(0))
+    expect([a.share, a.gate.reserve()]).toEqual([1, false])
+    a.setLeases(6)
+    expect([a.leases, a.share], 'new installations’ leases opened no room').toEqual([6, 3])
+    expect(a.gate.reserve()).toBe(true)
+    a.gate.settled()
+    a.onTerm(() => steppedDown.push(1))
+    a.onTerm(() => steppedDown.push(2))
+    a.setLeases(2)
+    expect(steppedDown, 'a gone installation’s leases still counted towards the share').toEqual([1, 2])
+    expect(() => a.setLeases(-1)).toThrow(/leases must be a whole number/)
+    stop.abort()
+    await loop
+  })
 })
