@@ -5,7 +5,9 @@
  * one whose clock agrees runs, and LEASECRON_CLOCK_GUARD=off campaigns anyway. The once path is
  * runOnceOnRuntime, the one a serverless trigger takes too (serverless/run-trigger.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { main } from '../../src/cli/cli.js'
 import { loadConfig } from '../../src/index.js'
 import type { WorkerConfig } from '../../src/config/worker-config.js'
 import { type Clock, systemClock } from '../../src/lease/clock.js'
@@ -136,5 +138,30 @@ describe('the clock check of the short-lived entries', () => {
       clock: tomorrowClock,
     })
     expect(anyway.outcome, 'LEASECRON_CLOCK_GUARD=off still refused').toBe('ran')
+  })
+
+  it('ends `leasecron once` and `leasecron backfill` a day ahead with exit 75 and the reason, leaving no lease', async () => {
+    const nets = fileURLToPath(new URL('./status/fixtures/status-nets.ts', import.meta.url))
+    const env = {
+      MONGO_URI: mongoServer().url,
+      MONGO_DB: database.db.databaseName,
+      LEASECRON_FORGE: 'sandbox',
+    }
+    const err: string[] = []
+    const io = { out: () => undefined, err: (line: string) => err.push(line), env }
+    // Only the wall clock is a day ahead (the driver's timers and the server are not): a skewed host.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + DAY })
+    try {
+      expect(await main(['once', 'status-tick', '--config', nets, '--json'], io)).toBe(75)
+      const to = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000)
+      const from = new Date(to.getTime() - 2000).toISOString()
+      const range = ['--from', from, '--to', to.toISOString(), '--yes']
+      expect(await main(['backfill', 'status-tick', '--config', nets, ...range], io)).toBe(75)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(err.filter((l) => l.includes('ClockSkew') || l.includes('ahead of the store')).length).toBe(2)
+    const taken = await database.db.collection('leases').findOne({ _id: 'status-tick' as never })
+    expect(taken, 'a skewed command took the lease').toBeNull()
   })
 })
