@@ -6,7 +6,7 @@
  * expiry a clock 24 h ahead wrote for a day); only the replica itself writes its document,
  * so FerretDB's read-then-write update races with nobody, and two upserts of the same new owner colliding
  * on `_id` mean the other one landed (the duplicate-key refusal is taken as done). `live` is one find on
- * `now < expiresAt ≤ horizon` (the horizon: now + LIVE_HORIZON_TTLS × the announce ttl, when given). Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
+ * `now < expiresAt ≤ horizon` (the horizon: replica-store.ts's checkLive, when the announce ttl is given). Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
  * `sweep` deletes what expired long ago. Writes use write concern `majority`, as the lease store does.
  */
 import type { Collection, Db } from 'mongodb'

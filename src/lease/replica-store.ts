@@ -10,9 +10,11 @@
  *
  * An announcement is trusted only as far as the reader's clock: each announcement sets its expiry to the
  * announcer's now + ttl (the latest wins, so a clock set right replaces what it wrote while ahead), and a
- * reader that passes the announce ttl counts no announcement expiring later than now + LIVE_HORIZON_TTLS ×
- * ttl — one stamped by a clock ahead of the reader's by more than a ttl, which would otherwise be counted
- * (and its replica's share kept from the others) until its far expiry, long after the replica died.
+ * reader that passes the announce ttl counts no announcement expiring later than its horizon — now +
+ * LIVE_HORIZON_TTLS × ttl, and at least LIVE_HORIZON_MIN_MS — one stamped by a clock that far ahead of the
+ * reader's would otherwise be counted (and its replica's share kept from the others) until its far expiry,
+ * long after the replica died. The floor keeps a replica announcing with a longer interval than the
+ * reader's (another net's retry) counted.
  *
  * It elects nothing and excludes nothing: a replica that counts one replica too many or too few campaigns
  * for a slightly wrong share until its next read; every lease is still won by conditional writes.
@@ -36,8 +38,8 @@ export interface ReplicaStore {
   announce(owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<void>
   /**
    * The owners whose announcement expires after `now`, sorted; `now` itself counts as expired. With
-   * `ttlMs` (the announce ttl), an announcement expiring after `now + LIVE_HORIZON_TTLS × ttlMs` is not
-   * counted either: its announcer's clock is ahead of the reader's by more than a ttl.
+   * `ttlMs` (the announce ttl), an announcement expiring after the horizon (`now + max(LIVE_HORIZON_TTLS ×
+   * ttlMs, LIVE_HORIZON_MIN_MS)`) is not counted either: its announcer's clock is that far ahead.
    */
   live(now: Date, options?: LiveOptions): Promise<string[]>
   /** Removes `owner`'s announcement (a clean stop: the others' share grows at once). A no-op when absent. */
@@ -60,6 +62,13 @@ export interface LiveOptions extends LeaseCallOptions {
 export const LIVE_HORIZON_TTLS = 2
 
 /**
+ * The nearest the horizon ever is (ms after now): replicas whose nets retry more slowly announce with a
+ * longer ttl than the reader, and must still be counted; a clock a minute ahead is one the clock guard
+ * has long held back (its announcement then lapses, see share-keeper.ts).
+ */
+export const LIVE_HORIZON_MIN_MS = 60_000
+
+/**
  * Checks `live`'s `now` and `ttlMs`; returns now and the latest expiry counted as live (ms; Infinity
  * without a ttl). Throws LeaseStoreError naming what was expected.
  */
@@ -77,7 +86,7 @@ export function checkLive(
       context,
       `ttlMs must be a finite number of milliseconds ≥ 1 (the announce ttl), got ${String(ttlMs)}`,
     )
-  return { nowMs, horizonMs: Math.trunc(nowMs + LIVE_HORIZON_TTLS * ttlMs) }
+  return { nowMs, horizonMs: Math.trunc(nowMs + Math.max(LIVE_HORIZON_TTLS * ttlMs, LIVE_HORIZON_MIN_MS)) }
 }
 
 /** The validated arguments of `announce`. */

@@ -3,7 +3,7 @@
  * the same calls, the same answers.
  */
 import { describe, expect, it } from 'vitest'
-import { LIVE_HORIZON_TTLS, type ReplicaStore } from '../../src/lease/replica-store.js'
+import { LIVE_HORIZON_MIN_MS, LIVE_HORIZON_TTLS, type ReplicaStore } from '../../src/lease/replica-store.js'
 import { LeaseStoreError } from '../../src/lease/store.js'
 
 const T0 = new Date('2026-12-01T21:00:00.000Z')
@@ -40,12 +40,13 @@ export function replicaStoreConformance(
 
     it('with the announce ttl, counts no announcement expiring beyond now + LIVE_HORIZON_TTLS × ttl', async () => {
       const store = await makeStore()
-      await store.announce('honest', T0, 3000)
-      await store.announce('edge', at(3000), 3000)
-      await store.announce('ahead', at(3001), 3000)
-      await store.announce('tomorrow', at(DAY), 3000)
-      expect(LIVE_HORIZON_TTLS * 3000).toBe(6000)
-      expect(await store.live(T0, { ttlMs: 3000 }), 'a clock ahead by more than a ttl was counted').toEqual([
+      const TTL = 40_000
+      expect(LIVE_HORIZON_TTLS * TTL, 'the horizon here is not two ttls').toBeGreaterThan(LIVE_HORIZON_MIN_MS)
+      await store.announce('honest', T0, TTL)
+      await store.announce('edge', at(TTL), TTL)
+      await store.announce('ahead', at(TTL + 1), TTL)
+      await store.announce('tomorrow', at(DAY), TTL)
+      expect(await store.live(T0, { ttlMs: TTL }), 'a clock ahead by more than a ttl was counted').toEqual([
         'edge',
         'honest',
       ])
@@ -55,7 +56,7 @@ export function replicaStoreConformance(
         'honest',
         'tomorrow',
       ])
-      expect(await store.live(at(DAY - 1000), { ttlMs: 3000 }), 'the horizon moves with now').toEqual([
+      expect(await store.live(at(DAY - 1000), { ttlMs: TTL }), 'the horizon moves with now').toEqual([
         'tomorrow',
       ])
       const refused = await store.live(T0, { ttlMs: 0 }).then(
@@ -64,6 +65,15 @@ export function replicaStoreConformance(
       )
       expect((refused as LeaseStoreError).code).toBe('LEASE_INVALID_ARGUMENT')
       expect(String(refused)).toContain('ttlMs must be a finite number of milliseconds ≥ 1')
+    })
+
+    it('counts an announcement of a longer ttl than the reader’s up to LIVE_HORIZON_MIN_MS ahead', async () => {
+      const store = await makeStore()
+      await store.announce('slower', T0, LIVE_HORIZON_MIN_MS)
+      await store.announce('ahead', at(1), LIVE_HORIZON_MIN_MS)
+      expect(await store.live(T0, { ttlMs: 1500 }), 'a replica of a slower net was not counted').toEqual([
+        'slower',
+      ])
     })
 
     it('truncates a fractional-millisecond ttl', async () => {

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/lease/clock.js'
 import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
-import { LIVE_HORIZON_TTLS } from '../../src/lease/replica-store.js'
+import { LIVE_HORIZON_MIN_MS } from '../../src/lease/replica-store.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { ANNOUNCEMENT_INTERVALS, ShareKeeper, WINDOW_READS } from '../../src/worker/share-keeper.js'
 
 const INTERVAL = 1000
-/** The longest announcement a keeper believes (replica-store.ts, LIVE_HORIZON_TTLS): a replica alive through a test. */
-const LONGEST = LIVE_HORIZON_TTLS * ANNOUNCEMENT_INTERVALS * INTERVAL
+/** The longest announcement a keeper believes (replica-store.ts, the live horizon): a replica alive through a test. */
+const LONGEST = LIVE_HORIZON_MIN_MS
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
