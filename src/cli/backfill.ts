@@ -12,18 +12,20 @@
  * by another owner (nothing ran); 78 invalid configuration; 130 stopped by a signal.
  */
 import { ConfigError } from '../config/config-error.js'
-import type { NetConfig } from '../config/worker-config.js'
+import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { systemClock } from '../lease/clock.js'
 import { ownerId } from '../lease/owner-id.js'
 import { type BackfillResult, runBackfill } from '../worker/backfill.js'
 import { type BackfillPlan, planBackfill } from '../worker/backfill-plan.js'
 import { createLogger } from '../worker/logger.js'
 import { actingNet } from '../worker/installation-nets.js'
-import { openRuntime } from '../worker/runtime.js'
+import { type ClockCheck, runtimeClockCheck } from '../worker/clock-check.js'
+import { openRuntime, type StoreRuntime } from '../worker/runtime.js'
 import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill-report.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
+import { clockRefusal } from './clock-refusal.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { connectCause } from '../worker/connect-cause.js'
 import { openTerm } from '../nets/net-term.js'
@@ -136,7 +138,9 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
       clock: systemClock,
       signal: interrupt.signal,
       onSlot: (index, slot) => io.err(progressLine(net, index, plan.slots.length, slot)),
-    })
+      ...clockCheck(runtime, config),
+    }).catch((error: unknown) => clockRefusal(error, io))
+    if (typeof ran === 'number') return ran
     const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
     const result = cause === undefined ? ran : { ...ran, error: cause }
     if (values.json) io.out(JSON.stringify(result))
@@ -148,4 +152,10 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
     process.off('SIGINT', onSignal)
     await runtime.close()
   }
+}
+
+/** The clock check against the runtime's Mongo server, when there is one (clock-check.ts). */
+function clockCheck(runtime: StoreRuntime, config: WorkerConfig): { clockCheck?: ClockCheck } {
+  const check = runtimeClockCheck(runtime, config)
+  return check ? { clockCheck: check } : {}
 }

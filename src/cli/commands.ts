@@ -43,7 +43,8 @@ for it, records the outcome and releases the lease. Many triggers of one slot ru
   --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
 failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
-or lies more than 60 s after now;
+or lies more than 60 s after now; 75 when this host's clock is off from the Mongo server by more than the
+net's TTL/6 (nothing taken or recorded);
 130 when SIGTERM/SIGINT aborted the pass (recorded as aborted, lease released).`,
     moreHelp: netList,
     handler: async (context) => (await import('./once.js')).onceCommand(context),
@@ -74,7 +75,8 @@ If another owner holds the lease (a worker running the net), nothing runs: stop 
 SIGTERM/SIGINT abort the slot in flight (recorded aborted), run no more and release the lease.
 Exit 0 every slot ran or was already recorded, or the range has none; 1 a slot failed or timed out, or
 the term ended early; 64 bad usage (unknown net, a bad or reversed range, --to in the future, too many
-slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes); 75 the lease is held (nothing ran); 130 stopped by a signal.`,
+slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes); 75 the lease is held, or this host's clock is off from
+the Mongo server by more than the net's TTL/6 (nothing ran); 130 stopped by a signal.`,
     moreHelp: netList,
     handler: async (context) => (await import('./backfill.js')).backfillCommand(context),
   },

@@ -14,6 +14,7 @@ import { requestRun } from '../control/control-actions.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
+import { clockRefusal } from './clock-refusal.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 
@@ -75,7 +76,10 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
       log,
       signal: interrupt.signal,
       ...(values.now ? { manual: true } : {}),
-    }).then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
+    })
+      .then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
+      .catch((error: unknown) => clockRefusal(error, io))
+    if (typeof result === 'number') return result
     io.out(values.json ? JSON.stringify(result) : describeOnce(result))
     return ONCE_EXIT[result.outcome]
   } finally {

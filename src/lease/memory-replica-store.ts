@@ -1,13 +1,16 @@
 /**
  * MemoryReplicaStore: the in-process twin of MongoReplicaStore. A process alone on the memory store is
  * the only replica it can see, so its fair share is every lease; the twin exists for that and for tests.
- * It answers as MongoReplicaStore does (millisecond stamps, `$max` expiries), on a later microtask.
+ * It answers as MongoReplicaStore does (millisecond stamps, the latest announcement's expiry, the live
+ * horizon), on a later microtask.
  */
 import {
   type AnnounceArgs,
   checkAnnounce,
   checkInstant,
+  checkLive,
   checkReplica,
+  type LiveOptions,
   type ReplicaStore,
 } from './replica-store.js'
 import { checkNotAborted, type LeaseCallOptions } from './store.js'
@@ -23,16 +26,16 @@ export class MemoryReplicaStore implements ReplicaStore {
     const call: AnnounceArgs = checkAnnounce(COMPONENT, owner, now, ttlMs, options?.signal)
     await Promise.resolve()
     checkNotAborted({ component: COMPONENT, operation: 'announce', owner: call.owner }, options?.signal)
-    this.#expiries.set(call.owner, Math.max(this.#expiries.get(call.owner) ?? 0, call.expiresAtMs))
+    this.#expiries.set(call.owner, call.expiresAtMs)
   }
 
-  async live(now: Date, options?: LeaseCallOptions): Promise<string[]> {
+  async live(now: Date, options?: LiveOptions): Promise<string[]> {
     const context = { component: COMPONENT, operation: 'live' as const }
-    const nowMs = checkInstant(context, 'now', now)
+    const { nowMs, horizonMs } = checkLive(COMPONENT, now, options?.ttlMs)
     await Promise.resolve()
     checkNotAborted(context, options?.signal)
     return [...this.#expiries]
-      .filter(([, expiresAtMs]) => expiresAtMs > nowMs)
+      .filter(([, expiresAtMs]) => expiresAtMs > nowMs && expiresAtMs <= horizonMs)
       .map(([owner]) => owner)
       .sort()
   }

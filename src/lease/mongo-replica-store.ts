@@ -2,16 +2,24 @@
  * MongoReplicaStore: replica announcements in a MongoDB collection (`replicas` by default), one document
  * per replica `{_id: owner, expiresAt, announcedAt}`.
  *
- * `announce` is one upsert by `_id` with `$max` on the expiry; only the replica itself writes its document,
+ * `announce` is one upsert by `_id` setting the expiry (the latest announcement wins: a `$max` kept the
+ * expiry a clock 24 h ahead wrote for a day); only the replica itself writes its document,
  * so FerretDB's read-then-write update races with nobody, and two upserts of the same new owner colliding
  * on `_id` mean the other one landed (the duplicate-key refusal is taken as done). `live` is one find on
- * `expiresAt > now`. Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
+ * `now < expiresAt ≤ horizon` (the horizon: replica-store.ts's checkLive, when the announce ttl is given). Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
  * `sweep` deletes what expired long ago. Writes use write concern `majority`, as the lease store does.
  */
 import type { Collection, Db } from 'mongodb'
 import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, StoreCollection } from '../store-call/store-call.js'
-import { checkAnnounce, checkInstant, checkReplica, type ReplicaStore } from './replica-store.js'
+import {
+  checkAnnounce,
+  checkInstant,
+  checkLive,
+  checkReplica,
+  type LiveOptions,
+  type ReplicaStore,
+} from './replica-store.js'
 import { type LeaseCallOptions, type LeaseErrorContext, LeaseStoreError } from './store.js'
 
 const COMPONENT = 'MongoReplicaStore'
@@ -48,7 +56,7 @@ export class MongoReplicaStore implements ReplicaStore {
       try {
         await replicas.updateOne(
           { _id: call.owner },
-          { $max: { expiresAt: new Date(call.expiresAtMs), announcedAt: new Date(call.nowMs) } },
+          { $set: { expiresAt: new Date(call.expiresAtMs), announcedAt: new Date(call.nowMs) } },
           { upsert: true, ...bounds.write },
         )
       } catch (error) {
@@ -58,12 +66,13 @@ export class MongoReplicaStore implements ReplicaStore {
     })
   }
 
-  async live(now: Date, options?: LeaseCallOptions): Promise<string[]> {
+  async live(now: Date, options?: LiveOptions): Promise<string[]> {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'live' }
-    const at = new Date(checkInstant(context, 'now', now))
+    const { nowMs, horizonMs } = checkLive(COMPONENT, now, options?.ttlMs)
+    const horizon = Number.isFinite(horizonMs) ? { $lte: new Date(horizonMs) } : {}
     const docs = await this.#call(context, options, (replicas, bounds) =>
       replicas
-        .find({ expiresAt: { $gt: at } }, { projection: { _id: 1 }, ...bounds.read })
+        .find({ expiresAt: { $gt: new Date(nowMs), ...horizon } }, { projection: { _id: 1 }, ...bounds.read })
         .sort({ _id: 1 })
         .toArray(),
     )

@@ -13,7 +13,8 @@
  * Not the range (backfill-plan.ts) and not the printing (cli/backfill-report.ts).
  */
 import type { LeaseStore } from '../lease/store.js'
-import { firstLine, type OnceSpec, termPass } from './once.js'
+import { checkClock } from './clock-check.js'
+import { firstLine, netLease, type OnceSpec, termPass } from './once.js'
 import { serveOneTerm } from './single-term.js'
 import {
   type PassSetting,
@@ -81,10 +82,16 @@ export interface BackfillSpec extends PassSetting {
   signal: AbortSignal
   /** Told each slot's outcome as it ends (progress), with its index in `slots`. */
   onSlot?(index: number, slot: BackfillSlot): void
+  /** The clock check against the store's server (clock-check.ts); none on the memory store. */
+  clockCheck?: OnceSpec['clockCheck']
 }
 
-/** Runs the backfill; resolves its summary once the lease is released. Never rejects for an outcome. */
+/**
+ * Runs the backfill; resolves its summary once the lease is released. Never rejects for an outcome; rejects
+ * with ClockSkewError, before the campaign, when this clock is off from the store's server (clock-check.ts).
+ */
 export async function runBackfill(spec: BackfillSpec): Promise<BackfillResult> {
+  await checkClock(spec.clockCheck, netLease(spec), spec.clock, spec.signal)
   const base = { net: spec.net.net.name, owner: spec.owner }
   const served = await serveOneTerm(spec, (term) => runSlots(spec, term))
   if (served.kind === 'held')

@@ -41,7 +41,9 @@ export async function runClockProbe(options: ClockProbeOptions): Promise<void> {
 }
 
 /** One sample; an unanswered one is dropped (it says nothing about the clock). */
-async function probeOnce(options: ClockProbeOptions): Promise<void> {
+export async function probeOnce(
+  options: Pick<ClockProbeOptions, 'serverTime' | 'guard' | 'clock' | 'signal'>,
+): Promise<void> {
   const { clock, signal, guard } = options
   const sentAtMs = clock.now().getTime()
   const sentAtMono = clock.monotonic()

@@ -8,6 +8,7 @@
  */
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type Clock, systemClock } from '../lease/clock.js'
+import { type ClockCheck, runtimeClockCheck } from './clock-check.js'
 import { withConnectCause } from './connect-cause.js'
 import { actingNet } from './installation-nets.js'
 import type { Logger } from './logger.js'
@@ -60,6 +61,13 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     signal: spec.signal,
     ...(spec.manual ? { manual: true } : {}),
     ...(spec.missAfterMs === undefined ? {} : { missAfterMs: spec.missAfterMs }),
+    ...clockCheck(runtime, spec.config),
   })
   return withConnectCause(result, runtime.mongo)
+}
+
+/** The clock check against the runtime's Mongo server, when there is one (clock-check.ts). */
+function clockCheck(runtime: PassRuntime, config: WorkerConfig): { clockCheck?: ClockCheck } {
+  const check = runtimeClockCheck(runtime, config)
+  return check ? { clockCheck: check } : {}
 }

@@ -20,6 +20,7 @@ import type { Pass } from '../nets/net.js'
 import { UNRUN_OUTCOMES } from '../runs/run-ledger.js'
 import { slotAtOrBefore } from '../schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
+import { type ClockCheck, checkClock } from './clock-check.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 import { accountLateSlot } from './late-slot.js'
 import { serveOneTerm } from './single-term.js'
@@ -80,6 +81,8 @@ export interface OnceSpec extends PassSetting {
    * recorded `missed` instead of run. Absent (the CLI): any slot runs, as `once --slot` and `backfill` do.
    */
   missAfterMs?: number
+  /** The clock check against the store's server (clock-check.ts); none on the memory store. */
+  clockCheck?: ClockCheck
 }
 
 /**
@@ -119,8 +122,12 @@ export function parseSlotOption(
   return { ok: true, slot: slotAtOrBefore(schedule, instant, timeZone) }
 }
 
-/** Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released. */
+/**
+ * Runs one term with one pass for `spec.slot`; resolves what happened, after the lease is released.
+ * Rejects with ClockSkewError, before anything is taken or recorded, when this clock is off (clock-check.ts).
+ */
 export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
+  await checkClock(spec.clockCheck, netLease(spec), spec.clock, spec.signal)
   const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
   const late = await lateAnswer(spec)
   if (late) return { ...base, ...late }
@@ -201,6 +208,11 @@ function describeResult(
   if (result.outcome === 'ok') return { outcome: 'ran', ...attempts }
   if (result.outcome === 'aborted') return { outcome: 'aborted', ...attempts }
   return { outcome: result.outcome, error: firstLine(result.error), ...attempts }
+}
+
+/** The lease and ttl the clock check holds a campaign to. */
+export function netLease(spec: Pick<OnceSpec, 'net'>): { lease: string; ttlMs: number } {
+  return { lease: spec.net.net.lease, ttlMs: spec.net.pacing.ttlMs }
 }
 
 /** The first line of an error, scrubbed: `once` and `backfill` print it and `--json` carries it. */

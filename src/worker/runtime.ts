@@ -253,7 +253,7 @@ async function installationListing(
   const logger = options.log.child({ component: 'forge' })
   const appForge = createAppForge({ app, logger, meter, signal })
   closes.add(() => appForge.close())
-  let ids = await discoverInstallations(appForge.octokit, signal)
+  let ids = await discoverInstallations(appForge.octokit, signal, logger)
   options.log.info(
     { installations: ids },
     `GITHUB_INSTALLATION_IDS=all: acting as ${ids.length} installations`,
@@ -261,7 +261,8 @@ async function installationListing(
   return {
     installationIds: () => ids,
     refreshInstallations: async (refreshSignal) => {
-      ids = await discoverInstallations(appForge.octokit, refreshSignal ?? signal)
+      // An empty listing rejects (installation-discovery.ts): the installations acted as stay as they are.
+      ids = await discoverInstallations(appForge.octokit, refreshSignal ?? signal, logger)
       return ids
     },
   }

@@ -25,6 +25,7 @@
 import type { Clock } from '../lease/clock.js'
 import type { ReplicaStore } from '../lease/replica-store.js'
 import { waitFor } from '../lease/wait.js'
+import type { ClockGuard } from './clock-guard.js'
 import { fairShare, rankedShare, shareDecision } from './fair-share.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
@@ -50,6 +51,12 @@ export interface ShareKeeperOptions {
   clock: Clock
   log: Logger
   metrics: WorkerMetrics
+  /**
+   * The clock guard: while it holds any of this replica's leases back (its clock off from the server's),
+   * the replica does not announce — it campaigns for nothing it is held back from, and an announcement
+   * stamped by a clock far ahead would be counted by the others long after it stopped.
+   */
+  clockGuard?: Pick<ClockGuard, 'heldBack'>
 }
 
 /** One campaign's hold on the share: ask before an acquire, say when it settled. */
@@ -67,8 +74,13 @@ export class ShareKeeper {
   readonly #o: ShareKeeperOptions
   /** The live-replica counts of the last reads, oldest first (at most WINDOW_READS). */
   readonly #counts: number[] = []
-  /** This replica's ranked share at each of those reads (fair-share.ts, rankedShare), oldest first. */
-  readonly #shares: number[] = []
+  /**
+   * The live replicas of each of those reads, oldest first: this replica's ranked share at each
+   * (fair-share.ts, rankedShare) is computed on the lease count of now, which moves with the installations.
+   */
+  readonly #lives: string[][] = []
+  /** The leases this replica campaigns for now (setLeases). */
+  #leases: number
   #pending = 0
   /**
    * The terms being served, oldest first, each with the function that ends it between passes, and the
@@ -84,6 +96,7 @@ export class ShareKeeper {
 
   constructor(options: ShareKeeperOptions) {
     this.#o = options
+    this.#leases = options.leases
     this.firstRead = new Promise((resolve) => {
       this.#onFirstRead = resolve
     })
@@ -91,17 +104,42 @@ export class ShareKeeper {
 
   /** The share it campaigns under: the smaller of its ranked shares at the last two reads (all leases before any). */
   get share(): number {
-    return this.#shares.length === 0 ? this.#o.leases : Math.min(...this.#shares.slice(-CAMPAIGN_READS))
+    return this.#lives.length === 0 ? this.#leases : Math.min(...this.#shares().slice(-CAMPAIGN_READS))
   }
 
   /** The share it steps down above (plus the slack): the largest of its ranked shares in the window. */
   get keep(): number {
-    return this.#shares.length === 0 ? this.#o.leases : Math.max(...this.#shares)
+    return this.#lives.length === 0 ? this.#leases : Math.max(...this.#shares())
+  }
+
+  /** The leases it divides: the nets it campaigns for now. */
+  get leases(): number {
+    return this.#leases
+  }
+
+  /**
+   * The installations acted as changed (GITHUB_INSTALLATION_IDS=all): the share divides `leases` from now
+   * on — more room for a new installation's campaigns, and a gone one's leases no longer counted. Steps
+   * down at once from terms above the new kept share + slack.
+   */
+  setLeases(leases: number): void {
+    if (!Number.isInteger(leases) || leases < 0)
+      throw new RangeError(`ShareKeeper.setLeases: leases must be a whole number ≥ 0, got ${String(leases)}`)
+    if (leases === this.#leases) return
+    this.#o.log.info({ leases, was: this.#leases }, 'fair share: the leases campaigned for changed')
+    this.#leases = leases
+    this.#o.metrics.fairShare.set(this.share)
+    this.#rebalance()
+  }
+
+  /** This replica's ranked share at each read of the window, on the lease count of now. */
+  #shares(): number[] {
+    return this.#lives.map((live) => rankedShare(this.#leases, live, this.#o.owner))
   }
 
   /** ⌈leases ÷ replicas⌉; before the first read (no count) this replica counts itself alone. */
   #shareWith(replicas: number): number {
-    return fairShare(this.#o.leases, Number.isFinite(replicas) ? Math.max(1, replicas) : 1)
+    return fairShare(this.#leases, Number.isFinite(replicas) ? Math.max(1, replicas) : 1)
   }
 
   /** Whether the live replicas were read at least once. */
@@ -157,10 +195,13 @@ export class ShareKeeper {
   }
 
   async #beat(signal: AbortSignal, sweep: boolean): Promise<void> {
-    const { store, owner, clock, intervalMs, leases, log, metrics } = this.#o
+    const { store, owner, clock, intervalMs, log, metrics } = this.#o
+    const leases = this.#leases
     try {
-      await store.announce(owner, clock.now(), ANNOUNCEMENT_INTERVALS * intervalMs, { signal })
-      const live = await store.live(clock.now(), { signal })
+      if (!this.#o.clockGuard?.heldBack().length)
+        await store.announce(owner, clock.now(), ANNOUNCEMENT_INTERVALS * intervalMs, { signal })
+      // An announcement expiring far beyond its ttl was stamped by a clock ahead: not counted (replica-store.ts).
+      const live = await store.live(clock.now(), { signal, ttlMs: ANNOUNCEMENT_INTERVALS * intervalMs })
       const replicas = Math.max(1, live.length + (live.includes(owner) ? 0 : 1))
       if (replicas !== this.#counts.at(-1))
         log.info(
@@ -168,9 +209,9 @@ export class ShareKeeper {
           'fair share: live replicas changed',
         )
       this.#counts.push(replicas)
-      this.#shares.push(rankedShare(leases, live, owner))
+      this.#lives.push(live)
       if (this.#counts.length > WINDOW_READS) this.#counts.shift()
-      if (this.#shares.length > WINDOW_READS) this.#shares.shift()
+      if (this.#lives.length > WINDOW_READS) this.#lives.shift()
       this.#read = true
       this.#reads++
       this.#onFirstRead()

@@ -25,13 +25,15 @@ type Seen = { free: true } | { free: false; expiresAtMs: number }
 
 export class VacancyWatch {
   readonly #store: LeaseStore
-  readonly #leases: string[]
+  #leases: string[]
   readonly #clock: Clock
   readonly #log: Logger
   /** What the last read found, by lease; undefined before the first read. */
   #seen: Map<string, Seen> | undefined
   /** Leases tried since the last read: not vacant again until a read says so. */
   readonly #tried = new Set<string>()
+  /** Leases added to the list (setLeases) since the read in flight began: no read covered them yet. */
+  readonly #unread = new Set<string>()
 
   constructor(options: { store: LeaseStore; leases: readonly string[]; clock: Clock; log: Logger }) {
     this.#store = options.store
@@ -40,12 +42,29 @@ export class VacancyWatch {
     this.#log = options.log
   }
 
-  /** Whether a campaign for `lease` may send an acquire now. */
+  /**
+   * Whether a campaign for `lease` may send an acquire now. A lease of the list that the last read did not
+   * cover (added since, setLeases) is not known to be held: it may be tried once until a read covers it.
+   */
   mayTry(lease: string): boolean {
     if (this.#seen === undefined) return true
     if (this.#tried.has(lease)) return false
     const seen = this.#seen.get(lease)
-    return seen !== undefined && (seen.free || seen.expiresAtMs <= this.#clock.now().getTime())
+    if (seen === undefined) return this.#unread.has(lease)
+    return seen.free || seen.expiresAtMs <= this.#clock.now().getTime()
+  }
+
+  /**
+   * The leases campaigned for changed (GITHUB_INSTALLATION_IDS=all): the next reads are of `leases`. The
+   * ones new to the list may be tried before a read covers them; the ones dropped are never tried again.
+   */
+  setLeases(leases: readonly string[]): void {
+    const known = new Set(this.#leases)
+    this.#leases = [...new Set(leases)]
+    for (const lease of this.#leases) if (!known.has(lease)) this.#unread.add(lease)
+    for (const lease of this.#unread) if (!this.#leases.includes(lease)) this.#unread.delete(lease)
+    if (this.#seen === undefined) return
+    for (const lease of this.#seen.keys()) if (!this.#leases.includes(lease)) this.#seen.delete(lease)
   }
 
   /** Whether `lease`'s term expired without a release, as far as the last read and the clock tell. */
@@ -63,10 +82,13 @@ export class VacancyWatch {
   async run(intervalMs: number, signal: AbortSignal): Promise<void> {
     if (!this.#store.expiries && !this.#store.vacant) return
     while (!signal.aborted) {
+      // The leases this read covers: any added while it is in flight stay unread until the next one.
+      const covered = [...this.#leases]
       try {
-        const seen = await this.#read(signal)
+        const seen = await this.#read(covered, signal)
         this.#tried.clear()
         this.#seen = seen
+        for (const lease of covered) this.#unread.delete(lease)
       } catch (error) {
         // No answer: nothing is known to be vacant until the store answers (nobody is elected meanwhile).
         this.#tried.clear()
@@ -78,10 +100,10 @@ export class VacancyWatch {
   }
 
   /** One read: the expiries where the store has them, else the vacant leases (and no expiry known). */
-  async #read(signal: AbortSignal): Promise<Map<string, Seen>> {
+  async #read(leases: readonly string[], signal: AbortSignal): Promise<Map<string, Seen>> {
     const store = this.#store
     if (store.expiries) {
-      const read = await store.expiries(this.#leases, { signal })
+      const read = await store.expiries(leases, { signal })
       return new Map(
         read.map(({ name, expiresAt }): [string, Seen] => [
           name,
@@ -89,10 +111,10 @@ export class VacancyWatch {
         ]),
       )
     }
-    const vacant = new Set(await store.vacant?.(this.#leases, this.#clock.now(), { signal }))
+    const vacant = new Set(await store.vacant?.(leases, this.#clock.now(), { signal }))
     // A lease left out is held with an unknown expiry: vacant only when a later read says so.
     return new Map(
-      this.#leases.map((name): [string, Seen] => [
+      leases.map((name): [string, Seen] => [
         name,
         vacant.has(name) ? { free: true } : { free: false, expiresAtMs: Number.POSITIVE_INFINITY },
       ]),

@@ -337,8 +337,8 @@ function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
 
 /**
  * Under `all`: lists the installations every LEASECRON_INSTALLATIONS_REFRESH until the worker stops,
- * starting the campaigns of new ones and stopping those of the ones gone. A listing that fails keeps the
- * campaigns as they are (logged). Resolves once stopped and every campaign it started has ended.
+ * starting the campaigns of new ones and stopping those of the ones gone. A listing that fails, or lists
+ * no installation (installation-discovery.ts), keeps the campaigns as they are (logged). Resolves once stopped and every campaign it started has ended.
  */
 async function refreshInstallations(
   w: WorkerState,
@@ -362,6 +362,7 @@ async function refreshInstallations(
       entry.abort.abort(new Error(`installation ${entry.installation} is no longer active`))
       running.delete(lease)
     }
+    followInstallations(w, ids)
     started.push(...startFor(ids))
   }
   await Promise.allSettled(started)
@@ -370,15 +371,11 @@ async function refreshInstallations(
 /**
  * The fair share among the replicas sharing the store, and the vacancy watch: announced, read and the
  * vacant leases found every retry interval of the quickest net (an announcement lives three of them). Not
- * in unelected (bench) mode: nothing is elected.
+ * in unelected (bench) mode: nothing is elected. The leases are the installations' listed now; under
+ * `all` each listing moves them (followInstallations).
  */
 function startFairShare(w: WorkerState): void {
-  const runtime = w.runtime
-  // The leases campaigned for: per installation for a per-installation net (installation-nets.ts), as
-  // listed at start (under `all`, the installations discovered then).
-  const nets = runtime
-    ? installationNets(enabledNets(w), runtime.installations, runtime.installationIds()).map((i) => i.net)
-    : enabledNets(w)
+  const nets = sharedNets(w, w.runtime?.installationIds())
   if (w.options.unelected || nets.length === 0 || !w.config.replicas.fairShare) return
   const mongo = w.runtime?.mongo
   const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))
@@ -391,12 +388,34 @@ function startFairShare(w: WorkerState): void {
     clock: w.clock,
     log: w.log,
     metrics: w.metrics,
+    ...(w.clockWatch ? { clockGuard: w.clockWatch.guard } : {}),
   })
   w.shareLoop = w.share.run(w.stopping.signal)
   const store = w.runtime?.store
   if (!store?.vacant) return
   w.vacancy = new VacancyWatch({ store, leases: nets.map((n) => n.net.lease), clock: w.clock, log: w.log })
   w.vacancyLoop = w.vacancy.run(intervalMs, w.stopping.signal)
+}
+
+/**
+ * The nets campaigned for when acting as `ids`: per installation for a per-installation net
+ * (installation-nets.ts); the configured ones before the runtime is open.
+ */
+function sharedNets(w: WorkerState, ids: readonly number[] | undefined): NetConfig[] {
+  const runtime = w.runtime
+  if (!runtime || ids === undefined) return enabledNets(w)
+  return installationNets(enabledNets(w), runtime.installations, ids).map((i) => i.net)
+}
+
+/**
+ * The fair share follows a listing under `all`: the share divides the leases of the installations acted as
+ * now, and the vacancy watch reads those (a lease it was never told of it would never let a campaign try;
+ * a gone installation's would keep counting towards the share). Before the new campaigns start.
+ */
+function followInstallations(w: WorkerState, ids: readonly number[]): void {
+  const nets = sharedNets(w, ids)
+  w.share?.setLeases(nets.length)
+  w.vacancy?.setLeases(nets.map((n) => n.net.lease))
 }
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */

@@ -3,6 +3,8 @@
  * page read by following `Link: rel="next"`, suspended installations left out, and each request counted by
  * the sandbox (the App's JWT, never an installation's budget).
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAppForge } from '../../src/forge/github-app.js'
 import { discoverInstallations } from '../../src/forge/installation-discovery.js'
@@ -82,4 +84,68 @@ describe('discovering the App’s installations', () => {
       cause: expect.objectContaining({ status: 401 }),
     })
   })
+
+  it('keeps only installations with a positive integer id, each once, and names the others in one warning', async () => {
+    const listing = [12, '34:evil', 12, -5, 1.5, null].map((id) => ({ id }))
+    const rest = [
+      {},
+      { id: 'NaN' },
+      { id: 2 ** 53 },
+      null,
+      'x',
+      { id: 77, suspended_at: '2026-01-01T00:00:00Z' },
+    ]
+    const forge = await hostileApp([...listing, ...rest])
+    const { logger, matching } = captureLogs()
+    expect(await discoverInstallations(forge.octokit, undefined, logger)).toEqual([12])
+    const [warning, ...more] = matching('warn', 'not an installation with a positive integer id')
+    expect(more, 'one warning for the listing').toEqual([])
+    expect(warning?.fields.rejectedCount).toBe(10)
+    expect(warning?.fields.rejected).toEqual([
+      '{"id":"34:evil"}',
+      '12 (listed twice)',
+      '{"id":-5}',
+      '{"id":1.5}',
+      '{"id":null}',
+      '{}',
+      '{"id":"NaN"}',
+      '{"id":"9007199254740992n"}',
+      'null',
+      '"x"',
+    ])
+  })
+
+  it('refuses a listing with no installation left, and an answer that is not a list, with typed errors', async () => {
+    for (const [body, text] of [
+      [[], 'listed no installation that is not suspended'],
+      [[{ id: -1 }, { id: '7' }], '(2 entries left out as not an installation)'],
+      [{ installations: [{ id: 1 }] }, 'expected a list of installations'],
+    ] as const) {
+      const forge = await hostileApp(body)
+      await expect(discoverInstallations(forge.octokit)).rejects.toMatchObject({
+        name: 'InstallationDiscoveryError',
+        code: 'FORGE_INSTALLATION_DISCOVERY',
+        message: expect.stringContaining(text),
+      })
+    }
+  })
 })
+
+/**
+ * The App's client on a real local HTTP server whose GET /app/installations answers `body` (one page): a
+ * listing the sandbox would never serve (its installations are checked when added). The App's key is a
+ * sandbox's, so the client signs its JWT as it does against GitHub.
+ */
+async function hostileApp(body: unknown) {
+  const keys = await startSandboxForge()
+  closes.push(() => keys.close())
+  const server = createServer((request, response) => {
+    const route = request.url?.split('?')[0]
+    response.writeHead(route === '/app/installations' ? 200 : 404, { 'content-type': 'application/json' })
+    response.end(JSON.stringify(route === '/app/installations' ? body : { message: 'Not Found' }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  closes.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const { port } = server.address() as AddressInfo
+  return appClient({ ...keys, url: `http://127.0.0.1:${port}` })
+}

@@ -3,11 +3,12 @@
  * the same calls, the same answers.
  */
 import { describe, expect, it } from 'vitest'
-import type { ReplicaStore } from '../../src/lease/replica-store.js'
+import { LIVE_HORIZON_MIN_MS, LIVE_HORIZON_TTLS, type ReplicaStore } from '../../src/lease/replica-store.js'
 import { LeaseStoreError } from '../../src/lease/store.js'
 
 const T0 = new Date('2026-12-01T21:00:00.000Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)
+const DAY = 24 * 3_600_000
 
 export function replicaStoreConformance(
   label: string,
@@ -24,13 +25,55 @@ export function replicaStoreConformance(
       expect(await store.live(at(5000))).toEqual([])
     })
 
-    it('extends an announcement and never moves its expiry backward', async () => {
+    it('sets the expiry from the latest announcement, later or earlier (a clock set right replaces what it wrote ahead)', async () => {
       const store = await makeStore()
       await store.announce('a', T0, 10_000)
-      await store.announce('a', at(1000), 1000)
-      expect(await store.live(at(9000)), 'a late, shorter announcement shortened a later one').toEqual(['a'])
       await store.announce('a', at(9000), 5000)
       expect(await store.live(at(13_000))).toEqual(['a'])
+      await store.announce('b', at(DAY), 3000)
+      await store.announce('b', at(10_000), 3000)
+      expect(
+        await store.live(at(13_000)),
+        'an announcement stamped a day ahead outlived the announcer’s next one',
+      ).toEqual(['a'])
+    })
+
+    it('with the announce ttl, counts no announcement expiring beyond now + LIVE_HORIZON_TTLS × ttl', async () => {
+      const store = await makeStore()
+      const TTL = 40_000
+      expect(LIVE_HORIZON_TTLS * TTL, 'the horizon here is not two ttls').toBeGreaterThan(LIVE_HORIZON_MIN_MS)
+      await store.announce('honest', T0, TTL)
+      await store.announce('edge', at(TTL), TTL)
+      await store.announce('ahead', at(TTL + 1), TTL)
+      await store.announce('tomorrow', at(DAY), TTL)
+      expect(await store.live(T0, { ttlMs: TTL }), 'a clock ahead by more than a ttl was counted').toEqual([
+        'edge',
+        'honest',
+      ])
+      expect(await store.live(T0), 'without a ttl every unexpired announcement counts').toEqual([
+        'ahead',
+        'edge',
+        'honest',
+        'tomorrow',
+      ])
+      expect(await store.live(at(DAY - 1000), { ttlMs: TTL }), 'the horizon moves with now').toEqual([
+        'tomorrow',
+      ])
+      const refused = await store.live(T0, { ttlMs: 0 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect((refused as LeaseStoreError).code).toBe('LEASE_INVALID_ARGUMENT')
+      expect(String(refused)).toContain('ttlMs must be a finite number of milliseconds ≥ 1')
+    })
+
+    it('counts an announcement of a longer ttl than the reader’s up to LIVE_HORIZON_MIN_MS ahead', async () => {
+      const store = await makeStore()
+      await store.announce('slower', T0, LIVE_HORIZON_MIN_MS)
+      await store.announce('ahead', at(1), LIVE_HORIZON_MIN_MS)
+      expect(await store.live(T0, { ttlMs: 1500 }), 'a replica of a slower net was not counted').toEqual([
+        'slower',
+      ])
     })
 
     it('truncates a fractional-millisecond ttl', async () => {

@@ -7,10 +7,12 @@
  * whose budget is driven under the reserve has its slots recorded `deferred`, counted in the metrics, while
  * the other installation's passes run on.
  */
+import { Writable } from 'node:stream'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet, type PassContext } from '../../src/index.js'
 import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
+import { createLogger } from '../../src/worker/logger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer, type TestDatabase, useTestDatabase } from '../support/mongo.js'
 
@@ -218,6 +220,79 @@ describe('one worker acting as two installations', () => {
         )
       expect(left(202), 'the rate-limit gauge is not labelled by installation').toBeLessThanOrEqual(40)
       expect(left(101), 'one installation’s budget overwrote another’s gauge').toBeGreaterThan(4_900)
+      await database.client.db(env.MONGO_DB!).dropDatabase()
+    })
+  })
+
+  it('under `all`, keeps the campaigns of a listing that comes back empty, and says so', async () => {
+    await startSandbox()
+    const seen: Seen[] = []
+    const lines: { msg: string; err?: { message: string } }[] = []
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const logger = createLogger({ level: 'warn', destination })
+    const env = appEnv({ GITHUB_INSTALLATION_IDS: 'all', LEASECRON_INSTALLATIONS_REFRESH: '1s' })
+    worker = createWorker({ nets: nets(seen, []), leases: [LEASE, GLOBAL_LEASE], env, logger })
+    const matching = (text: string) => lines.filter((l) => l.msg.includes(text))
+    await worker.start()
+    await until('passes of both installations', () =>
+      seen.some((s) => s.installation === 101) && seen.some((s) => s.installation === 202) ? true : undefined,
+    )
+    sandbox.installations.suspend(101, true)
+    sandbox.installations.suspend(202, true)
+    await until('two refreshes finding the listing empty', () =>
+      matching('could not list the App’s installations').length >= 2 ? true : undefined,
+    )
+    const warned = matching('could not list the App’s installations')[0]
+    expect(warned?.err?.message).toContain('listed no installation')
+    const held = (await statusNets()).filter((n) => n.name.startsWith('repo-lister:') && n.holder !== null)
+    expect(
+      held.map((n) => n.name).sort(),
+      'one empty listing stopped the campaigns of every installation',
+    ).toEqual(['repo-lister:101', 'repo-lister:202'])
+  })
+
+  describe('with GITHUB_INSTALLATION_IDS=all and the fair share on', () => {
+    let database: TestDatabase
+    beforeAll(async () => {
+      database = await useTestDatabase('installations-fair-share')
+    })
+
+    it('campaigns for the installations added after the start, and stops counting one removed', async () => {
+      sandbox = await startSandboxForge({ fixture, installations: [{ id: 101, account: 'org-a' }] })
+      const seen: Seen[] = []
+      const env = appEnv({
+        GITHUB_INSTALLATION_IDS: 'all',
+        LEASECRON_INSTALLATIONS_REFRESH: '1s',
+        LEASECRON_FAIR_SHARE: 'on',
+        MONGO_URI: mongoServer().url,
+        MONGO_DB: database.db.databaseName,
+      })
+      worker = createWorker({ nets: nets(seen, []), leases: [LEASE, GLOBAL_LEASE], env })
+      await worker.start()
+      const ran = (id: number) => seen.filter((s) => s.installation === id).length
+      const shareLeases = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${worker!.port}/metrics`)).text()
+        return Number(/^leasecron_fair_share_leases (\S+)$/m.exec(text)?.[1])
+      }
+      await until('a pass of the installation listed at the start', () => (ran(101) ? true : undefined))
+      sandbox.installations.add({ id: 202, account: 'org-b' })
+      sandbox.installations.add({ id: 303, account: 'org-b' })
+      await until('passes of the installations added while it runs (fair share on, one replica)', () =>
+        ran(202) && ran(303) ? true : undefined,
+      )
+      // One replica: its share is every lease — the global net and three installations' listers.
+      await until('the share counting the added installations’ leases', async () =>
+        (await shareLeases()) === 4 ? true : undefined,
+      )
+      sandbox.installations.remove(202)
+      await until('the share no longer counting the removed installation’s lease', async () =>
+        (await shareLeases()) === 3 ? true : undefined,
+      )
       await database.client.db(env.MONGO_DB!).dropDatabase()
     })
   })

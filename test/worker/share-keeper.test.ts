@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/lease/clock.js'
 import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
+import { LIVE_HORIZON_MIN_MS } from '../../src/lease/replica-store.js'
 import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { ANNOUNCEMENT_INTERVALS, ShareKeeper, WINDOW_READS } from '../../src/worker/share-keeper.js'
 
 const INTERVAL = 1000
+/** The longest announcement a keeper believes (replica-store.ts, the live horizon): a replica alive through a test. */
+const LONGEST = LIVE_HORIZON_MIN_MS
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
@@ -31,7 +34,7 @@ function keeper(store: MemoryReplicaStore, owner: string, leases: number, slack 
 describe('the share keeper', () => {
   it('reserves a place per acquire in flight, so concurrent campaigns cannot overshoot the share', async () => {
     const store = new MemoryReplicaStore()
-    await store.announce('other', new Date(), 60_000)
+    await store.announce('other', new Date(), LONGEST)
     const a = keeper(store, 'a', 4)
     const stop = new AbortController()
     const loop = a.run(stop.signal)
@@ -79,7 +82,7 @@ describe('the share keeper', () => {
 
   it('keeps terms within the slack above its share', async () => {
     const store = new MemoryReplicaStore()
-    await store.announce('other', new Date(), 60_000)
+    await store.announce('other', new Date(), LONGEST)
     const a = keeper(store, 'a', 4, 1)
     const stop = new AbortController()
     const loop = a.run(stop.signal)
@@ -95,7 +98,7 @@ describe('the share keeper', () => {
 
   it('settles ten leases on four replicas at the best split: the replica ranked past the ceilings steps down its third', async () => {
     const store = new MemoryReplicaStore()
-    for (const other of ['a', 'b', 'd']) await store.announce(other, new Date(), 60_000)
+    for (const other of ['a', 'b', 'd']) await store.announce(other, new Date(), LONGEST)
     const [b, c] = [keeper(store, 'b', 10), keeper(store, 'c', 10)]
     const stop = new AbortController()
     const loops = [b.run(stop.signal), c.run(stop.signal)]
@@ -171,9 +174,10 @@ describe('the share keeper', () => {
     a.onTerm(() => {})
     expect(a.share).toBe(3)
     // A third replica counted: b too.
-    await store.announce('b', new Date(), 60_000)
+    await store.announce('b', new Date(), LONGEST)
     await vi.advanceTimersByTimeAsync(2 * INTERVAL)
     await announceC()
+    await store.announce('b', new Date(), LONGEST)
     expect(a.share).toBe(2)
     expect(a.gate.reserve(), 'a replica at its share campaigned for a freed lease').toBe(false)
     expect(a.gate.reserve(true), 'a replica at its share did not campaign for an orphaned lease').toBe(true)
@@ -182,6 +186,74 @@ describe('the share keeper', () => {
     await vi.advanceTimersByTimeAsync((ANNOUNCEMENT_INTERVALS + 2) * INTERVAL)
     expect(a.share, 'the survivors’ share did not grow after a death').toBe(3)
     expect(a.gate.reserve()).toBe(true)
+    stop.abort()
+    await loop
+  })
+
+  it('does not count announcements stamped by clocks a day ahead: a lone replica keeps every lease', async () => {
+    const store = new MemoryReplicaStore()
+    const tomorrow = new Date(Date.now() + 24 * 3_600_000)
+    for (const ghost of ['g1', 'g2', 'g3', 'g4'])
+      await store.announce(ghost, tomorrow, ANNOUNCEMENT_INTERVALS * INTERVAL)
+    const a = keeper(store, 'a', 4)
+    const steppedDown: number[] = []
+    for (let i = 0; i < 4; i++) a.onTerm(() => steppedDown.push(i))
+    const stop = new AbortController()
+    const loop = a.run(stop.signal)
+    await vi.advanceTimersByTimeAsync((WINDOW_READS + 1) * INTERVAL)
+    expect(a.share, 'replicas whose announcements expire tomorrow were counted').toBe(4)
+    expect(steppedDown, 'a replica alone stepped down for dead replicas of a clock ahead').toEqual([])
+    stop.abort()
+    await loop
+  })
+
+  it('does not announce while the clock guard holds a lease back, and announces again once it lets go', async () => {
+    const store = new MemoryReplicaStore()
+    let heldBack: string[] = ['a-lease']
+    const a = new ShareKeeper({
+      store,
+      owner: 'a',
+      leases: 2,
+      slack: 0,
+      intervalMs: INTERVAL,
+      clock: systemClock,
+      log: createLogger({ level: 'silent' }),
+      metrics: createWorkerMetrics(),
+      clockGuard: { heldBack: () => heldBack },
+    })
+    const stop = new AbortController()
+    const loop = a.run(stop.signal)
+    await a.firstRead
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL)
+    expect(await store.live(new Date()), 'a replica held back by the clock guard announced itself').toEqual(
+      [],
+    )
+    heldBack = []
+    await vi.advanceTimersByTimeAsync(INTERVAL)
+    expect(await store.live(new Date())).toEqual(['a'])
+    stop.abort()
+    await loop
+  })
+
+  it('divides the leases it is told of now: more room when they grow, a step-down when they shrink below its terms', async () => {
+    const store = new MemoryReplicaStore()
+    await store.announce('other', new Date(), LONGEST)
+    const a = keeper(store, 'a', 2)
+    const stop = new AbortController()
+    const loop = a.run(stop.signal)
+    await a.firstRead
+    const steppedDown: number[] = []
+    a.onTerm(() => steppedDown.push(0))
+    expect([a.share, a.gate.reserve()]).toEqual([1, false])
+    a.setLeases(6)
+    expect([a.leases, a.share], 'new installations’ leases opened no room').toEqual([6, 3])
+    expect(a.gate.reserve()).toBe(true)
+    a.gate.settled()
+    a.onTerm(() => steppedDown.push(1))
+    a.onTerm(() => steppedDown.push(2))
+    a.setLeases(2)
+    expect(steppedDown, 'a gone installation’s leases still counted towards the share').toEqual([1, 2])
+    expect(() => a.setLeases(-1)).toThrow(/leases must be a whole number/)
     stop.abort()
     await loop
   })

@@ -242,4 +242,36 @@ describe('survivors taking a killed holder’s leases', () => {
     stop.abort()
     await Promise.all(loops)
   })
+
+  it('follows the lease list: a lease added is tried before a read covers it, a dropped one is never tried', async () => {
+    const shared = new MemoryStore()
+    await shared.acquire('net-held', 'holder', new Date(), 60_000)
+    const { store, calls } = counted(shared)
+    const watch = new VacancyWatch({
+      store,
+      leases: ['net-0', 'net-held'],
+      clock: systemClock,
+      log: createLogger({ level: 'silent' }),
+    })
+    const stop = new AbortController()
+    const loop = watch.run(RETRY, stop.signal)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(calls.get('expiries'), 'no first read').toBe(1)
+    expect([watch.mayTry('net-0'), watch.mayTry('net-held')]).toEqual([true, false])
+    watch.setLeases(['net-held', 'net-new'])
+    expect(watch.mayTry('net-new'), 'a lease added since the read waited for the next one').toBe(true)
+    watch.tried('net-new')
+    expect(watch.mayTry('net-new'), 'a lease added was tried twice before a read').toBe(false)
+    expect(watch.mayTry('net-0'), 'a dropped lease was still tried').toBe(false)
+    expect(watch.mayTry('never-listed'), 'a lease never listed was tried').toBe(false)
+    await vi.advanceTimersByTimeAsync(RETRY)
+    expect(calls.get('expiries')).toBe(2)
+    expect([watch.mayTry('net-new'), watch.mayTry('net-held'), watch.mayTry('net-0')]).toEqual([
+      true,
+      false,
+      false,
+    ])
+    stop.abort()
+    await loop
+  })
 })
