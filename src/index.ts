@@ -39,6 +39,7 @@ export {
   type RunFinish,
   type RunLedger,
   type RunLedgerCallOptions,
+  type RunHistoryOptions,
   type PassOutcome,
   type RunOutcome,
   type RunRecord,

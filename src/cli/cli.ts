@@ -19,6 +19,7 @@ import { parseCommandLine } from './parse-command-line.js'
 // What the process entry (main.ts) needs besides `main`, so that it loads the command line in one import.
 export { scrubSecrets } from '../config/scrub.js'
 export { EXIT }
+export { exitWhenWritten } from './exit-when-written.js'
 
 /**
  * Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for `run`.

@@ -11,14 +11,15 @@ import module from 'node:module'
 
 // One import: each `import()` target becomes a file of its own in the bundle, and each file costs Node's
 // module loader its resolve, read and link (~0.5 ms on Node 20) on every start.
-const { main, scrubSecrets, EXIT } = await import('./cli.js')
+const { main, scrubSecrets, EXIT, exitWhenWritten } = await import('./cli.js')
 
+// Exits once stdout and stderr are flushed: a piped answer is whole (exit-when-written.ts).
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitWhenWritten(code),
   (error: unknown) => {
     process.stderr.write(
       `leasecron: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
     )
-    process.exit(EXIT.failure)
+    return exitWhenWritten(EXIT.failure)
   },
 )

@@ -7,6 +7,7 @@
 import type { Worker } from '../worker/worker.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
+import { exitWhenWritten } from './exit-when-written.js'
 import { localConfigHint } from './local-config-hint.js'
 import { startedByNpm, untilStopped } from './until-stopped.js'
 
@@ -53,10 +54,10 @@ function stopAndExit(worker: Worker, reason: string): void {
   }
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, atOnce)
   worker.stop().then(
-    () => process.exit(EXIT.ok),
+    () => exitWhenWritten(EXIT.ok),
     (error: unknown) => {
       worker.logger.error({ err: error }, 'stop failed')
-      process.exit(EXIT.failure)
+      return exitWhenWritten(EXIT.failure)
     },
   )
 }

@@ -10,7 +10,7 @@
  * conformance suite runs them both. A rejection means the answer did not arrive.
  */
 import type { StoreCallOptions } from '../store-call/store-call.js'
-import { HOUR_MS } from './meter-hour.js'
+import { HOUR_MS, hourStart } from './meter-hour.js'
 
 export { HOUR_MS, hourStart } from './meter-hour.js'
 
@@ -29,12 +29,53 @@ export interface ForgeHourStore {
   /** Sets `owner`'s figures for each row's hour and lane (replacing what that owner wrote before). */
   put(owner: string, rows: readonly ForgeHourRow[], options?: StoreCallOptions): Promise<void>
   /**
-   * Every owner's figures for hours ≥ `since`, summed per hour and lane, ordered by hour then lane;
-   * without `except`'s rows when given (a replica adds its own current figures from its meter instead).
+   * Every owner's figures for hours from `window.since` to `window.until` (both included), summed per
+   * hour and lane, ordered by hour then lane; without `except`'s rows when given (a replica adds its own
+   * current figures from its meter instead). At most FORGE_HOUR_ROWS_READ stored rows are read, the
+   * newest hours first (then by owner and lane), so no number of rows a writer stored makes a read large.
    */
-  read(since: Date, options?: ForgeHourReadOptions): Promise<ForgeHourRow[]>
-  /** Deletes every owner's rows of hours before `before`; resolves how many rows were deleted. */
-  prune(before: Date, options?: StoreCallOptions): Promise<number>
+  read(window: ForgeHourWindow, options?: ForgeHourReadOptions): Promise<ForgeHourRow[]>
+  /**
+   * Deletes every owner's rows of hours before `window.since` or after `window.until` (dated ahead: no
+   * meter writes a future hour); resolves how many rows were deleted.
+   */
+  prune(window: ForgeHourWindow, options?: StoreCallOptions): Promise<number>
+}
+
+/** The hours a read or a prune keeps: from `since` to `until`, both included. */
+export interface ForgeHourWindow {
+  since: Date
+  until: Date
+}
+
+/**
+ * The most stored rows one read takes: 24 hours × 40 lanes × 10 owners (replicas, restarts among them)
+ * is 9,600; a row is about 150 bytes, so a read stays near 1.5 MB whatever was stored.
+ */
+export const FORGE_HOUR_ROWS_READ = 10_000
+
+/**
+ * The window the page draws at `now`: the last HOURS_KEPT hours, the current one included, and one hour
+ * ahead for a replica whose clock runs a little early at an hour's end. Pruned outside it.
+ */
+export function hoursWindow(now: number): ForgeHourWindow {
+  const current = hourStart(now)
+  return { since: new Date(current - (HOURS_KEPT - 1) * HOUR_MS), until: new Date(current + HOUR_MS) }
+}
+
+/**
+ * The order a read keeps rows in before the cut (both twins): newest hour first, then by owner and lane
+ * in code-unit order, as Mongo compares ASCII strings.
+ */
+export function newestFirst(
+  a: { hour: number; owner: string; lane: string },
+  b: { hour: number; owner: string; lane: string },
+): number {
+  return b.hour - a.hour || compare(a.owner, b.owner) || compare(a.lane, b.lane)
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }
 
 export interface ForgeHourReadOptions extends StoreCallOptions {

@@ -2,7 +2,9 @@
  * MongoForgeHourStore: the forge-hour store in collection `forge_hours`, one document per owner, hour and
  * lane (`_id: "<owner>|<hour ISO>|<lane>"`), so every replica reads the whole installation's spend.
  * Summing happens here rather than in an aggregation: 24 hours × lanes × replicas is a few hundred rows,
- * and plain finds behave the same on MongoDB and FerretDB. Every call is bounded (store-call.ts): the
+ * and plain finds behave the same on MongoDB and FerretDB. A read takes the hours of its window only, at
+ * most FORGE_HOUR_ROWS_READ documents, newest first: 5,000 rows dated 2030 once made every /status
+ * 19 MB and 3.5 s. Every call is bounded (store-call.ts): the
  * server's `maxTimeMS` and the caller's signal; a failure is a StoreError (`STORE_CALL_FAILED`,
  * `STORE_CALL_ABORTED`) naming `MongoForgeHourStore` and the operation.
  *
@@ -28,9 +30,11 @@ import {
 } from '../store-call/store-call.js'
 import {
   checkRow,
+  FORGE_HOUR_ROWS_READ,
   type ForgeHourReadOptions,
   type ForgeHourRow,
   type ForgeHourStore,
+  type ForgeHourWindow,
   sumRows,
 } from './forge-hour-store.js'
 
@@ -55,14 +59,21 @@ interface ForgeHourDocument {
 }
 
 export const FORGE_HOURS_COLLECTION = 'forge_hours'
+/** The order of forge-hour-store.ts's `newestFirst`, kept by the server before the cut. */
+const NEWEST_FIRST = { hour: -1, owner: 1, lane: 1 } as const
 const COMPONENT = 'MongoForgeHourStore'
 
 export class MongoForgeHourStore implements ForgeHourStore {
   readonly #collection: StoreCollection<ForgeHourDocument>
   readonly #bad: BadDocumentReporter
+  readonly #rowsRead: number
 
-  /** `onBadDocument`: called once per distinct malformed document read (then skipped). */
-  constructor(db: Db, options: { onBadDocument?: OnBadDocument } = {}) {
+  /**
+   * `onBadDocument`: called once per distinct malformed document read (then skipped); `rowsRead`: the
+   * most documents one read takes (FORGE_HOUR_ROWS_READ; smaller in tests).
+   */
+  constructor(db: Db, options: { onBadDocument?: OnBadDocument; rowsRead?: number } = {}) {
+    this.#rowsRead = options.rowsRead ?? FORGE_HOUR_ROWS_READ
     this.#collection = new StoreCollection<ForgeHourDocument>(db, FORGE_HOURS_COLLECTION, {
       component: COMPONENT,
     })
@@ -89,13 +100,13 @@ export class MongoForgeHourStore implements ForgeHourStore {
     )
   }
 
-  async read(since: Date, options?: ForgeHourReadOptions) {
+  async read(window: ForgeHourWindow, options?: ForgeHourReadOptions) {
     const filter = {
-      hour: { $gte: since },
+      hour: { $gte: window.since, $lte: window.until },
       ...(options?.except === undefined ? {} : { owner: { $ne: options.except } }),
     }
     const docs = await this.#collection.call(call('read', options), (hours, bounds) =>
-      hours.find(filter, bounds.read).toArray(),
+      hours.find(filter, bounds.read).sort(NEWEST_FIRST).limit(this.#rowsRead).toArray(),
     )
     return sumRows(docs.flatMap((doc) => this.#row(doc)))
   }
@@ -119,9 +130,10 @@ export class MongoForgeHourStore implements ForgeHourStore {
     ]
   }
 
-  async prune(before: Date, options?: StoreCallOptions) {
+  async prune(window: ForgeHourWindow, options?: StoreCallOptions) {
+    const outside = { $or: [{ hour: { $lt: window.since } }, { hour: { $gt: window.until } }] }
     const result = await this.#collection.call(call('prune', options), (hours, bounds) =>
-      hours.deleteMany({ hour: { $lt: before } }, bounds.write),
+      hours.deleteMany(outside, bounds.write),
     )
     return result.deletedCount
   }

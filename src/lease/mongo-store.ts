@@ -73,6 +73,12 @@ export interface MongoStoreOptions {
 }
 
 /** A LeaseStore backed by MongoDB (or a wire-compatible server); see the LeaseStore contract. */
+/**
+ * The most leases `list` reads (the status page and `leasecron status` list every lease each time): far
+ * more than nets × installations of any deployment, so only a collection another program filled meets it.
+ */
+export const LIST_LIMIT = 10_000
+
 export class MongoStore implements LeaseStore {
   readonly #leases: StoreCollection<LeaseDocument>
   readonly #bad: BadDocumentReporter
@@ -165,10 +171,11 @@ export class MongoStore implements LeaseStore {
     if (holder !== undefined) throw new LeaseLostError({ ...context, ...lease(call), holder })
   }
 
+  /** Every lease up to LIST_LIMIT, by name: a collection another program filled cannot flood a view. */
   async list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'list' }
     const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
-      leases.find({}, bounds.read).sort({ _id: 1 }).toArray(),
+      leases.find({}, bounds.read).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
     )
     return docs.map((doc) => this.#parse(doc).record)
   }

@@ -116,7 +116,10 @@ export interface LeaseStore {
    * `LeaseLostError` (naming the holder) and changes nothing when another owner holds the lease.
    */
   release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void>
-  /** Every lease the store holds, expired, released or held, ordered by name. */
+  /**
+   * Every lease the store holds, expired, released or held, ordered by name; a store may stop at a bound
+   * far above any deployment's leases (MongoStore: the first 10,000), so a flooded collection stays cheap.
+   */
   list(options?: LeaseCallOptions): Promise<LeaseRecord[]>
   /** One lease as `list` shows it (one cheap read by name), or undefined when the store never had it. */
   get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined>

@@ -19,6 +19,7 @@ import {
   type RunAccount,
   type RunClaim,
   type RunFinish,
+  type RunHistoryOptions,
   type RunLedger,
   type RunLedgerCallOptions,
   type RunRecord,
@@ -105,12 +106,16 @@ export class MemoryRunLedger implements RunLedger {
     return record && copy(record)
   }
 
-  async history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]> {
+  async history(net: string, limit: number, options?: RunHistoryOptions): Promise<RunRecord[]> {
     const name = checkNet(COMPONENT, 'history', net)
     const context = { component: COMPONENT, operation: 'history', net: name }
     const count = checkCount(context, 'limit', limit, 1)
+    const until = options?.until === undefined ? undefined : checkInstant(context, 'until', options.until)
     checkNotAborted(context, options?.signal)
-    return this.#newestFirst(name).slice(0, count).map(copy)
+    return this.#newestFirst(name)
+      .filter((r) => until === undefined || r.slot.getTime() <= until.getTime())
+      .slice(0, count)
+      .map(copy)
   }
 
   async prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number> {

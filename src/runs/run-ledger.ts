@@ -114,6 +114,21 @@ export interface RunLedgerCallOptions {
   signal?: AbortSignal
 }
 
+/** Options of `history`. */
+export interface RunHistoryOptions extends RunLedgerCallOptions {
+  /**
+   * Only runs whose slot is at or before this instant: a view passes now plus FUTURE_SLOT_MARGIN_MS, so
+   * a record dated years ahead (written by another program or by hand) cannot stand in for the newest run.
+   */
+  until?: Date
+}
+
+/**
+ * How far past now a view still reads a slot: replicas' clocks differ by seconds, and a manual run's slot
+ * is the instant it was asked for. A slot further ahead was not written by a worker's schedule.
+ */
+export const FUTURE_SLOT_MARGIN_MS = 5 * 60_000
+
 /** Options of the calls that name one run (`finish`, `get`): which of the slot's two keys it is. */
 export interface RunSlotOptions extends RunLedgerCallOptions {
   /** The manual run of that instant (`<net>@manual@<slot ISO>`), not the scheduled slot. */
@@ -159,10 +174,11 @@ export interface RunLedger {
    */
   get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined>
   /**
-   * The newest `limit` runs of `net` (newest slot first, manual runs among them by their instant);
-   * malformed records are left out, not thrown.
+   * The newest `limit` runs of `net` (newest slot first, manual runs among them by their instant), with
+   * `until` only those whose slot is at or before it; malformed records are left out, not thrown, and
+   * never take the place of a readable one (the Mongo twin leaves them out in its query).
    */
-  history(net: string, limit: number, options?: RunLedgerCallOptions): Promise<RunRecord[]>
+  history(net: string, limit: number, options?: RunHistoryOptions): Promise<RunRecord[]>
   /** Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. */
   prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number>
 }

@@ -1,11 +1,13 @@
 /**
  * The worker's HTTP port under slow or hostile clients: the limits its server runs with and the headers
  * every response carries. The port faces whatever reaches the pod (only the admin API asks for a token),
- * so nothing here is left to Node's defaults (a 60 s headers timeout, a 300 s request timeout, no connection cap).
+ * so nothing here is left to Node's defaults (a 60 s headers timeout, a 300 s request timeout, no connection cap)
+ * and no one client address may hold every connection.
  *
  * What it is not: the routes (http.ts) or the status page's own Content-Security-Policy (page-assets.ts).
  */
 import type { OutgoingHttpHeaders, Server, ServerOptions } from 'node:http'
+import { capPerAddress } from './per-address-cap.js'
 
 export interface HttpLimits {
   /** A request's headers must arrive within this many ms of its first byte (or of the connection). */
@@ -16,6 +18,11 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number
   /** Connections open at once; the server closes any beyond it as it accepts them. */
   maxConnections: number
+  /**
+   * Connections open at once from one client address (per-address-cap.ts); below `maxConnections`, so one
+   * address cannot take every place and starve the probes and scrapes that come from others.
+   */
+  maxConnectionsPerAddress: number
   /** The largest request body read (the admin API's JSON); a larger one is answered 413 unread. */
   maxBodyBytes: number
 }
@@ -23,13 +30,15 @@ export interface HttpLimits {
 /**
  * Seconds, not minutes: every route answers from memory or within the status snapshot's own bounds, and
  * the probes and scrapers that call it send whole requests at once. 64 connections is well above what a
- * kubelet, a Prometheus and a few people with the page open use.
+ * kubelet, a Prometheus and a few people with the page open use; 16 from one address is above what any
+ * one of them uses, and leaves 48 places to the others.
  */
 export const HTTP_LIMITS: HttpLimits = {
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 64,
+  maxConnectionsPerAddress: 16,
   // An admin action's body is a few fields (`for`, `until`, `reason`, `by`): 16 KiB is far above any.
   maxBodyBytes: 16_384,
 }
@@ -49,6 +58,7 @@ export function serverOptions(limits: HttpLimits): ServerOptions {
 /** Applies what `createServer` takes only as properties. */
 export function applyLimits(server: Server, limits: HttpLimits): void {
   server.maxConnections = limits.maxConnections
+  capPerAddress(server, limits.maxConnectionsPerAddress)
 }
 
 /**

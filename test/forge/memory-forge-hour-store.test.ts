@@ -1,4 +1,4 @@
 import { MemoryForgeHourStore } from '../../src/forge/memory-forge-hour-store.js'
 import { forgeHourStoreConformance } from './forge-hour-store-conformance.js'
 
-forgeHourStoreConformance('MemoryForgeHourStore', async () => new MemoryForgeHourStore())
+forgeHourStoreConformance('MemoryForgeHourStore', async (options) => new MemoryForgeHourStore(options))

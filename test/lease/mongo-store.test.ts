@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MongoClient, MongoServerError } from 'mongodb'
 import { type LeaseStore, MongoStore } from '../../src/index.js'
+import { LIST_LIMIT } from '../../src/lease/mongo-store.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
 import { isDuplicateKeyError } from '../../src/store-call/duplicate-key.js'
@@ -165,6 +166,26 @@ describe('MongoStore on the run’s real server', () => {
     })
     expect(await throwing.get('net-a'), 'a throwing report failed the read').toMatchObject({ fence: 0 })
   })
+
+  it('lists at most LIST_LIMIT leases, the first by name, however many another program stored', async () => {
+    if (mongo instanceof Error) throw mongo
+    const store = makeStore()
+    const leases = mongo.db.collection<Record<string, unknown> & { _id: string }>(collectionOf.get(store)!)
+    const expiresAt = new Date(0)
+    await leases.insertMany(
+      Array.from({ length: LIST_LIMIT + 5 }, (_, i) => ({
+        _id: `lease-${String(i).padStart(6, '0')}`,
+        owner: 'host-a-1',
+        token: null,
+        fence: 1,
+        expiresAt,
+        renewedAt: expiresAt,
+      })),
+    )
+    const listed = await store.list()
+    expect(listed, 'a list read every stored lease').toHaveLength(LIST_LIMIT)
+    expect(listed.at(-1)?.name).toBe(`lease-${String(LIST_LIMIT - 1).padStart(6, '0')}`)
+  }, 60_000)
 
   it('refuses a call timeout that is not a whole number of ms', () => {
     if (mongo instanceof Error) throw mongo

@@ -60,7 +60,7 @@ describe('MongoRunLedger on the run’s real server', () => {
     expect(await ledger.get('n', slot)).toMatchObject({ outcome: 'failed', attempts: 1 })
   })
 
-  it('skips and reports once a malformed run, never failing history or get', async () => {
+  it('skips and reports once a malformed run, never failing history or get (one the query leaves out, get reports)', async () => {
     const collection = `net_runs_${++collections}`
     const bad: Array<{ collection: string; id: string; problem: string }> = []
     const ledger = new MongoRunLedger(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
@@ -69,7 +69,7 @@ describe('MongoRunLedger on the run’s real server', () => {
       await ledger.claim({ net: 'n', slot: slot(minute), owner: 'a', fence: 1, startedAt: slot(minute) })
     const runs = mongo.db.collection<{ _id: string }>(collection)
     // Written through the driver, as another program (or a hand edit) could.
-    await runs.updateOne({ _id: `n@${slot(2).toISOString()}` }, { $set: { slot: 'yesterday' } })
+    await runs.updateOne({ _id: `n@${slot(2).toISOString()}` }, { $set: { finishedAt: 'later' } })
     await runs.updateOne({ _id: `n@${slot(3).toISOString()}` }, { $set: { startedAt: '15:03' } })
     for (let read = 0; read < 3; read++) {
       const history = await ledger.history('n', 10)
@@ -80,9 +80,63 @@ describe('MongoRunLedger on the run’s real server', () => {
     }
     expect(await ledger.get('n', slot(3)), 'a malformed run was answered as a record').toBeUndefined()
     expect(bad, 'each malformed run must be reported once, naming it and what is wrong').toEqual([
+      { collection, id: `n@${slot(2).toISOString()}`, problem: 'finishedAt: expected date, received string' },
       { collection, id: `n@${slot(3).toISOString()}`, problem: 'startedAt: expected date, received string' },
-      { collection, id: `n@${slot(2).toISOString()}`, problem: 'slot: expected date, received string' },
     ])
+  })
+
+  it('leaves malformed and future-dated runs out in its query, so they never push the real runs out of history', async () => {
+    const collection = `net_runs_${++collections}`
+    const ledger = new MongoRunLedger(mongo.db, { collection })
+    await ledger.ensureIndexes()
+    const slot = (minute: number) => new Date(Date.UTC(2026, 8, 30, 15, minute))
+    for (const minute of [1, 2, 3])
+      await ledger.claim({ net: 'n', slot: slot(minute), owner: 'a', fence: 1, startedAt: slot(minute) })
+    const runs = mongo.db.collection<Record<string, unknown> & { _id: string }>(collection)
+    // Newer than every real run but before `until`: only the type conditions keep these out.
+    const newer = (i: number) => new Date(Date.UTC(2026, 8, 30, 15, 10, i))
+    const doc = (i: number, kind: string, fields: Record<string, unknown>) => ({
+      _id: `n@${newer(i).toISOString()}#${kind}`,
+      net: 'n',
+      slot: newer(i),
+      owner: 'x',
+      fence: 1,
+      startedAt: newer(i),
+      finishedAt: null,
+      outcome: 'ok',
+      error: null,
+      requests: null,
+      ...fields,
+    })
+    // Written through the driver, as another program (or a hand edit) could: 30 of each wrong type (the
+    // issue's numeric owner among them), more than `limit` and the slack together.
+    const wrong: Array<[string, Record<string, unknown>]> = [
+      ['numeric-owner', { owner: 42 }],
+      ['text-slot', { slot: '2030-01-01' }],
+      ['text-fence', { fence: '1' }],
+      ['negative-fence', { fence: -1 }],
+      ['text-start', { startedAt: 'soon' }],
+      ['unknown-outcome', { outcome: 'done' }],
+    ]
+    for (const [kind, fields] of wrong)
+      await runs.insertMany(Array.from({ length: 30 }, (_, i) => doc(i, kind, fields)))
+    await runs.insertMany(Array.from({ length: 30 }, (_, i) => ({ ...doc(i, 'id', {}), _id: i as never })))
+    // And 30 well-formed runs dated 2030: only `until` keeps those out.
+    const ahead = (i: number) => new Date(Date.UTC(2030, 0, 1, 0, i))
+    await runs.insertMany(
+      Array.from({ length: 30 }, (_, i) => ({
+        ...doc(i, 'ahead', {}),
+        _id: `n@${ahead(i).toISOString()}`,
+        slot: ahead(i),
+        startedAt: ahead(i),
+      })),
+    )
+    const until = new Date(Date.UTC(2026, 8, 30, 16))
+    const history = await ledger.history('n', 3, { until })
+    expect(
+      history.map((r) => r.slot),
+      'a malformed or future-dated run took a real run’s place',
+    ).toEqual([slot(3), slot(2), slot(1)])
   })
 
   it('gives one slot to exactly one of concurrent claims from separate connections', async () => {

@@ -350,6 +350,16 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect(await ledger.history('nobody', 10)).toEqual([])
       })
 
+      it('with `until`, leaves out runs whose slot is after it, still giving `limit` runs', async () => {
+        const ledger = await makeLedger()
+        for (const m of [1, 2, 3]) await ledger.claim(claimOf(m))
+        // Years ahead, as a hand-written or foreign record could be: never the newest run of a view.
+        for (const years of [1, 2, 3]) await ledger.claim(claimOf(years * 525_600))
+        const slots = (await ledger.history('merge-gate-sweeper', 2, { until: at(3) })).map((r) => r.slot)
+        expect(slots, 'a run after `until` was read, or pushed an earlier one out').toEqual([at(3), at(2)])
+        expect((await ledger.history('merge-gate-sweeper', 1))[0]?.slot).toEqual(at(3 * 525_600))
+      })
+
       it('prunes all but the newest N runs of one net, leaving other nets alone', async () => {
         const ledger = await makeLedger()
         for (let m = 0; m < 6; m++) await ledger.claim(claimOf(m))
@@ -385,7 +395,7 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect((error as Error).message).toMatch(message)
       })
 
-      it('refuses a finish with an unknown outcome and a history limit below 1', async () => {
+      it('refuses a finish with an unknown outcome, a history limit below 1 and an `until` that is no instant', async () => {
         const ledger = await makeLedger()
         const bad = { finishedAt: at(1), outcome: 'done' as never }
         await expect(ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, bad)).rejects.toMatchObject({
@@ -395,6 +405,9 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         await expect(
           ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, fractional),
         ).rejects.toMatchObject({ code: 'RUN_LEDGER_INVALID', message: expect.stringMatching(/attempts/) })
+        await expect(
+          ledger.history('merge-gate-sweeper', 1, { until: new Date(Number.NaN) }),
+        ).rejects.toMatchObject({ name: 'RunLedgerError', code: 'RUN_LEDGER_INVALID' })
         await expect(ledger.history('merge-gate-sweeper', 0)).rejects.toMatchObject({
           code: 'RUN_LEDGER_INVALID',
         })

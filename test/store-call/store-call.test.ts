@@ -138,7 +138,7 @@ describe('every Mongo twin fails with a StoreError of its own name and code', ()
     ],
     [
       'MongoForgeHourStore',
-      () => new MongoForgeHourStore(down).read(slot),
+      () => new MongoForgeHourStore(down).read({ since: slot, until: slot }),
       { name: 'StoreError', code: 'STORE_CALL_FAILED' },
     ],
   ]

@@ -1,8 +1,11 @@
 /**
  * The worker's HTTP port under slow and hostile clients, on real sockets: a client that sends part of a
- * request and waits is closed within seconds, connections past the cap are closed as they arrive, a
- * refused method says which are allowed, and every answer forbids MIME sniffing.
+ * request and waits is closed within seconds, connections past the cap are closed as they arrive, one
+ * address holding its whole allowance of slow-header connections leaves the probes and scrapes of another
+ * answered (loopback clients bound to 127.0.0.x stand for distinct hosts), a refused method says which are
+ * allowed, and every answer forbids MIME sniffing.
  */
+import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HTTP_LIMITS } from '../../src/worker/http-limits.js'
@@ -27,11 +30,12 @@ async function start(): Promise<HealthServer> {
   return server
 }
 
-/** A connected socket whose received bytes and close are recorded. */
+/** A connected socket from local address `from`, whose received bytes and close are recorded. */
 async function open(
   port: number,
+  from = '127.0.0.1',
 ): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
-  const socket = connect(port, '127.0.0.1')
+  const socket = connect({ port, host: '127.0.0.1', localAddress: from })
   sockets.push(socket)
   let data = ''
   socket.on('data', (chunk) => {
@@ -45,6 +49,19 @@ async function open(
     socket.once('error', reject)
   })
   return { socket, received: () => data, closed }
+}
+
+/** GET `path` from local address `from`: the status code, or the error's code when it was refused. */
+function probe(port: number, path: string, from: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request({ port, host: '127.0.0.1', path, localAddress: from, agent: false }, (res) => {
+      res.resume()
+      res.once('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    req.setTimeout(5_000, () => req.destroy(new Error('no answer within 5 s')))
+    req.end()
+  })
 }
 
 /** Resolves `'open'` if `closed` has not settled within `ms`. */
@@ -71,15 +88,51 @@ describe('the HTTP port under slow and hostile clients', () => {
     let accepted = 0
     http.on('connection', () => accepted++)
     const held = []
-    for (let i = 0; i < HTTP_LIMITS.maxConnections; i++) held.push(await open(port))
+    // From four addresses, each within its own allowance, so that the server's cap is what refuses.
+    for (let i = 0; i < HTTP_LIMITS.maxConnections; i++) held.push(await open(port, `127.0.0.${1 + (i % 4)}`))
     await expect.poll(() => accepted, { timeout: 5_000 }).toBe(HTTP_LIMITS.maxConnections)
-    const excess = await open(port)
+    const excess = await open(port, '127.0.0.5')
     expect(await within(excess.closed, 2_000), 'a connection past the cap was kept').not.toBe('open')
     expect(excess.received(), 'a connection past the cap was answered').toBe('')
     const first = held[0]!
     first.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     await within(first.closed, 2_000)
     expect(first.received(), 'a connection within the cap was not served').toMatch(/^HTTP\/1\.1 200/)
+  }, 20_000)
+
+  it('answers probes and scrapes from another address while one address holds the cap’s worth of slow-header connections', async () => {
+    const { port, server: http } = await start()
+    let accepted = 0
+    http.on('connection', () => accepted++)
+    for (let i = 0; i < HTTP_LIMITS.maxConnections; i++) {
+      const slow = await open(port, '127.0.0.1')
+      slow.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n')
+    }
+    await expect.poll(() => accepted, { timeout: 5_000 }).toBe(HTTP_LIMITS.maxConnections)
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect(await probe(port, path, '127.0.0.2'), `${path} from another address`).toBe(200)
+  }, 20_000)
+
+  it('closes a connection past one address’s allowance, unanswered, and gives the place back when one closes', async () => {
+    const { port } = await start()
+    const held = []
+    for (let i = 0; i < HTTP_LIMITS.maxConnectionsPerAddress; i++) held.push(await open(port, '127.0.0.3'))
+    const excess = await open(port, '127.0.0.3')
+    expect(await within(excess.closed, 2_000), 'a connection past the allowance was kept').not.toBe('open')
+    expect(excess.received(), 'a connection past the allowance was answered').toBe('')
+    expect(await probe(port, '/healthz', '127.0.0.4'), 'another address was refused').toBe(200)
+    const first = held[0]!
+    first.socket.end('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(await within(first.closed, 2_000), 'the server kept a finished connection').not.toBe('open')
+    expect(first.received(), 'a connection within the allowance was not served').toMatch(/^HTTP\/1\.1 200/)
+    // The closed connection's place is free again: the same address is served, not refused.
+    // (Polled: the server may see the close a moment after the client does.)
+    await expect
+      .poll(() => probe(port, '/healthz', '127.0.0.3'), {
+        timeout: 3_000,
+        message: 'a closed connection kept its place',
+      })
+      .toBe(200)
   }, 20_000)
 
   it('answers a refused method with 405 and Allow: GET, HEAD', async () => {

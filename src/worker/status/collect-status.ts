@@ -6,9 +6,15 @@
 import { nextFireTime } from '../../schedule.js'
 import { formatLocal } from '../../zoned-time.js'
 import type { LeaseRecord } from '../../lease/store.js'
-import type { RunRecord } from '../../runs/run-ledger.js'
+import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../../runs/run-ledger.js'
 import type { NetControl, NetPause } from '../../control/net-control-store.js'
-import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart } from '../../forge/forge-hour-store.js'
+import {
+  type ForgeHourRow,
+  HOUR_MS,
+  HOURS_KEPT,
+  hourStart,
+  hoursWindow,
+} from '../../forge/forge-hour-store.js'
 import {
   type ForgeStatus,
   type HolderStatus,
@@ -38,6 +44,8 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
   }
   // The nets read once: a worker acting as every installation lists the ones discovered by now.
   const plans = sources.nets
+  // A run dated past this was not written by a schedule: it never stands in for the newest run.
+  const until = new Date(now.getTime() + FUTURE_SLOT_MARGIN_MS)
   // Every source at once: each bounds its own read, so an outage costs one bound, not their sum.
   const [store, leases, skipped, histories, forge, controls] = await Promise.all([
     storeStatus(sources),
@@ -46,11 +54,11 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     Promise.all(
       plans.map((plan) =>
         sources
-          .history?.(plan.name, RUNS_SHOWN)
+          .history?.(plan.name, RUNS_SHOWN, until)
           .catch(failed(`the run ledger did not answer for ${plan.name}`)),
       ),
     ),
-    forgeStatus(sources, now, failed),
+    forgeStatus(sources, now, failed, notes),
     sources.controls?.(now).catch(failed('the net controls did not answer')),
   ])
   if (!sources.history)
@@ -201,28 +209,61 @@ async function forgeStatus(
   sources: StatusSources,
   now: Date,
   failed: (what: string) => (error: unknown) => undefined,
+  notes: string[],
 ): Promise<ForgeStatus> {
   const current = hourStart(now.getTime())
-  const since = new Date(current - (HOURS_KEPT - 1) * HOUR_MS)
   const [rows, rateLimits] = await Promise.all([
-    sources.forgeHours(since).catch(failed('forge hours unavailable')),
+    sources.forgeHours(hoursWindow(now.getTime())).catch(failed('forge hours unavailable')),
     sources.rateLimits?.().catch(failed('rate limits unavailable')),
   ])
+  const lanes = laneStatuses(rows ?? [], current)
+  if (lanes.length > LANES_SHOWN)
+    notes.push(
+      `forge: ${lanes.length} lanes in the last ${HOURS_KEPT} hours; the ${LANES_SHOWN} with the most requests are shown`,
+    )
   return {
     scope: sources.forgeScope,
     hourStart: new Date(current).toISOString(),
-    lanes: laneStatuses(rows ?? [], current),
+    lanes: busiest(lanes, LANES_SHOWN),
     rateLimits: rateLimits ?? null,
   }
 }
 
-/** One entry per lane seen in the last 24 hours, each with 24 hours (missing hours are zero). */
+/**
+ * The most lanes the snapshot lists: a net per installation is a lane each, so hundreds are real; a
+ * store holding thousands (written by another program) would otherwise make every /status megabytes.
+ */
+export const LANES_SHOWN = 500
+
+/** The `count` lanes with the most requests over the day (ties by name), in name order. */
+function busiest(lanes: LaneStatus[], count: number): LaneStatus[] {
+  if (lanes.length <= count) return lanes
+  const total = (l: LaneStatus) => l.hours.reduce((sum, h) => sum + h.requests, 0)
+  const kept = new Set(
+    lanes
+      .map((l) => ({ lane: l, requests: total(l) }))
+      .sort((a, b) => b.requests - a.requests || a.lane.lane.localeCompare(b.lane.lane))
+      .slice(0, count)
+      .map((l) => l.lane),
+  )
+  return lanes.filter((l) => kept.has(l))
+}
+
+/**
+ * One entry per lane seen in the last 24 hours (up to the current one: a row dated ahead adds no lane),
+ * each with 24 hours (missing hours are zero). One pass over the rows: a lookup per lane and hour
+ * scanned every row, seconds for a few thousand.
+ */
 export function laneStatuses(rows: readonly ForgeHourRow[], current: number): LaneStatus[] {
-  const lanes = [...new Set(rows.map((r) => r.lane))].sort()
+  const first = current - (HOURS_KEPT - 1) * HOUR_MS
+  const byLaneHour = new Map<string, ForgeHourRow>()
+  for (const row of rows)
+    if (row.hour >= first && row.hour <= current) byLaneHour.set(`${row.lane} ${row.hour}`, row)
+  const lanes = [...new Set([...byLaneHour.values()].map((r) => r.lane))].sort()
   return lanes.map((lane) => {
     const hours = Array.from({ length: HOURS_KEPT }, (_, i) => {
-      const hour = current - (HOURS_KEPT - 1 - i) * HOUR_MS
-      const row = rows.find((r) => r.lane === lane && r.hour === hour)
+      const hour = first + i * HOUR_MS
+      const row = byLaneHour.get(`${lane} ${hour}`)
       return {
         hour: new Date(hour).toISOString(),
         requests: row?.requests ?? 0,

@@ -44,14 +44,48 @@ export function serveStatusRoute(
   }
   const narrowed = (snapshot: StatusSnapshot) =>
     installation === null ? snapshot : narrowToInstallation(snapshot, installation)
+  const key = `${path} ${installation}`
   const answered =
     path === '/status'
-      ? options.snapshot().then((snapshot) => reply(200, `${JSON.stringify(narrowed(snapshot), null, 2)}\n`))
+      ? options.snapshot().then((snapshot) =>
+          reply(
+            200,
+            builtOnce(snapshot, key, () => `${JSON.stringify(narrowed(snapshot), null, 2)}\n`),
+          ),
+        )
       : Promise.all([options.snapshot(), loadPage()]).then(([snapshot, page]) =>
-          reply(200, page.render(narrowed(snapshot)), 'text/html; charset=utf-8', page.headers),
+          reply(
+            200,
+            builtOnce(snapshot, key, () => page.render(narrowed(snapshot))),
+            'text/html; charset=utf-8',
+            page.headers,
+          ),
         )
   answered.catch(() => reply(500, '{"error":"status unavailable"}'))
   return true
+}
+
+/**
+ * Each snapshot's bodies (`/status` and the page, per installation filter), built on the first request
+ * and served to every later one while the snapshot is (shared-snapshot.ts: a second): a burst of requests
+ * cost one JSON.stringify or render each, not one per request. Forgotten with their snapshot; at most
+ * BODIES_KEPT per snapshot, so filters naming ever-new installations build, and keep, no more.
+ */
+const bodies = new WeakMap<StatusSnapshot, Map<string, string>>()
+const BODIES_KEPT = 16
+
+/** The body `key` of `snapshot`: built by `build` once, then the same string. */
+function builtOnce(snapshot: StatusSnapshot, key: string, build: () => string): string {
+  let built = bodies.get(snapshot)
+  if (!built) {
+    built = new Map()
+    bodies.set(snapshot, built)
+  }
+  const kept = built.get(key)
+  if (kept !== undefined) return kept
+  const body = build()
+  if (built.size < BODIES_KEPT) built.set(key, body)
+  return body
 }
 
 /**

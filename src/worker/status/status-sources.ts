@@ -5,7 +5,7 @@
  */
 import type { LeaseRecord } from '../../lease/store.js'
 import type { RunRecord } from '../../runs/run-ledger.js'
-import type { ForgeHourRow } from '../../forge/forge-hour-store.js'
+import type { ForgeHourRow, ForgeHourWindow } from '../../forge/forge-hour-store.js'
 import type { NetControl } from '../../control/net-control-store.js'
 import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 
@@ -35,12 +35,15 @@ export interface StatusSources {
   serverVersion(): Promise<string | null>
   /** Every lease the store holds (expired included). */
   leases(): Promise<LeaseRecord[]>
-  /** The newest `limit` runs of `net`, newest first; absent without a run ledger. */
-  history?: (net: string, limit: number) => Promise<RunRecord[]>
+  /**
+   * The newest `limit` runs of `net` whose slot is at or before `until`, newest first; absent without a
+   * run ledger.
+   */
+  history?: (net: string, limit: number, until: Date) => Promise<RunRecord[]>
   /** Every net's controls at `now` (paused, pending requests); absent where none are read. */
   controls?: (now: Date) => Promise<NetControl[]>
-  /** Forge figures per hour and lane for hours ≥ `since`. */
-  forgeHours(since: Date): Promise<ForgeHourRow[]>
+  /** Forge figures per hour and lane for the hours of `window` (both ends included). */
+  forgeHours(window: ForgeHourWindow): Promise<ForgeHourRow[]>
   /** The last rate-limit figures seen; absent where no request is sent (CLI). */
   rateLimits?: () => Promise<RateLimitStatus[]>
   /** Ticks the scheduler skipped per net and reason; absent outside a worker. */

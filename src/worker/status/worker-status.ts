@@ -18,7 +18,7 @@ import type { NetConfig, WorkerConfig } from '../../config/worker-config.js'
 import type { Logger } from '../logger.js'
 import type { MongoConnection } from '../mongo-connection.js'
 import { collectStatus } from './collect-status.js'
-import { HOUR_MS, HOURS_KEPT, hourStart, sumRows } from '../../forge/forge-hour-store.js'
+import { HOUR_MS, hourStart, hoursWindow, sumRows } from '../../forge/forge-hour-store.js'
 import { rowsFromMeter } from '../../forge/meter-hours.js'
 import { MongoForgeHourStore } from '../../forge/mongo-forge-hour-store.js'
 import { packageVersion } from './package-version.js'
@@ -113,8 +113,8 @@ async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
   const store = new MongoForgeHourStore(mongo.db)
   await store.put(options.owner, rowsFromMeter(meter.hourly()))
   const now = options.clock.now().getTime()
-  if (now - hourStart(now) < SAMPLE_EVERY_MS)
-    await store.prune(new Date(hourStart(now) - HOURS_KEPT * HOUR_MS))
+  // Rows dated ahead go too: another program's, or a replica's whose clock ran far ahead.
+  if (now - hourStart(now) < SAMPLE_EVERY_MS) await store.prune(hoursWindow(now))
 }
 
 function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSources {
@@ -145,23 +145,26 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
     leases: async () => (await options.store()?.list(bound())) ?? [],
     ...(ledger
       ? {
-          history: async (net: string, limit: number) => (await ledger()?.history(net, limit, bound())) ?? [],
+          history: async (net: string, limit: number, until: Date) =>
+            (await ledger()?.history(net, limit, { ...bound(), until })) ?? [],
         }
       : {}),
     ...(options.controls
       ? { controls: async (now: Date) => (await options.controls?.()?.list(now, bound())) ?? [] }
       : {}),
-    forgeHours: async (since) => {
+    forgeHours: async (window) => {
       const mongo = options.mongo()
-      const own = rowsFromMeter(options.meter()?.hourly() ?? [])
-      if (!mongo) return own.filter((r) => r.hour >= since.getTime())
+      const own = rowsFromMeter(options.meter()?.hourly() ?? []).filter(
+        (r) => r.hour >= window.since.getTime() && r.hour <= window.until.getTime(),
+      )
+      if (!mongo) return own
       // The other replicas' stored rows plus this replica's own from its meter: current to the second
       // without writing (its stored rows are up to one sample old).
-      const others = await forgeHourReader(mongo, options.onBadDocument).read(since, {
+      const others = await forgeHourReader(mongo, options.onBadDocument).read(window, {
         ...bound(),
         except: options.owner,
       })
-      return sumRows([...others, ...own.filter((r) => r.hour >= since.getTime())])
+      return sumRows([...others, ...own])
     },
     rateLimits: () => rateLimitsFromRegistry(registry),
     skippedTicks: () => skippedTicksFromRegistry(registry),

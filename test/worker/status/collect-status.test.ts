@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryStore } from '../../../src/lease/memory-store.js'
 import { MemoryRunLedger } from '../../../src/runs/memory-run-ledger.js'
-import { collectStatus } from '../../../src/worker/status/collect-status.js'
+import { collectStatus, LANES_SHOWN } from '../../../src/worker/status/collect-status.js'
 import { HOUR_MS, hourStart } from '../../../src/forge/forge-hour-store.js'
 import { MemoryForgeHourStore } from '../../../src/forge/memory-forge-hour-store.js'
 import { renderStatusPage } from '../../../src/worker/status/render-status-page.js'
@@ -138,6 +138,27 @@ describe('collectStatus', () => {
     expect(lane.hours).toHaveLength(24)
     expect(lane.thisHour).toEqual({ requests: 42, notModified: 31, points: 11 })
     expect(lane.hours[20]).toMatchObject({ requests: 7, points: 7 })
+  })
+
+  it('lists at most LANES_SHOWN lanes, the busiest, and says how many there were', async () => {
+    const h = hourStart(NOW.getTime())
+    const rows = Array.from({ length: LANES_SHOWN + 100 }, (_, i) => ({
+      hour: h,
+      lane: `lane-${String(i).padStart(4, '0')}`,
+      requests: i,
+      notModified: 0,
+      points: 0,
+    }))
+    // A row of the hour ahead (a clock running early) adds no lane.
+    rows.push({ hour: h + HOUR_MS, lane: 'ahead', requests: 1_000_000, notModified: 0, points: 0 })
+    const { forge, notes } = await collectStatus(await sources({ forgeHours: async () => rows }), NOW)
+    expect(forge.lanes, 'a lane past the bound was listed').toHaveLength(LANES_SHOWN)
+    expect(forge.lanes[0]?.lane, 'a quieter lane was kept over a busier one').toBe('lane-0100')
+    expect(
+      forge.lanes.some((l) => l.lane === 'ahead'),
+      'a lane seen only ahead was listed',
+    ).toBe(false)
+    expect(notes.join('\n')).toContain(`${LANES_SHOWN + 100} lanes`)
   })
 
   it('turns a failing source into null and a note instead of failing the snapshot', async () => {

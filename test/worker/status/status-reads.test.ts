@@ -11,6 +11,7 @@ import { MongoStore } from '../../../src/lease/mongo-store.js'
 import { MongoRunLedger } from '../../../src/runs/mongo-run-ledger.js'
 import { loadConfig } from '../../../src/config/load-config.js'
 import { type HealthServer, startHealthServer } from '../../../src/worker/http.js'
+import { HTTP_LIMITS } from '../../../src/worker/http-limits.js'
 import { createLogger } from '../../../src/worker/logger.js'
 import { connectMongo, type MongoConnection } from '../../../src/worker/mongo-connection.js'
 import { createWorkerStatus } from '../../../src/worker/status/worker-status.js'
@@ -66,6 +67,9 @@ async function serveStatus(connection: MongoConnection): Promise<string> {
     registry,
     ready: async () => ({ ready: true, detail: {} }),
     status: { snapshot: status.snapshot, page: true },
+    // The burst below comes from one address, over as many connections: the snapshot is under test here,
+    // not the per-address cap (http-limits.test.ts).
+    limits: { ...HTTP_LIMITS, maxConnectionsPerAddress: HTTP_LIMITS.maxConnections },
   })
   servers.push(server)
   return `http://127.0.0.1:${server.port}`
