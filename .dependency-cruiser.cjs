@@ -40,8 +40,12 @@ module.exports = {
       comment: 'control/ keeps what operators asked of a net; it knows no lease, ledger, net or worker.',
       severity: 'error',
       from: { path: room('control') },
-      // Itself, store-call/ for its Mongo calls, and durations.ts (the floor) for a pause's `for`.
-      to: { path: '^src/', pathNot: [room('control'), room('store-call'), '^src/durations\\.ts$'] },
+      // Itself, store-call/ for its Mongo calls, durations.ts (the floor) for a pause's `for`, and
+      // plain-text.ts (the floor) for a reason kept as one plain, bounded line.
+      to: {
+        path: '^src/',
+        pathNot: [room('control'), room('store-call'), '^src/durations\\.ts$', '^src/plain-text\\.ts$'],
+      },
     },
     {
       name: 'forge-knows-no-election',
@@ -151,6 +155,14 @@ module.exports = {
       severity: 'error',
       from: { path: [room('lease'), room('runs'), room('forge'), room('nets'), room('sandbox')] },
       to: { path: room('config') },
+    },
+    {
+      name: 'plain-text-and-secret-names-are-the-floor',
+      comment:
+        'plain-text.ts (stored text as one plain, bounded line) and secret-parameter.ts (which name=value pairs carry a credential) are shared by control/, forge/, nets/, config/ and worker/: they import nothing of the product.',
+      severity: 'error',
+      from: { path: '^src/(plain-text|secret-parameter)\\.ts$' },
+      to: { path: '^src/' },
     },
     {
       name: 'durations-and-schedules-are-the-floor',

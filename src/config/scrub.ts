@@ -14,6 +14,8 @@
  * elsewhere (a file, a socket) must pass its text through `scrubSecrets` itself.
  */
 
+import { isSecretParameter } from '../secret-parameter.js'
+
 /**
  * Variables whose whole value is a secret, wherever it shows up (the App key; a net option marked
  * `secret` is added by the configuration that reads it). A name ending in one of SECRET_SUFFIXES counts
@@ -50,20 +52,6 @@ export function rememberSecret(value: string | undefined): void {
 export function rememberSecrets(env: NodeJS.ProcessEnv, extra: readonly string[] = []): void {
   for (const [name, value] of Object.entries(env))
     if (isSecretVariable(name) || extra.includes(name)) rememberSecret(value)
-}
-
-/**
- * The one rule for which `name=value` pairs carry a credential, wherever they appear: a URI's query string
- * (the request spans' `url.full`, forge/request-span.ts) and free text (an error's message, a ping body,
- * the ledger's error, a log line). The OpenTelemetry conventions' list (`sig`, `signature`, `…key…`, an
- * OAuth `code`) and anything named like a secret (`password`, `secret`, `token`, a MongoDB
- * `authMechanismProperties`).
- */
-const SECRET_PARAMETER = /token|secret|password|signature|key|authmechanismproperties|^sig$|^code$/i
-
-/** True when a query parameter or a `name=value` pair named `name` carries a credential. */
-export function isSecretParameter(name: string): boolean {
-  return SECRET_PARAMETER.test(name)
 }
 
 /*

@@ -12,13 +12,8 @@ import type {
   NetPause,
   PauseRequest,
 } from './net-control-store.js'
+import { MAX_TEXT_CHARS } from './control-text-limit.js'
 import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
-
-/**
- * The most characters of a reason or an author kept, as written and as read (net-control-document.ts):
- * status views serve them on every refresh, and each paused tick logs and records the reason.
- */
-export const MAX_TEXT_CHARS = 500
 
 const KINDS: readonly string[] = ['run', 'catch-up'] satisfies ControlRequestKind[]
 

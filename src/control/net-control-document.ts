@@ -9,7 +9,7 @@
 import * as z from 'zod'
 import { plainLine } from '../plain-text.js'
 import { describeIssues } from '../store-call/bad-document.js'
-import { MAX_TEXT_CHARS } from './net-control-checks.js'
+import { MAX_TEXT_CHARS } from './control-text-limit.js'
 import type { ControlRequest, NetPause } from './net-control-store.js'
 
 /** A pause as stored (absent optionals stored as null). */

@@ -19,7 +19,7 @@
  */
 import type { StoreCallOptions } from '../store-call/store-call.js'
 import { plainLine } from '../plain-text.js'
-import { MAX_TEXT_CHARS } from './net-control-checks.js'
+import { MAX_TEXT_CHARS } from './control-text-limit.js'
 
 /** A pause as stored: in force from `at` until `until` (or until resumed). */
 export interface NetPause {

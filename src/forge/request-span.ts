@@ -27,7 +27,7 @@ import {
   trace,
 } from '@opentelemetry/api'
 import type { Dispatcher } from 'undici'
-import { isSecretParameter } from '../config/scrub.js'
+import { isSecretParameter } from '../secret-parameter.js'
 import { AUTH_LANE, chargedLane } from './lane.js'
 import { stripHeader } from './strip-header.js'
 

@@ -6,12 +6,8 @@ import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/worker/logger.js'
-import {
-  isSecretParameter,
-  rememberSecrets,
-  scrubbedErrorMessage,
-  scrubSecrets,
-} from '../../src/config/scrub.js'
+import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
+import { isSecretParameter } from '../../src/secret-parameter.js'
 
 const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
   type: 'pkcs8',

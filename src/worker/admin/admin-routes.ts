@@ -27,7 +27,7 @@ import {
   requestRun,
   resumeNet,
 } from '../../control/control-actions.js'
-import { MAX_TEXT_CHARS } from '../../control/net-control-checks.js'
+import { MAX_TEXT_CHARS } from '../../control/control-text-limit.js'
 import { nearestName } from '../../config/typo-hints.js'
 import { NetControlError } from '../../control/net-control-error.js'
 import type { NetControlStore } from '../../control/net-control-store.js'
