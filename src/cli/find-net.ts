@@ -2,6 +2,7 @@
  * The configured net a command names (`once <net>`, `history <net>`), or a usage error listing the nets
  * (and, without --config, naming a worker.config.* in the working directory).
  */
+import { nearestName } from '../config/typo-hints.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { Io } from './io.js'
 import { localConfigHint } from './local-config-hint.js'
@@ -19,10 +20,21 @@ export function findNet(
   if (net) return net
   const hint = localConfigHint(configPath)
   const got = name ?? `no <net> argument (usage: leasecron ${command} <net>)`
+  const near = name === undefined ? undefined : nearNet(name, config)
   io.err(
-    `leasecron ${command}: expected one of ${expectedNames(config)}; got ${got}${hint ? ` (${hint})` : ''}`,
+    `leasecron ${command}: expected one of ${expectedNames(config)}; got ${got}${near ? ` — did you mean ${near}?` : ''}${hint ? ` (${hint})` : ''}`,
   )
   return undefined
+}
+
+/**
+ * The net a mistyped name most likely meant (`merge-gate-sweper`), within two edits or a third of its
+ * length, as a mistyped command is (did-you-mean.ts): in a list of long, similar names the one meant is
+ * easy to miss.
+ */
+function nearNet(name: string, config: WorkerConfig): string | undefined {
+  const names = [...namedNets(config).map((n) => n.net.name), ...config.nets.map((n) => n.net.name)]
+  return nearestName(name, [...new Set(names)], Math.max(2, Math.floor(name.length / 3)))
 }
 
 /**

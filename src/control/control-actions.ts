@@ -72,6 +72,9 @@ export interface ControlActionResult {
  */
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
 
+/** The last instant a Date holds (ECMAScript's 10⁸ days after 1970): a later end is an Invalid Date. */
+const LAST_DATE = new Date(8.64e15)
+
 /**
  * When the pause ends: from `for` or `until`, checked against `now`; undefined when neither is given.
  * Throws ControlActionError naming the field(s) and what was expected.
@@ -87,7 +90,14 @@ export function pauseEnd(net: string, input: PauseNetInput, now: Date): Date | u
         ['for'],
         `expected a duration above zero such as 90s, 30m, 2h or 1d; got ${JSON.stringify(input.for)}`,
       )
-    return new Date(now.getTime() + ms)
+    const end = new Date(now.getTime() + ms)
+    // `99999999d` parses, but its end is no date: the store refused the Invalid Date as a failure to answer.
+    if (!Number.isFinite(end.getTime()))
+      throw bad(
+        ['for'],
+        `expected a duration ending by ${LAST_DATE.toISOString()}, the last instant a date holds; got ${JSON.stringify(input.for)}`,
+      )
+    return end
   }
   if (input.until === undefined) return undefined
   const until = input.until instanceof Date ? input.until : instantOf(input.until)

@@ -44,6 +44,11 @@ describe('the control actions', () => {
         /^expected a duration above zero such as 90s, 30m, 2h or 1d; got "2 hours"$/,
       ],
       [{ for: '0m' }, ['for'], /^expected a duration above zero/],
+      [
+        { for: '99999999d' },
+        ['for'],
+        /^expected a duration ending by \+275760-09-13T00:00:00.000Z, the last instant a date holds; got "99999999d"$/,
+      ],
       [{ until: '2026-03-29 18:00' }, ['until'], /^expected an ISO 8601 instant with a time zone/],
       [{ until: '2026-03-29T18:00:00' }, ['until'], /^expected an ISO 8601 instant with a time zone/],
       [

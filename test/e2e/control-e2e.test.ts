@@ -76,6 +76,7 @@ describe('leasecron pause and resume on Mongo', () => {
     const env = mongoEnv()
     const cases: Array<[string[], RegExp]> = [
       [['pause', 'e2e-tick', '--for', '2 hours'], /--for: expected a duration above zero such as 90s/],
+      [['pause', 'e2e-tick', '--for', '99999999d'], /--for: expected a duration ending by \+275760-09-13T00/],
       [
         ['pause', 'e2e-tick', '--until', 'tomorrow'],
         /--until: expected an ISO 8601 instant with a time zone/,

@@ -177,6 +177,7 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
       [{ until: '2030-01-01T00:00:00' }, /until: expected an ISO 8601 instant with a time zone/],
       [{ for: '2 hours' }, /for: expected a duration above zero such as 90s, 30m, 2h or 1d; got "2 hours"/],
       [{ for: '0s' }, /for: expected a duration above zero/],
+      [{ for: '99999999d' }, /for: expected a duration ending by \+275760-09-13T00:00:00.000Z/],
       [{ for: '1h', until: '2030-01-01T00:00:00Z' }, /for and until: expected one of them, not both/],
     ]
     for (const [body, message] of cases) {
