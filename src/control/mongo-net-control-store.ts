@@ -182,7 +182,9 @@ export class MongoNetControlStore implements NetControlStore {
       this.#bad.report(documentId(doc), parsed.problem)
       return { net }
     }
-    this.#bad.clear(parsed.net)
+    // A request dropped for its id is reported like a bad document; the rest of the document is served.
+    if (parsed.dropped) this.#bad.report(parsed.net, parsed.dropped)
+    else this.#bad.clear(parsed.net)
     const control: NetControl = { net: parsed.net }
     if (pauseInForce(parsed.paused, now)) control.paused = parsed.paused
     if (parsed.run) control.run = parsed.run

@@ -20,6 +20,13 @@ import { NetControlError, type NetControlErrorContext } from './net-control-erro
  */
 export const MAX_TEXT_CHARS = 500
 
+/**
+ * The most characters of a request id. The store's own ids are 33 (`<ISO instant>#<8 hex>`); an id is
+ * matched whole by `take` and logged whole by the holder, so a longer one (written by hand) is refused as
+ * an argument and dropped when read (net-control-document.ts).
+ */
+export const MAX_REQUEST_ID_CHARS = 64
+
 const KINDS: readonly string[] = ['run', 'catch-up'] satisfies ControlRequestKind[]
 
 function invalid(context: NetControlErrorContext, detail: string): never {
@@ -84,11 +91,22 @@ export function checkKind(context: NetControlErrorContext, kind: unknown): Contr
   return kind === 'run' ? 'run' : 'catch-up'
 }
 
-/** A request id (a non-empty string). */
+/** What is wrong with a request id (not a plain one-line string of 1…MAX_REQUEST_ID_CHARS), unechoed. */
+export function requestIdProblem(id: unknown): string | undefined {
+  const expected = `expected a plain one-line string of 1 to ${MAX_REQUEST_ID_CHARS} characters`
+  if (typeof id !== 'string') return `${expected}; got ${id === null ? 'null' : typeof id}`
+  if (id === '' || id.length > MAX_REQUEST_ID_CHARS)
+    return `${expected}; got a string of ${id.length} characters`
+  if (plainLine(id, MAX_REQUEST_ID_CHARS) !== id)
+    return `${expected}; got one with control characters or edge spaces`
+  return undefined
+}
+
+/** A request id (requestIdProblem); the refusal never echoes it. */
 export function checkId(context: NetControlErrorContext, id: unknown): string {
-  if (typeof id !== 'string' || id === '')
-    invalid(context, `expected a request id (a non-empty string); got ${JSON.stringify(id)}`)
-  return id
+  const problem = requestIdProblem(id)
+  if (problem !== undefined) invalid(context, `request id: ${problem}`)
+  return id as string
 }
 
 function withTexts<T extends { reason?: string; by?: string }>(
