@@ -252,6 +252,20 @@ describe('the holder honouring its net’s controls', () => {
     await c.finish()
   })
 
+  // The newest runs a pass looks at for older terms' unfinished claims: read without `until`, a claim
+  // dated 2030 (by hand) filled them and was closed `aborted` four years before its slot.
+  it('leaves an unfinished run dated years ahead alone after its passes', async () => {
+    const ledger = new MemoryRunLedger()
+    const ahead = new Date('2030-01-01T00:00:00.000Z')
+    await ledger.claim({ net: 'tick-net', slot: ahead, owner: 'ahead', fence: 0, startedAt: ahead })
+    const { net, passes } = recordingNet({ schedule: '*/2 * * * * *' })
+    const c = campaign(net, new MemoryNetControlStore(), { ledger })
+    await vi.advanceTimersByTimeAsync(7_000)
+    expect(passes.length, 'the holder ran no pass').toBeGreaterThanOrEqual(2)
+    expect((await ledger.get('tick-net', ahead))?.outcome, 'a run dated 2030 was closed').toBe(undefined)
+    await c.finish()
+  })
+
   it('runs as scheduled when the control store does not answer (fail open)', async () => {
     const controls = new MemoryNetControlStore()
     controls.get = async () => {
