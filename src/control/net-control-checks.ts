@@ -91,14 +91,22 @@ export function checkKind(context: NetControlErrorContext, kind: unknown): Contr
   return kind === 'run' ? 'run' : 'catch-up'
 }
 
-/** What is wrong with a request id (not a plain one-line string of 1…MAX_REQUEST_ID_CHARS), unechoed. */
+/** What a request id may hold: printable ASCII without spaces (the store's own are `<ISO instant>#<8 hex>`). */
+const ID_CHARS = /^[!-~]+$/
+
+/**
+ * A stored request id no call could have written (in the store's query language, for `request` to replace
+ * it): empty, over MAX_REQUEST_ID_CHARS, or with a character outside ID_CHARS.
+ */
+export const BAD_REQUEST_ID_PATTERN = `^$|^[\\s\\S]{${MAX_REQUEST_ID_CHARS + 1}}|[^!-~]`
+
+/** What is wrong with a request id (not 1…MAX_REQUEST_ID_CHARS of ID_CHARS), without echoing it. */
 export function requestIdProblem(id: unknown): string | undefined {
-  const expected = `expected a plain one-line string of 1 to ${MAX_REQUEST_ID_CHARS} characters`
+  const expected = `expected 1 to ${MAX_REQUEST_ID_CHARS} printable ASCII characters without spaces`
   if (typeof id !== 'string') return `${expected}; got ${id === null ? 'null' : typeof id}`
   if (id === '' || id.length > MAX_REQUEST_ID_CHARS)
     return `${expected}; got a string of ${id.length} characters`
-  if (plainLine(id, MAX_REQUEST_ID_CHARS) !== id)
-    return `${expected}; got one with control characters or edge spaces`
+  if (!ID_CHARS.test(id)) return `${expected}; got one with other characters`
   return undefined
 }
 

@@ -69,11 +69,20 @@ describe('MongoNetControlStore on the run’s real server', () => {
         { net: 'other' },
       ])
     }
-    const expected = 'expected a plain one-line string of 1 to 64 characters'
+    const expected = 'expected 1 to 64 printable ASCII characters without spaces'
     expect(bad).toEqual([
       { collection, id: 'board', problem: `run.id: ${expected}; got a string of 100000 characters` },
       { collection, id: 'other', problem: `run.id: ${expected}; got number` },
     ])
+    // A dropped request is never taken: a new one replaces it, or it would block every run request.
+    for (const net of ['board', 'other']) {
+      const next = await store.request(net, 'run', {}, at)
+      expect(next.created, `a dropped request on ${net} blocked a new one`).toBe(true)
+      expect((await store.get(net, at)).run).toEqual(next.request)
+    }
+    expect((await store.request('board', 'run', {}, at)).created, 'a pending request was replaced').toBe(
+      false,
+    )
   })
 
   // What the holder logs and records each paused tick, and `status` prints: a hand-written document
