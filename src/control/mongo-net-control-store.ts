@@ -7,12 +7,14 @@
  *   _id      string   the net's name
  *   paused   object?  { at: date, until: date?, reason: string?, by: string?, abort: bool } — while set
  *                     and `until` is absent or after now, the net is paused
- *   run      object?  { id: string, at: date, reason: string?, by: string? } — a pending run-now request
+ *   run      object?  { id: string (1–64 printable ASCII), at: date, reason: string?, by: string? } — a
+ *                     pending run-now request; one with another id is dropped when read, replaced by the next
  *   catchUp  object?  the same shape — a pending catch-up request (left by `resume --catch-up`)
  *
  * `pause` is one upsert (the newest word wins). `resume` is one findOneAndUpdate filtered on a pause in
  * force at `now`, so it answers the pause it lifted. `request` is one upsert filtered on no pending
- * request of its kind: a duplicate-key refusal means one is pending, and that one is read and answered.
+ * request of its kind (or one whose id no reader serves): a duplicate-key refusal means one is pending,
+ * and that one is read and answered.
  * `take` is one update filtered on the request's id. On FerretDB (read-then-write updates) two takers may
  * both see `true`: the run ledger's claim of the request's slot, not `take`, decides that a request runs
  * once.
@@ -21,11 +23,19 @@
  * reported once through `onBadDocument`, never thrown. Every call goes through store-call.ts (bounded);
  * writes use write concern `majority`.
  */
-import type { Collection, Db } from 'mongodb'
+import type { Collection, Db, Filter } from 'mongodb'
 import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
 import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, StoreCollection, type StoreCallOptions } from '../store-call/store-call.js'
-import { checkId, checkInstant, checkKind, checkNet, checkPause, newRequest } from './net-control-checks.js'
+import {
+  BAD_REQUEST_ID_PATTERN,
+  checkId,
+  checkInstant,
+  checkKind,
+  checkNet,
+  checkPause,
+  newRequest,
+} from './net-control-checks.js'
 import {
   type NetControlDocument,
   parseNetControlDocument,
@@ -59,6 +69,21 @@ export interface MongoNetControlStoreOptions {
   onBadDocument?: OnBadDocument
   /** The longest a call may take on the server, in ms; 5000 by default. */
   callTimeoutMs?: number
+}
+
+/**
+ * Where a new request of `field` may be stored: none pending, or one no reader serves (an id written by
+ * hand that the parser drops, net-control-document.ts) — else that one would block every new request.
+ */
+function freeOrUnusable(field: string): Filter<NetControlDocument> {
+  const id = `${field}.id`
+  return {
+    $or: [
+      { [field]: null },
+      { [id]: { $not: { $type: 'string' } } },
+      { [id]: { $regex: BAD_REQUEST_ID_PATTERN } },
+    ],
+  } as Filter<NetControlDocument>
 }
 
 /** A NetControlStore backed by MongoDB (or a wire-compatible server); see the NetControlStore contract. */
@@ -144,7 +169,7 @@ export class MongoNetControlStore implements NetControlStore {
     const created = await this.#call(context, options, async (controls, bounds) => {
       try {
         await controls.updateOne(
-          { _id: net, [field]: null },
+          { _id: net, ...freeOrUnusable(field) },
           { $set: { [field]: requestDocument(request) } },
           { upsert: true, ...bounds.write },
         )
@@ -182,7 +207,9 @@ export class MongoNetControlStore implements NetControlStore {
       this.#bad.report(documentId(doc), parsed.problem)
       return { net }
     }
-    this.#bad.clear(parsed.net)
+    // A request dropped for its id is reported like a bad document; the rest of the document is served.
+    if (parsed.dropped) this.#bad.report(parsed.net, parsed.dropped)
+    else this.#bad.clear(parsed.net)
     const control: NetControl = { net: parsed.net }
     if (pauseInForce(parsed.paused, now)) control.paused = parsed.paused
     if (parsed.run) control.run = parsed.run

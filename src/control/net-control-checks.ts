@@ -15,6 +15,13 @@ import type {
 import { MAX_TEXT_CHARS } from './control-text-limit.js'
 import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
 
+/**
+ * The most characters of a request id. The store's own ids are 33 (`<ISO instant>#<8 hex>`); an id is
+ * matched whole by `take` and logged whole by the holder, so a longer one (written by hand) is refused as
+ * an argument and dropped when read (net-control-document.ts).
+ */
+export const MAX_REQUEST_ID_CHARS = 64
+
 const KINDS: readonly string[] = ['run', 'catch-up'] satisfies ControlRequestKind[]
 
 function invalid(context: NetControlErrorContext, detail: string): never {
@@ -79,11 +86,30 @@ export function checkKind(context: NetControlErrorContext, kind: unknown): Contr
   return kind === 'run' ? 'run' : 'catch-up'
 }
 
-/** A request id (a non-empty string). */
+/** What a request id may hold: printable ASCII without spaces (the store's own are `<ISO instant>#<8 hex>`). */
+const ID_CHARS = /^[!-~]+$/
+
+/**
+ * A stored request id no call could have written (in the store's query language, for `request` to replace
+ * it): empty, over MAX_REQUEST_ID_CHARS, or with a character outside ID_CHARS.
+ */
+export const BAD_REQUEST_ID_PATTERN = `^$|^[\\s\\S]{${MAX_REQUEST_ID_CHARS + 1}}|[^!-~]`
+
+/** What is wrong with a request id (not 1…MAX_REQUEST_ID_CHARS of ID_CHARS), without echoing it. */
+export function requestIdProblem(id: unknown): string | undefined {
+  const expected = `expected 1 to ${MAX_REQUEST_ID_CHARS} printable ASCII characters without spaces`
+  if (typeof id !== 'string') return `${expected}; got ${id === null ? 'null' : typeof id}`
+  if (id === '' || id.length > MAX_REQUEST_ID_CHARS)
+    return `${expected}; got a string of ${id.length} characters`
+  if (!ID_CHARS.test(id)) return `${expected}; got one with other characters`
+  return undefined
+}
+
+/** A request id (requestIdProblem); the refusal never echoes it. */
 export function checkId(context: NetControlErrorContext, id: unknown): string {
-  if (typeof id !== 'string' || id === '')
-    invalid(context, `expected a request id (a non-empty string); got ${JSON.stringify(id)}`)
-  return id
+  const problem = requestIdProblem(id)
+  if (problem !== undefined) invalid(context, `request id: ${problem}`)
+  return id as string
 }
 
 function withTexts<T extends { reason?: string; by?: string }>(

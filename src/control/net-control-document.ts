@@ -4,12 +4,16 @@
  * malformed one (a pause whose `at` is text, written by hand) is reported and read as "no controls"
  * instead of breaking the holder's tick, `status` and the page. Its texts (`reason`, `by`) are read as the
  * checks write them: one line without control characters, at most MAX_TEXT_CHARS, a longer one cut and
- * marked (`…(N more)`) rather than refused — refusing would read the net as not paused.
+ * marked (`…(N more)`) rather than refused — refusing would read the net as not paused. A request whose
+ * `id` is not one the store could have written (requestIdProblem: not a string, empty, over
+ * MAX_REQUEST_ID_CHARS) is dropped alone and named in `dropped` — the pause and the other request stay;
+ * an id cannot be cut, since `take` matches it whole.
  */
 import * as z from 'zod'
 import { plainLine } from '../plain-text.js'
 import { describeIssues } from '../store-call/bad-document.js'
 import { MAX_TEXT_CHARS } from './control-text-limit.js'
+import { requestIdProblem } from './net-control-checks.js'
 import type { ControlRequest, NetPause } from './net-control-store.js'
 
 /** A pause as stored (absent optionals stored as null). */
@@ -45,7 +49,8 @@ const pauseSchema = z.object({
   by: text,
   abort: z.boolean().nullish(),
 })
-const requestSchema = z.object({ id: z.string().min(1), at: z.date(), reason: text, by: text })
+// The id is checked after the parse (requestIdProblem), so a bad one drops its request, not the document.
+const requestSchema = z.object({ id: z.unknown(), at: z.date(), reason: text, by: text })
 const controlSchema = z.object({
   _id: z.string(),
   paused: pauseSchema.nullish(),
@@ -55,7 +60,15 @@ const controlSchema = z.object({
 
 /** What a stored document holds (the pause whether or not in force), or what is wrong with it. */
 export type ParsedNetControl =
-  | { ok: true; net: string; paused?: NetPause; run?: ControlRequest; catchUp?: ControlRequest }
+  | {
+      ok: true
+      net: string
+      paused?: NetPause
+      run?: ControlRequest
+      catchUp?: ControlRequest
+      /** The requests dropped for a bad id, each as `field.id: what was expected` (the id unechoed). */
+      dropped?: string
+    }
   | { ok: false; problem: string }
 
 /** Parses one stored control document; never throws. */
@@ -69,8 +82,16 @@ export function parseNetControlDocument(doc: object): ParsedNetControl {
     if (d.paused.until) pause.until = d.paused.until
     out.paused = withTexts(pause, d.paused)
   }
-  if (d.run) out.run = withTexts<ControlRequest>({ id: d.run.id, at: d.run.at }, d.run)
-  if (d.catchUp) out.catchUp = withTexts<ControlRequest>({ id: d.catchUp.id, at: d.catchUp.at }, d.catchUp)
+  const dropped: string[] = []
+  for (const field of ['run', 'catchUp'] as const) {
+    const stored = d[field]
+    if (!stored) continue
+    const problem = requestIdProblem(stored.id)
+    if (problem === undefined)
+      out[field] = withTexts<ControlRequest>({ id: stored.id as string, at: stored.at }, stored)
+    else dropped.push(`${field}.id: ${problem}`)
+  }
+  if (dropped.length > 0) out.dropped = dropped.join('; ')
   return out
 }
 

@@ -9,6 +9,7 @@ import {
   checkAnnounce,
   checkInstant,
   checkLive,
+  checkLiveRead,
   checkReplica,
   type LiveOptions,
   type ReplicaStore,
@@ -21,6 +22,12 @@ const COMPONENT = 'MemoryReplicaStore'
 export class MemoryReplicaStore implements ReplicaStore {
   /** Expiry (ms) by owner. */
   readonly #expiries = new Map<string, number>()
+  readonly #liveRead: number
+
+  /** `liveRead`: the most owners one `live` answers (MAX_LIVE_REPLICAS; smaller in tests). */
+  constructor(options: { liveRead?: number } = {}) {
+    this.#liveRead = checkLiveRead(COMPONENT, options.liveRead)
+  }
 
   async announce(owner: string, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<void> {
     const call: AnnounceArgs = checkAnnounce(COMPONENT, owner, now, ttlMs, options?.signal)
@@ -38,6 +45,7 @@ export class MemoryReplicaStore implements ReplicaStore {
       .filter(([, expiresAtMs]) => expiresAtMs > nowMs && expiresAtMs <= horizonMs)
       .map(([owner]) => owner)
       .sort()
+      .slice(0, this.#liveRead)
   }
 
   async withdraw(owner: string, options?: LeaseCallOptions): Promise<void> {

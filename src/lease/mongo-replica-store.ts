@@ -6,7 +6,8 @@
  * expiry a clock 24 h ahead wrote for a day); only the replica itself writes its document,
  * so FerretDB's read-then-write update races with nobody, and two upserts of the same new owner colliding
  * on `_id` mean the other one landed (the duplicate-key refusal is taken as done). `live` is one find on
- * `now < expiresAt ≤ horizon` (the horizon: replica-store.ts's checkLive, when the announce ttl is given). Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
+ * `now < expiresAt ≤ horizon` (the horizon: replica-store.ts's checkLive, when the announce ttl is given),
+ * at most MAX_LIVE_REPLICAS owners by `_id`. Nothing relies on a TTL index (FerretDB has none): expiry is decided on read, and
  * `sweep` deletes what expired long ago. Writes use write concern `majority`, as the lease store does.
  */
 import type { Collection, Db } from 'mongodb'
@@ -16,6 +17,7 @@ import {
   checkAnnounce,
   checkInstant,
   checkLive,
+  checkLiveRead,
   checkReplica,
   type LiveOptions,
   type ReplicaStore,
@@ -35,13 +37,17 @@ export interface MongoReplicaStoreOptions {
   collection?: string
   /** The longest a call may take on the server, in ms; 5000 by default. */
   callTimeoutMs?: number
+  /** The most owners one `live` read answers; MAX_LIVE_REPLICAS by default (smaller in tests). */
+  liveRead?: number
 }
 
 /** A ReplicaStore backed by MongoDB (or a wire-compatible server); see the ReplicaStore contract. */
 export class MongoReplicaStore implements ReplicaStore {
   readonly #replicas: StoreCollection<ReplicaDocument>
+  readonly #liveRead: number
 
   constructor(db: Db, options: MongoReplicaStoreOptions = {}) {
+    this.#liveRead = checkLiveRead(COMPONENT, options.liveRead)
     this.#replicas = new StoreCollection<ReplicaDocument>(db, options.collection ?? 'replicas', {
       component: COMPONENT,
       majority: true,
@@ -74,6 +80,7 @@ export class MongoReplicaStore implements ReplicaStore {
       replicas
         .find({ expiresAt: { $gt: new Date(nowMs), ...horizon } }, { projection: { _id: 1 }, ...bounds.read })
         .sort({ _id: 1 })
+        .limit(this.#liveRead)
         .toArray(),
     )
     return docs.map((doc) => String(doc._id))

@@ -39,13 +39,31 @@ export interface ReplicaStore {
   /**
    * The owners whose announcement expires after `now`, sorted; `now` itself counts as expired. With
    * `ttlMs` (the announce ttl), an announcement expiring after the horizon (`now + max(LIVE_HORIZON_TTLS ×
-   * ttlMs, LIVE_HORIZON_MIN_MS)`) is not counted either: its announcer's clock is that far ahead.
+   * ttlMs, LIVE_HORIZON_MIN_MS)`) is not counted either: its announcer's clock is that far ahead. At most
+   * MAX_LIVE_REPLICAS owners (the first in that order): a read is bounded by count.
    */
   live(now: Date, options?: LiveOptions): Promise<string[]>
   /** Removes `owner`'s announcement (a clean stop: the others' share grows at once). A no-op when absent. */
   withdraw(owner: string, options?: LeaseCallOptions): Promise<void>
   /** Removes every announcement that expired at or before `before`; resolves how many it removed. */
   sweep(before: Date, options?: LeaseCallOptions): Promise<number>
+}
+
+/**
+ * The most owners one `live` read answers, well above any real replica count: a collection flooded with
+ * announcements (another program's, or by hand) costs one bounded read. At the cap the fair share is
+ * computed from at most this many replicas plus the reader (share-keeper.ts): the same first owners for
+ * every reader, whose shares still add up to every lease (rankedShare), so every lease has a replica that
+ * wants it; the replicas past the cap rank last and want at most the ceiling a counted one gets.
+ */
+export const MAX_LIVE_REPLICAS = 1_000
+
+/** A twin's `liveRead` option: the cap on one `live` read (MAX_LIVE_REPLICAS; smaller in tests), checked. */
+export function checkLiveRead(component: string, liveRead: unknown): number {
+  if (liveRead === undefined) return MAX_LIVE_REPLICAS
+  if (typeof liveRead !== 'number' || !Number.isInteger(liveRead) || liveRead < 1)
+    throw new RangeError(`${component}: liveRead must be a whole number ≥ 1, got ${String(liveRead)}`)
+  return liveRead
 }
 
 /** `live`'s options: the call's signal, and the announce ttl that bounds how far ahead an expiry is believed. */

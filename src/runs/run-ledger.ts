@@ -129,6 +129,11 @@ export interface RunHistoryOptions extends RunLedgerCallOptions {
  */
 export const FUTURE_SLOT_MARGIN_MS = 5 * 60_000
 
+/** The `until` of a `history` read at `now`: the newest slot a worker's clock could have written. */
+export function historyUntil(now: Date): Date {
+  return new Date(now.getTime() + FUTURE_SLOT_MARGIN_MS)
+}
+
 /** Options of the calls that name one run (`finish`, `get`): which of the slot's two keys it is. */
 export interface RunSlotOptions extends RunLedgerCallOptions {
   /** The manual run of that instant (`<net>@manual@<slot ISO>`), not the scheduled slot. */

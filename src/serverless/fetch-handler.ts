@@ -11,7 +11,8 @@
  * an instant refused unread and unechoed), the slot
  * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held` and
  * `missed`, 500 for `failed`, `timed-out` and `aborted` — so a platform that retries on 5xx retries only a
- * failed slot, and its retry answers `slot-taken`.
+ * failed slot, and its retry answers `slot-taken`. A clock-skew refusal (worker/clock-check.ts) is 503
+ * with the reason: nothing was done, and a retry passes once this instance's clock is right.
  *
  * Not a router: every request to the handler is a trigger. Not tied to the request's signal: a caller
  * that hangs up does not abort a pass that has started (the platform's own timeout ends the instance).
@@ -19,6 +20,7 @@
 import { ConfigError } from '../config/config-error.js'
 import { bearerSecretProblem } from '../config/process-section.js'
 import { rememberSecret } from '../config/scrub.js'
+import { ClockSkewError } from '../worker/clock-check.js'
 import { firstLine, type OnceResult } from '../worker/once.js'
 import { checkBearer } from './bearer-secret.js'
 import { boundedTime, runTrigger, type Trigger } from './run-trigger.js'
@@ -55,8 +57,7 @@ export function fetchHandler(runtime: WarmRuntime, options: FetchHandlerOptions)
       const result = await runTrigger(parts, trigger, options.net, new AbortController().signal)
       return answer(FAILED.has(result.outcome) ? 500 : 200, result)
     } catch (error) {
-      const status =
-        error instanceof ServerlessError && error.code === 'SERVERLESS_TRIGGER_INVALID' ? 400 : 500
+      const status = failureStatus(error)
       options.warn({ err: error, status }, 'serverless: a trigger was not run')
       return answer(status, { error: describeFailure(error) })
     }
@@ -98,6 +99,15 @@ function door(request: Request, options: FetchHandlerOptions): Response | undefi
   if (verdict === 'wrong')
     return answer(403, { error: 'Authorization: the bearer secret is not this function’s' })
   return undefined
+}
+
+/**
+ * A trigger that could not run: 400 for an unusable trigger; 503 for a clock-skew refusal, a condition of
+ * this instance that passes once its clock is set right (a 500 would read as a bug); 500 for the rest.
+ */
+function failureStatus(error: unknown): number {
+  if (error instanceof ServerlessError && error.code === 'SERVERLESS_TRIGGER_INVALID') return 400
+  return error instanceof ClockSkewError ? 503 : 500
 }
 
 /** The answer's error: a configuration's every issue on one line (scrubbed), else the first line. */

@@ -18,7 +18,7 @@
 import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
-import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
+import { historyUntil, type RunLedger, type RunRecord } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
 import type { Logger } from './logger.js'
@@ -111,7 +111,10 @@ async function readRecorded(
   lookback: number,
 ): Promise<{ slots: Date[]; unsettled: LostRecord[] } | undefined> {
   try {
-    const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec) })
+    // Runs dated past now (a record written by hand for 2030) would fill the look back and hide the slots
+    // this catch-up must account: only slots a worker's clock could have written are read.
+    const until = historyUntil(spec.now)
+    const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec), until })
     const unsettled = await closeLostClaims(spec, runs)
     await closeUnfinished(
       {

@@ -22,7 +22,7 @@ import {
   type NetControlStore,
   type NetPause,
 } from '../control/net-control-store.js'
-import type { RunLedger } from '../runs/run-ledger.js'
+import { historyUntil, type RunLedger } from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { callBoundSignal } from './term-call-bound.js'
@@ -126,7 +126,9 @@ async function accountPaused(o: HolderControlsOptions, slot: Date, pause: NetPau
 
 async function pausedSlots(o: HolderControlsOptions): Promise<Date[]> {
   const signal = callBoundSignal(o.boundMs, o.term)
-  const runs = await o.ledger.history(o.net, Math.max(1, o.runHistory), { signal })
+  // A paused record dated past now is no tick that came: it would fill the read and be run as a slot.
+  const until = historyUntil(o.clock.now())
+  const runs = await o.ledger.history(o.net, Math.max(1, o.runHistory), { signal, until })
   return runs
     .filter((run) => run.outcome === 'paused' && !run.manual)
     .map((run) => run.slot)

@@ -23,7 +23,13 @@ import type { ForgeMeter } from '../forge/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Pass } from '../nets/net.js'
-import type { PassOutcome, RunFinish, RunLedger, RunOutcome } from '../runs/run-ledger.js'
+import {
+  historyUntil,
+  type PassOutcome,
+  type RunFinish,
+  type RunLedger,
+  type RunOutcome,
+} from '../runs/run-ledger.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { scrubbedErrorMessage } from '../config/scrub.js'
@@ -348,7 +354,9 @@ function closesOlderTerms(number: number): boolean {
 async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
   try {
     const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
-    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal() })
+    // Not runs dated past now: they would fill the few looked at, and be closed before their slot came.
+    const until = historyUntil(spec.clock.now())
+    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal(), until })
     const now = () => spec.clock.now()
     await closeUnfinished(
       { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },

@@ -41,6 +41,50 @@ describe('MongoNetControlStore on the run’s real server', () => {
     }
     expect(bad).toEqual([{ collection, id: 'board', problem: 'paused.at: expected date, received string' }])
   })
+  // The holder logs a request's id whole and `take` matches it whole: a hand-written one it could not
+  // serve is dropped alone (the pause and the other request kept), named without echoing it.
+  it('drops just a hand-written request whose id is too long or not a string, and reports it once', async () => {
+    const collection = `net_controls_${++collections}`
+    const bad: Array<{ collection: string; id: string; problem: string }> = []
+    const store = new MongoNetControlStore(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
+    const at = new Date('2026-10-01T12:00:00.000Z')
+    const catchUp = { id: 'c'.repeat(64), at, reason: null, by: null }
+    await mongo.db.collection<Record<string, unknown> & { _id: string }>(collection).insertMany([
+      {
+        _id: 'board',
+        paused: { at, until: null, reason: 'why', by: null, abort: false },
+        run: { id: 'r'.repeat(100_000), at, reason: null, by: null },
+        catchUp,
+      },
+      { _id: 'other', run: { id: 42, at, reason: null, by: null } },
+    ])
+    for (let read = 0; read < 2; read++) {
+      expect(await store.get('board', at), 'a bad run id dropped the pause').toEqual({
+        net: 'board',
+        paused: { at, reason: 'why', abort: false },
+        catchUp: { id: catchUp.id, at },
+      })
+      expect(await store.list(at)).toEqual([
+        { net: 'board', paused: { at, reason: 'why', abort: false }, catchUp: { id: catchUp.id, at } },
+        { net: 'other' },
+      ])
+    }
+    const expected = 'expected 1 to 64 printable ASCII characters without spaces'
+    expect(bad).toEqual([
+      { collection, id: 'board', problem: `run.id: ${expected}; got a string of 100000 characters` },
+      { collection, id: 'other', problem: `run.id: ${expected}; got number` },
+    ])
+    // A dropped request is never taken: a new one replaces it, or it would block every run request.
+    for (const net of ['board', 'other']) {
+      const next = await store.request(net, 'run', {}, at)
+      expect(next.created, `a dropped request on ${net} blocked a new one`).toBe(true)
+      expect((await store.get(net, at)).run).toEqual(next.request)
+    }
+    expect((await store.request('board', 'run', {}, at)).created, 'a pending request was replaced').toBe(
+      false,
+    )
+  })
+
   // What the holder logs and records each paused tick, and `status` prints: a hand-written document
   // bypasses the store's checks, so its texts are bounded and made plain as they are read.
   it('reads a hand-written reason and author as one plain line of at most 500 characters', async () => {

@@ -142,7 +142,15 @@ export function netControlStoreConformance(name: string, open: () => Promise<Net
       )
       // @ts-expect-error a kind the contract does not know
       await expect(store.request('board', 'restart', {}, T0)).rejects.toThrow(/expected a request kind/)
-      await expect(store.take('board', 'run', '')).rejects.toThrow(/expected a request id/)
+      await expect(store.take('board', 'run', '')).rejects.toThrow(
+        /request id: expected 1 to 64 printable ASCII characters/,
+      )
+      // An id no store writes (the store's are 33 characters): refused, and never echoed in the refusal.
+      const long = await store.take('board', 'run', `${'i'.repeat(65)}`).catch((error: unknown) => error)
+      expect(long).toMatchObject({ code: 'NET_CONTROL_INVALID' })
+      expect(String(long)).toMatch(/got a string of 65 characters/)
+      expect(String(long)).not.toContain('i'.repeat(65))
+      await expect(store.take('board', 'run', 'id\u001b[2J')).rejects.toThrow(/got one with other characters/)
       const refused = await store.pause('board', { until: T0 }, T0).catch((error: unknown) => error)
       expect(refused).toBeInstanceOf(NetControlError)
       expect(refused).toMatchObject({ code: 'NET_CONTROL_INVALID', net: 'board' })

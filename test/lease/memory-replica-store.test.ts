@@ -1,4 +1,4 @@
 import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
 import { replicaStoreConformance } from './replica-store-conformance.js'
 
-replicaStoreConformance('MemoryReplicaStore', () => new MemoryReplicaStore())
+replicaStoreConformance('MemoryReplicaStore', (options) => new MemoryReplicaStore(options))

@@ -12,9 +12,18 @@ const DAY = 24 * 3_600_000
 
 export function replicaStoreConformance(
   label: string,
-  makeStore: () => ReplicaStore | Promise<ReplicaStore>,
+  makeStore: (options?: { liveRead?: number }) => ReplicaStore | Promise<ReplicaStore>,
 ): void {
   describe(`${label} conformance`, () => {
+    // A collection flooded with announcements costs one bounded read (MAX_LIVE_REPLICAS, 3 here).
+    it('answers at most its live-read cap of owners, the first in order', async () => {
+      const store = await makeStore({ liveRead: 3 })
+      for (const owner of ['e', 'c', 'a', 'd', 'b']) await store.announce(owner, T0, 5000)
+      expect(await store.live(T0), 'a live read went past its cap').toEqual(['a', 'b', 'c'])
+      await store.withdraw('a')
+      expect(await store.live(T0)).toEqual(['b', 'c', 'd'])
+    })
+
     it('lists an announced replica as live until its expiry, and not at the expiry instant itself', async () => {
       const store = await makeStore()
       await store.announce('b', T0, 3000)

@@ -82,6 +82,7 @@ function replica(
   owner: string,
   variables: Record<string, string>,
   onPass?: (pass: number) => void,
+  runHistory = 1000,
 ) {
   const { net, passes } = recordingNet({
     schedule: '* * * * *',
@@ -104,7 +105,7 @@ function replica(
   const stop = new AbortController()
   const done = runNetCampaign({
     ...world,
-    runHistory: 1000,
+    runHistory,
     owner,
     net: loaded.config.nets[0]!,
     resources: {},
@@ -180,6 +181,26 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     expect((await ledgerByMinute(world.ledger)).slice(10)).toEqual(
       minutes(10, 30).map((mm) => [hhmm([mm])[0], 'missed']),
     )
+  })
+
+  // Well-formed runs dated 2030 (another program's, or by hand) sort first in the ledger: read without
+  // `until` they filled the look back, the catch-up saw no recorded slot and left 15:10–15:11 unaccounted.
+  it('is not misled by runs dated years ahead: it still records the missed slots and runs the due one', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    const lookback = 20
+    for (let i = 0; i < lookback; i++) {
+      const slot = new Date(Date.UTC(2030, 0, 1, 0, i))
+      await world.ledger.claim({ net: NET, slot, owner: 'ahead', fence: 1, startedAt: slot })
+      await world.ledger.finish(NET, slot, 'ahead', 1, { finishedAt: slot, outcome: 'ok' })
+    }
+    const clock = new DrivenClock('2026-10-01T15:12:20.000Z')
+    const alpha = replica(world, clock, 'alpha', { CATCH_UP: 'latest' }, undefined, lookback)
+    // `missed` counts the records the catch-up inserted (the ledger's own prune, keeping the 20 newest
+    // slots, may drop them right after: the 2030 runs are newer).
+    expect(await alpha.summary(), 'the 2030 runs hid the missed slots').toMatchObject({ ran: 1, missed: 2 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes)).toEqual(['15:12'])
   })
 
   it('re-runs and re-records nothing at a second election right after', async () => {

@@ -229,6 +229,43 @@ describe('the holder honouring its net’s controls', () => {
     await c.finish()
   })
 
+  // A paused record dated 2030 (another program's, or by hand) is no tick that came: read without
+  // `until`, the catch-up ran it as a slot four years early.
+  it('runs no paused slot dated years ahead on a catch-up request', async () => {
+    const controls = new MemoryNetControlStore()
+    await controls.pause('tick-net', {}, T0)
+    const ledger = new MemoryRunLedger()
+    const ahead = new Date('2030-01-01T00:00:00.000Z')
+    const entry = { net: 'tick-net', slot: ahead, owner: 'ahead', fence: 1, at: ahead }
+    await ledger.account({ ...entry, outcome: 'paused', reason: 'by hand' })
+    const { net, passes } = recordingNet({ schedule: '*/2 * * * * *' })
+    const c = campaign(net, controls, { ledger })
+    await vi.advanceTimersByTimeAsync(4_000)
+    await controls.resume('tick-net', { catchUp: true }, new Date())
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 100)
+    const slots = passes.map((p) => p.slot)
+    expect(slots.slice(0, 2), 'the paused slots did not run').toEqual([
+      '2026-09-30T15:00:02.000Z',
+      '2026-09-30T15:00:04.000Z',
+    ])
+    expect(slots, 'a paused slot dated 2030 ran').not.toContain(ahead.toISOString())
+    await c.finish()
+  })
+
+  // The newest runs a pass looks at for older terms' unfinished claims: read without `until`, a claim
+  // dated 2030 (by hand) filled them and was closed `aborted` four years before its slot.
+  it('leaves an unfinished run dated years ahead alone after its passes', async () => {
+    const ledger = new MemoryRunLedger()
+    const ahead = new Date('2030-01-01T00:00:00.000Z')
+    await ledger.claim({ net: 'tick-net', slot: ahead, owner: 'ahead', fence: 0, startedAt: ahead })
+    const { net, passes } = recordingNet({ schedule: '*/2 * * * * *' })
+    const c = campaign(net, new MemoryNetControlStore(), { ledger })
+    await vi.advanceTimersByTimeAsync(7_000)
+    expect(passes.length, 'the holder ran no pass').toBeGreaterThanOrEqual(2)
+    expect((await ledger.get('tick-net', ahead))?.outcome, 'a run dated 2030 was closed').toBe(undefined)
+    await c.finish()
+  })
+
   it('runs as scheduled when the control store does not answer (fail open)', async () => {
     const controls = new MemoryNetControlStore()
     controls.get = async () => {

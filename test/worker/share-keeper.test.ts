@@ -32,6 +32,20 @@ function keeper(store: MemoryReplicaStore, owner: string, leases: number, slack 
 }
 
 describe('the share keeper', () => {
+  // Past MAX_LIVE_REPLICAS (3 here) every keeper counts the same first owners, plus itself: the counted
+  // ones' shares still cover every lease (4 + 3 + 3 = 10), and one past the cap still wants some.
+  it('keeps shares that cover every lease when the live replicas pass the live-read cap', async () => {
+    const store = new MemoryReplicaStore({ liveRead: 3 })
+    for (const other of ['b', 'c', 'd', 'e']) await store.announce(other, new Date(), LONGEST)
+    const stop = new AbortController()
+    const [a, z] = [keeper(store, 'a', 10), keeper(store, 'z', 10)]
+    const loops = [a.run(stop.signal), z.run(stop.signal)]
+    await Promise.all([a.firstRead, z.firstRead])
+    expect([a.share, z.share], 'a share shrank to nothing or past what the cap implies').toEqual([4, 2])
+    stop.abort()
+    await Promise.all(loops)
+  })
+
   it('reserves a place per acquire in flight, so concurrent campaigns cannot overshoot the share', async () => {
     const store = new MemoryReplicaStore()
     await store.announce('other', new Date(), LONGEST)

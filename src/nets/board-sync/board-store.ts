@@ -26,10 +26,27 @@ export interface CardMove {
   now: Date
 }
 
+/**
+ * The most cards one `listCards` answers: far more than the open issues of the repositories one board
+ * follows, so only a collection another program filled meets it, and that costs one bounded read.
+ */
+export const MAX_LISTED_CARDS = 10_000
+
+/** A twin's `cardsRead` option: the cap on one `listCards` (MAX_LISTED_CARDS; smaller in tests), checked. */
+export function checkCardsRead(component: string, cardsRead: unknown): number {
+  if (cardsRead === undefined) return MAX_LISTED_CARDS
+  if (typeof cardsRead !== 'number' || !Number.isInteger(cardsRead) || cardsRead < 1)
+    throw new RangeError(`${component}: cardsRead must be a whole number ≥ 1, got ${String(cardsRead)}`)
+  return cardsRead
+}
+
 export interface BoardStore {
   /** The card with `id`, or undefined. */
   getCard(id: string, options?: BoardCallOptions): Promise<Card | undefined>
-  /** Every card of `repo` (all cards when absent), by repository then number. */
+  /**
+   * Every card of `repo` (all cards when absent), by repository then number — at most MAX_LISTED_CARDS,
+   * the first in that order: a board bigger than that is cut (the sync itself never lists cards).
+   */
   listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]>
   /** Inserts `card` when no card has its id; resolves false (changing nothing) when one does. */
   insertCard(card: Card, options?: BoardCallOptions): Promise<boolean>

@@ -9,6 +9,7 @@ import {
   type CardMove,
   checkBoardCallNotAborted,
   checkBoardLabels,
+  checkCardsRead,
   checkDate,
   checkMove,
   repoKey,
@@ -20,6 +21,12 @@ const COMPONENT = 'MemoryBoardStore'
 export class MemoryBoardStore implements BoardStore {
   readonly #cards = new Map<string, Card>()
   readonly #watermarks = new Map<string, Date>()
+  readonly #cardsRead: number
+
+  /** `cardsRead`: the most cards one `listCards` answers (MAX_LISTED_CARDS; smaller in tests). */
+  constructor(options: { cardsRead?: number } = {}) {
+    this.#cardsRead = checkCardsRead(COMPONENT, options.cardsRead)
+  }
 
   async getCard(id: string, options?: BoardCallOptions): Promise<Card | undefined> {
     checkBoardCallNotAborted(COMPONENT, 'getCard', id, options)
@@ -32,6 +39,7 @@ export class MemoryBoardStore implements BoardStore {
     return [...this.#cards.values()]
       .filter((c) => repo === undefined || repoKey(c.repo) === repoKey(repo))
       .sort((a, b) => (a.repo < b.repo ? -1 : a.repo > b.repo ? 1 : a.number - b.number))
+      .slice(0, this.#cardsRead)
       .map((c) => structuredClone(c))
   }
 

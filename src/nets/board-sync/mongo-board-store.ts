@@ -9,7 +9,7 @@
  *
  * Every write is conditional, so replicas racing never undo each other: insert collides on `_id`, a
  * refresh only lands on a card not newer than it, a move is a compare-and-set on the column, and the
- * watermark only moves forward.
+ * watermark only moves forward. `listCards` reads at most MAX_LISTED_CARDS (board-store.ts).
  */
 import type { Collection, Db, Document } from 'mongodb'
 import { isDuplicateKeyError } from '../../store-call/duplicate-key.js'
@@ -20,6 +20,7 @@ import {
   type BoardStore,
   type CardMove,
   checkBoardLabels,
+  checkCardsRead,
   checkDate,
   checkMove,
   repoKey,
@@ -40,14 +41,18 @@ export interface MongoBoardStoreOptions {
   syncState?: string
   /** The longest a call may take on the server (`maxTimeMS`, and the majority's `wtimeoutMS`), in ms; 5000 by default. */
   callTimeoutMs?: number
+  /** The most cards one `listCards` answers; MAX_LISTED_CARDS by default (smaller in tests). */
+  cardsRead?: number
 }
 
 /** A BoardStore backed by MongoDB; see the BoardStore contract. */
 export class MongoBoardStore implements BoardStore {
   readonly #cards: StoreCollection<CardDocument>
   readonly #state: StoreCollection<SyncStateDocument>
+  readonly #cardsRead: number
 
   constructor(db: Db, options: MongoBoardStoreOptions = {}) {
+    this.#cardsRead = checkCardsRead(COMPONENT, options.cardsRead)
     const how = {
       component: COMPONENT,
       majority: true,
@@ -79,7 +84,7 @@ export class MongoBoardStore implements BoardStore {
   async listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]> {
     const filter = repo === undefined ? {} : { repo: { $regex: `^${escapeRegex(repo)}$`, $options: 'i' } }
     const docs = await this.#call(this.#cards, 'listCards', repo, options, (cards, bounds) =>
-      cards.find(filter, bounds.read).sort({ repo: 1, number: 1 }).toArray(),
+      cards.find(filter, bounds.read).sort({ repo: 1, number: 1 }).limit(this.#cardsRead).toArray(),
     )
     return docs.map(toCard)
   }

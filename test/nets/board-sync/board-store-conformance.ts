@@ -25,7 +25,7 @@ const fields = (extra: Partial<IssueFields> = {}): IssueFields => ({
 
 export function boardStoreConformance(
   label: string,
-  makeStore: () => Promise<BoardStore>,
+  makeStore: (store?: { cardsRead?: number }) => Promise<BoardStore>,
   options: BoardStoreConformanceOptions = {},
 ): void {
   describe(`${label} board store conformance`, () => {
@@ -53,6 +53,24 @@ export function boardStoreConformance(
         'acme/widgets#2',
         'acme/widgets#9',
       ])
+    })
+
+    // A collection another program filled costs one bounded read (MAX_LISTED_CARDS, 2 here).
+    it('lists at most its cards-read cap, the first by repository then number', async () => {
+      const store = await makeStore({ cardsRead: 2 })
+      for (const [repo, n] of [
+        ['acme/widgets', 9],
+        ['acme/gadgets', 1],
+        ['acme/widgets', 2],
+        ['acme/widgets', 5],
+      ] as const) {
+        await store.insertCard(newCard(repo, n, fields(), at(1)))
+      }
+      expect((await store.listCards()).map((c) => `${c.repo}#${c.number}`)).toEqual([
+        'acme/gadgets#1',
+        'acme/widgets#2',
+      ])
+      expect((await store.listCards('acme/widgets')).map((c) => c.number)).toEqual([2, 5])
     })
 
     it('refreshes the sync-owned fields, never the column or board labels, and never from an older read', async () => {

@@ -1,4 +1,4 @@
 import { MemoryBoardStore } from '../../../src/nets/board-sync/memory-board-store.js'
 import { boardStoreConformance } from './board-store-conformance.js'
 
-boardStoreConformance('MemoryBoardStore', async () => new MemoryBoardStore())
+boardStoreConformance('MemoryBoardStore', async (options) => new MemoryBoardStore(options))

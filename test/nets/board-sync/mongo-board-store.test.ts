@@ -9,9 +9,9 @@ let n = 0
 
 boardStoreConformance(
   'MongoBoardStore',
-  async () => {
+  async (options) => {
     n++
-    const store = new MongoBoardStore(mongo.db, { cards: `cards_${n}`, syncState: `state_${n}` })
+    const store = new MongoBoardStore(mongo.db, { cards: `cards_${n}`, syncState: `state_${n}`, ...options })
     await store.ensureIndexes()
     return store
   },
