@@ -118,12 +118,15 @@ export class MemoryRunLedger implements RunLedger {
       .map(copy)
   }
 
-  async prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number> {
+  async prune(net: string, keep: number, options?: RunHistoryOptions): Promise<number> {
     const name = checkNet(COMPONENT, 'prune', net)
     const context = { component: COMPONENT, operation: 'prune', net: name }
     const kept = checkCount(context, 'keep', keep, 0)
+    const until = options?.until === undefined ? undefined : checkInstant(context, 'until', options.until)
     checkNotAborted(context, options?.signal)
-    const old = this.#newestFirst(name).slice(kept)
+    const old = this.#newestFirst(name)
+      .filter((r) => until === undefined || r.slot.getTime() <= until.getTime())
+      .slice(kept)
     for (const record of old) this.#runs.delete(record.id)
     return old.length
   }

@@ -299,14 +299,20 @@ export class MongoRunLedger implements RunLedger {
     return preferRuns(docs.map((doc) => this.#parse(doc))).slice(0, count)
   }
 
-  /** Two round trips: find the newest slot past `keep`, then delete it and everything older. */
-  async prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number> {
+  /**
+   * Two round trips: find the newest slot past `keep`, then delete it and everything older (with `until`,
+   * among the slots at or before it only).
+   */
+  async prune(net: string, keep: number, options?: RunHistoryOptions): Promise<number> {
     const name = checkNet(COMPONENT, 'prune', net)
     const context = { component: COMPONENT, operation: 'prune', net: name }
     const kept = checkCount(context, 'keep', keep, 0)
+    const until = options?.until === undefined ? undefined : checkInstant(context, 'until', options.until)
+    const within: Filter<RunDocument> =
+      until === undefined ? { net: name } : { net: name, slot: { $lte: until } }
     return this.#call(context, options, async (runs, bounds) => {
       const [first] = await runs
-        .find({ net: name }, { projection: { slot: 1 }, ...bounds.read })
+        .find(within, { projection: { slot: 1 }, ...bounds.read })
         .sort({ slot: -1 })
         .skip(kept)
         .limit(1)

@@ -184,8 +184,13 @@ export interface RunLedger {
    * never take the place of a readable one (the Mongo twin leaves them out in its query).
    */
   history(net: string, limit: number, options?: RunHistoryOptions): Promise<RunRecord[]>
-  /** Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. */
-  prune(net: string, keep: number, options?: RunLedgerCallOptions): Promise<number>
+  /**
+   * Deletes all but the newest `keep` runs of `net`; resolves how many were deleted. With `until`, only
+   * runs whose slot is at or before it count and go: a record dated years ahead neither stands in for one
+   * of the newest `keep` (so the real records, whose slots the ledger must remember so as not to run them
+   * twice, were pruned after one pass) nor is deleted by a prune that cannot tell it from a claim to come.
+   */
+  prune(net: string, keep: number, options?: RunHistoryOptions): Promise<number>
 }
 
 /** The ledger's key for one slot of one net (`manual`: the manual run of that instant). */

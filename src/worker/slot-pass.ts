@@ -370,7 +370,8 @@ async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
 async function prune(spec: SlotPassSpec, log: Logger): Promise<void> {
   try {
     const signal = AbortSignal.timeout(RECORD_BOUND_MS)
-    const deleted = await spec.ledger.prune(spec.net, spec.keepRuns, { signal })
+    const until = historyUntil(spec.clock.now())
+    const deleted = await spec.ledger.prune(spec.net, spec.keepRuns, { signal, until })
     if (deleted > 0) log.debug({ deleted, kept: spec.keepRuns }, 'pruned the run ledger')
   } catch (error) {
     log.warn({ err: error }, 'could not prune the run ledger; the next prune retries')

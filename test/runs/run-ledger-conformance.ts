@@ -372,6 +372,19 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect(await ledger.history('merge-gate-sweeper', 10)).toEqual([])
       })
 
+      it('with `until`, keeps the newest N runs at or before it, and leaves runs after it alone', async () => {
+        const ledger = await makeLedger()
+        for (const m of [1, 2, 3]) await ledger.claim(claimOf(m))
+        // Years ahead, as a hand-written or foreign record could be: never one of the N to keep.
+        for (const years of [1, 2]) await ledger.claim(claimOf(years * 525_600))
+        expect(await ledger.prune('merge-gate-sweeper', 2, { until: at(3) })).toBe(1)
+        const slots = (await ledger.history('merge-gate-sweeper', 10)).map((r) => r.slot)
+        expect(
+          slots,
+          'records dated ahead took the place of the newest real runs, which were pruned',
+        ).toEqual([at(2 * 525_600), at(525_600), at(3), at(2)])
+      })
+
       it('lets a pruned slot be claimed again (retention bounds what the ledger remembers)', async () => {
         const ledger = await makeLedger()
         await ledger.claim(claimOf(0))

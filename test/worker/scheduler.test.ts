@@ -215,6 +215,25 @@ describe('the scheduler', () => {
     await c.finish()
   })
 
+  // Counted among the newest without `until`, records dated years ahead (by hand, or another program's)
+  // took the kept places and every real record was pruned: the ledger forgot the slots it had run.
+  it('prunes around runs dated years ahead, keeping LEASECRON_RUN_HISTORY real runs', async () => {
+    const { net } = recordingNet()
+    const ledger = new MemoryRunLedger()
+    for (let i = 1; i <= 5; i++) {
+      const slot = new Date(Date.parse('2026-09-30T14:00:00.000Z') + i * 1000)
+      await ledger.claim({ net: 'tick-net', slot, owner: 'old', fence: 1, startedAt: slot })
+      const ahead = new Date(Date.parse('2030-01-01T00:00:00.000Z') + i * 1000)
+      await ledger.claim({ net: 'tick-net', slot: ahead, owner: 'ahead', fence: 1, startedAt: ahead })
+    }
+    const c = campaign(net, { ledger, runHistory: 3 })
+    await vi.advanceTimersByTimeAsync(100)
+    const real = (await ledger.history('tick-net', 100)).filter((r) => r.owner !== 'ahead')
+    expect(real, 'runs dated ahead took the places of the real runs, which were pruned').toHaveLength(3)
+    expect(real[0]!.slot.toISOString()).toBe('2026-09-30T15:00:00.000Z')
+    await c.finish()
+  })
+
   it('prunes the ledger to LEASECRON_RUN_HISTORY runs per net on the term’s first pass', async () => {
     const { net } = recordingNet()
     const ledger = new MemoryRunLedger()
