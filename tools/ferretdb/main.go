@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -24,6 +25,7 @@ func main() {
 	handler := flag.String("handler", "sqlite", "backend: sqlite or postgresql")
 	dir := flag.String("sqlite-dir", "", "directory that holds the SQLite databases (sqlite handler)")
 	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection URL (postgresql handler)")
+	lifeline := flag.Bool("stop-on-stdin-close", false, "stop when standard input closes (the parent died)")
 	flag.Parse()
 
 	config := &ferretdb.Config{
@@ -53,6 +55,13 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if *lifeline {
+		// A parent killed without a word (SIGKILL) cannot stop it, but its end of the pipe closes.
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			stop()
+		}()
+	}
 
 	// The parent reads this line to learn the bound port (listen-addr may use port 0).
 	fmt.Println(f.MongoDBURI())
