@@ -153,8 +153,10 @@ export class SharedFerretDb {
   async launch(listen: string): Promise<void> {
     const tail = new OutputTail(80, 400, isRoutineWarning, GO_CRASH)
     // Its stdin is a pipe it stops on the close of: a parent killed without a word leaves no FerretDB.
+    // Its own process group: a Ctrl-C stops the run, which stops it, instead of killing it mid-run (a
+    // death said and restarted while the run winds down).
     const args = ['--listen-addr', listen, '--stop-on-stdin-close', ...this.#storage.args]
-    const child = spawn(this.#binary, args, { stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(this.#binary, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true })
     tail.follow(child.stdout!, 'stdout')
     tail.follow(child.stderr!, 'stderr')
     this.#child = child
