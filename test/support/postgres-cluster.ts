@@ -129,13 +129,8 @@ async function initdb(bin: PostgresBinaries, data: string, owner: ClusterOwner |
   await writeFile(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n')
 }
 
-async function startPostmaster(
-  bin: PostgresBinaries,
-  dir: string,
-  data: string,
-  owner: ClusterOwner | undefined,
-): Promise<PostgresCluster> {
-  const port = await freePort()
+/** The postmaster's settings: loopback only, its socket in `dir`, and throwaway durability. */
+function postmasterArgs(port: number, dir: string): string[] {
   // Throwaway data: no fsync, no full-page writes, no waiting for the WAL on commit.
   const settings = {
     listen_addresses: '127.0.0.1',
@@ -147,7 +142,17 @@ async function startPostmaster(
     full_page_writes: 'off',
     log_min_messages: 'warning',
   }
-  const args = Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])
+  return Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])
+}
+
+async function startPostmaster(
+  bin: PostgresBinaries,
+  dir: string,
+  data: string,
+  owner: ClusterOwner | undefined,
+): Promise<PostgresCluster> {
+  const port = await freePort()
+  const args = postmasterArgs(port, dir)
   const child = spawn('sh', ['-c', LIFELINE, 'lifeline', dir, bin.postgres, '-D', data, ...args], {
     ...asOwner(owner),
     cwd: tmpdir(),
@@ -165,12 +170,10 @@ async function startPostmaster(
   }
   try {
     const postmasterPid = await ready(child, tail, join(data, 'postmaster.pid'))
+    const { stdout } = await run(bin.postgres, ['--version'])
     return {
       url: `postgres://ferretdb@127.0.0.1:${port}/postgres?pool_max_conns=${POOL_MAX_CONNS}`,
-      version: (await run(bin.postgres, ['--version'])).stdout.replace(
-        /^postgres \(PostgreSQL\) (\S+).*\n?$/s,
-        'PostgreSQL $1',
-      ),
+      version: stdout.replace(/^postgres \(PostgreSQL\) (\S+).*\n?$/s, 'PostgreSQL $1'),
       dir,
       port,
       process: child,
