@@ -8,3 +8,4 @@ export interface FinishedRun {
 }
 export function filesToRunAgain(run: FinishedRun): { files: readonly string[]; why: string }
 export function readRun(dir: string): { deaths: unknown[]; failed: string[]; reported: boolean }
+export function deathsOnPostgres<D extends { backend?: string }>(deaths: readonly D[]): D[]

@@ -1,13 +1,16 @@
 /**
- * `npm test`: the suite through vitest, and — only when the run's shared FerretDB died under it — once
- * more for the files that failed.
+ * `npm test`: the suite through vitest, and — only when the run's shared FerretDB died under it on its
+ * SQLite backend — once more for the files that failed.
  *
- * FerretDB is the test server of machines without mongod, and it can crash (a Go panic, exit code 2) in a
- * long run. The global setup says each death, restarts the server and records the deaths in the file
- * named by LEASECRON_TEST_DEATHS_FILE (test/support/global-setup.ts); the files that used it while it was
- * down fail for the server, not for their code. When a whole-suite run failed and a death was recorded,
- * the failed files, and only those, run again once on a fresh server, and the result is that run's. The
- * death and the second run are both said.
+ * FerretDB is the test server of machines without mongod. On SQLite it can crash (SIGBUS in SQLite's WAL
+ * index, a Go panic) in a long run. The global setup says each death, restarts the server and records
+ * the deaths in the file named by LEASECRON_TEST_DEATHS_FILE (test/support/global-setup.ts); the files
+ * that used it while it was down fail for the server, not for their code. When a whole-suite run failed
+ * and a SQLite death was recorded, the failed files, and only those, run again once on a fresh server, and
+ * the result is that run's. The death and the second run are both said.
+ *
+ * On PostgreSQL, the default backend where its binaries are found, no death is known or expected: one
+ * fails the run, also when every test passed, and nothing runs again.
  *
  * It is not a retry of flaky tests: without a death a failure stands, and a focused run (`npm test --
  * <files or options>`) runs once, as given.
@@ -59,10 +62,20 @@ export function readRun(dir) {
 export function filesToRunAgain({ exitCode, args, deaths, failed, reported }) {
   if (exitCode === 0) return { files: [], why: 'the run passed' }
   if (deaths.length === 0) return { files: [], why: 'the run failed and its Mongo server did not die' }
+  if (deathsOnPostgres(deaths).length > 0)
+    return {
+      files: [],
+      why: 'its FerretDB died on PostgreSQL, where no death is known: that is a failure to look into',
+    }
   if (args.length > 0) return { files: [], why: 'a focused run (arguments given) runs once, as given' }
   if (!reported || failed.length === 0)
     return { files: [], why: 'the run failed before its report named a failed file' }
   return { files: failed, why: `its FerretDB died ${deaths.length} time(s) during the run` }
+}
+
+/** The deaths of FerretDB (or of the cluster under it) on PostgreSQL: each fails the run. */
+export function deathsOnPostgres(deaths) {
+  return deaths.filter((death) => death.backend === 'postgresql')
 }
 
 function say(line) {
@@ -77,6 +90,15 @@ async function main() {
   const exitCode = await runVitest(args, first)
   const run = readRun(first)
   const { files, why } = filesToRunAgain({ exitCode, args, ...run })
+  const fatal = deathsOnPostgres(run.deaths)
+  if (fatal.length > 0) {
+    say(
+      `FAILED: the run's FerretDB on PostgreSQL died ${fatal.length} time(s) (pids ${fatal.map((d) => d.pid).join(', ')}; ` +
+        `each said above, with its last lines, and in ${relative(root, join(first, 'deaths.json'))}). ` +
+        'That is not a known fault of this backend: nothing runs again, and the run fails whatever its tests did.',
+    )
+    return exitCode === 0 ? 1 : exitCode
+  }
   if (files.length === 0) {
     if (exitCode !== 0 && run.deaths.length > 0) say(`the failed files are not run again: ${why}`)
     return exitCode

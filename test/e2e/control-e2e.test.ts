@@ -187,8 +187,20 @@ describe('a pause across two real worker processes', () => {
     expect(
       await runs.countDocuments({ outcome: 'paused', error: 'paused by ann: two replicas' }),
     ).toBeGreaterThan(0)
-    // Generous: a pass claimed before the pause was read may end after it; none starts 3 s later.
-    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    // Generous: a pass claimed before the pause was read may end after it; none starts 2 s later. The
+    // holder takes slots in order, so once it recorded a slot 3 s after the pause paused, every slot
+    // before it was either recorded paused or run.
+    const slotMs = (l: Record<string, unknown>) =>
+      typeof l.slot === 'number' ? l.slot : Date.parse(String(l.slot))
+    await Promise.race(
+      workers.map((w) =>
+        w.waitFor(
+          (l) => String(l.msg).startsWith('slot not run, recorded paused') && slotMs(l) >= pausedAt + 3_000,
+          20_000,
+          'a slot 3 s after the pause recorded paused',
+        ),
+      ),
+    )
     const late = workers.flatMap((w) =>
       w.lines.filter((l) => l.event === 'pass-start' && Number(l.at) > pausedAt + 2_000),
     )

@@ -4,7 +4,7 @@
  * failure status however many replicas run.
  */
 import { MongoClient } from 'mongodb'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { MongoGateRunStore, planDemoGatingRuns, seedDemoGatingRuns } from '../../src/index.js'
 import { generateSandboxFixture, type SandboxForge, startSandboxForge } from '../../src/sandbox.js'
 import { mongoServer } from '../support/mongo.js'
@@ -73,7 +73,30 @@ describe('both nets on three workers sharing Mongo', () => {
       ),
     )
     await Promise.race(ws.map((w) => w.waitFor((l) => Array.isArray(l.repos), 30_000, 'a board sync pass')))
-    await new Promise((r) => setTimeout(r, 3000))
+    const statusPosts = () =>
+      sandbox
+        .stats()
+        .entries.filter((e) => e.method === 'POST' && e.route.includes('/statuses/'))
+        .reduce((n, e) => n + e.count, 0)
+    await vi.waitFor(
+      () => expect(statusPosts(), 'not every dead review’s failure was posted').toBeGreaterThanOrEqual(dead),
+      { timeout: 30_000, interval: 100 },
+    )
+    // A sweep pass that starts after the last failure was posted offers every dead review again: it would
+    // post a second failure if the first were not recorded.
+    const sweeps = () =>
+      ws.reduce(
+        (n, w) => n + w.lines.filter((l) => /^merge-gate sweep: \S+.* pass offered/.test(l.msg)).length,
+        0,
+      )
+    const sweptBefore = sweeps()
+    await vi.waitFor(
+      () =>
+        expect(sweeps(), 'no sweep pass ended after the failures were posted').toBeGreaterThan(
+          sweptBefore + 1,
+        ),
+      { timeout: 30_000, interval: 100 },
+    )
     for (const w of ws) w.child.kill('SIGTERM')
     for (const w of ws) expect((await w.exited).code, 'a worker did not stop cleanly').toBe(0)
 
@@ -89,11 +112,7 @@ describe('both nets on three workers sharing Mongo', () => {
     expect(spentBy('merge-gate-sweeper'), 'the sweeper ran on more than one replica').toHaveLength(1)
     expect(spentBy('board-issue-sync'), 'the board sync ran on more than one replica').toHaveLength(1)
 
-    const posts = sandbox
-      .stats()
-      .entries.filter((e) => e.method === 'POST' && e.route.includes('/statuses/'))
-      .reduce((n, e) => n + e.count, 0)
-    expect(posts, 'dead reviews got more (or fewer) than one failure each').toBe(dead)
+    expect(statusPosts(), 'dead reviews got more (or fewer) than one failure each').toBe(dead)
     for (const id of plan.kinds.dead) {
       const run = plan.runs.find((r) => r.id === id)!
       const [owner, name] = run.repo.split('/') as [string, string]

@@ -2,8 +2,10 @@
  * The built worker as child processes: one process on the memory store, three sharing the run's Mongo,
  * and a bad environment. The GitHub side is one sandbox forge shared by every process.
  */
+import { once } from 'node:events'
+import { type AddressInfo, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { mongoServer } from '../support/mongo.js'
 import { type LogLine, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
@@ -146,26 +148,53 @@ describe('three worker processes sharing Mongo', () => {
 
 describe('a Mongo that cannot be reached', () => {
   it('keeps the worker up, unready and unelected, logging why, and never exits', async () => {
-    const w = worker({
-      ...githubEnv(),
-      MONGO_URI: 'mongodb://leasecron:pa55word@127.0.0.1:9/?serverSelectionTimeoutMS=500',
+    // A "Mongo" that hangs up on every connection, counting them: a connection after the first failure
+    // was logged is the worker trying again instead of giving up.
+    let connections = 0
+    const refusing = createServer((socket) => {
+      connections++
+      socket.destroy()
     })
-    const serving = await w.waitFor((l) => l.msg.startsWith('serving'), 20_000, 'the HTTP server')
-    await w.waitFor((l) => l.msg.startsWith('cannot connect to MongoDB'), 20_000, 'the connection failure')
-    const port = Number(serving.port)
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
-    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 'ready without a store').toBe(503)
-    await new Promise((r) => setTimeout(r, 3000))
-    expect(w.child.exitCode, 'the worker exited because Mongo was down').toBeNull()
-    expect(
-      w.lines.filter((l) => l.msg === 'elected'),
-      'elected without a store',
-    ).toEqual([])
-    expect(w.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain('pa55word')
-    w.child.kill('SIGTERM')
-    expect((await w.exited).code).toBe(0)
+    refusing.listen(0, '127.0.0.1')
+    await once(refusing, 'listening')
+    const mongoPort = (refusing.address() as AddressInfo).port
+    try {
+      const w = worker({
+        ...githubEnv(),
+        MONGO_URI: `mongodb://leasecron:pa55word@127.0.0.1:${mongoPort}/?serverSelectionTimeoutMS=500`,
+      })
+      const serving = await w.waitFor((l) => l.msg.startsWith('serving'), 20_000, 'the HTTP server')
+      await w.waitFor((l) => l.msg.startsWith('cannot connect to MongoDB'), 20_000, 'the connection failure')
+      const before = connections
+      const port = Number(serving.port)
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 'ready without a store').toBe(503)
+      await vi.waitFor(
+        () =>
+          expect(connections, 'the worker did not try MongoDB again after its first failure').toBeGreaterThan(
+            before,
+          ),
+        { timeout: 20_000, interval: 50 },
+      )
+      await expectUnreachableMongoKept(w, port)
+    } finally {
+      refusing.close()
+    }
   }, 60_000)
 })
+
+/** The worker of an unreachable Mongo, after a retry: alive, unready, never elected, its password unsaid. */
+async function expectUnreachableMongoKept(w: WorkerProcess, port: number): Promise<void> {
+  expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 'ready without a store').toBe(503)
+  expect(w.child.exitCode, 'the worker exited because Mongo was down').toBeNull()
+  expect(
+    w.lines.filter((l) => l.msg === 'elected'),
+    'elected without a store',
+  ).toEqual([])
+  expect(w.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain('pa55word')
+  w.child.kill('SIGTERM')
+  expect((await w.exited).code).toBe(0)
+}
 
 describe('an invalid environment', () => {
   it('exits 78 naming every bad variable and starts nothing', async () => {

@@ -5,19 +5,24 @@
  */
 import { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type SharedFerretDb, startFerretDb } from './ferretdb-server.js'
+import { type FerretDbBackend, type SharedFerretDb, startFerretDb } from './ferretdb-server.js'
+import { findPostgresBinaries } from './postgres-binaries.js'
 
 const started: SharedFerretDb[] = []
 afterAll(async () => {
   for (const server of started) await server.stop()
 })
 
-async function start(restartAfterDeath: boolean): Promise<{ server: SharedFerretDb; warnings: string[] }> {
+async function start(
+  restartAfterDeath: boolean,
+  backend: FerretDbBackend = 'sqlite',
+): Promise<{ server: SharedFerretDb; warnings: string[] }> {
   const warnings: string[] = []
   const server = await startFerretDb({
     log: () => undefined,
     warn: (l) => warnings.push(l),
     restartAfterDeath,
+    backend,
   })
   started.push(server)
   return { server, warnings }
@@ -93,5 +98,31 @@ describe('the run’s shared FerretDB', () => {
     }
     await server.stop()
     expect(deathLines(warnings), 'a stop is not a death').toHaveLength(1)
+  }, 120_000)
+})
+
+describe.skipIf(!(await findPostgresBinaries()))('the run’s shared FerretDB on PostgreSQL', () => {
+  it('serves over its cluster, and a death of the cluster under it is a death of the run, said and recorded', async () => {
+    const { server, warnings } = await start(true, 'postgresql')
+    expect(server.backendLabel).toMatch(/^PostgreSQL \d+/)
+    const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 10_000 })
+    try {
+      await client
+        .db('pg')
+        .collection('c')
+        .insertOne({ _id: 'on-postgres' as never })
+      expect(await client.db('pg').collection('c').countDocuments()).toBe(1)
+    } finally {
+      await client.close()
+    }
+    const postmaster = server.cluster!.postmasterPid
+    process.kill(postmaster, 'SIGKILL')
+    await until('no word of the cluster’s death', () =>
+      warnings.some((l) => l.includes("PostgreSQL cluster under the run's FerretDB")),
+    )
+    expect(server.deaths, 'the cluster’s death was not recorded for the runner').toMatchObject([
+      { backend: 'postgresql', pid: postmaster, signal: null, restarted: false },
+    ])
+    await server.stop()
   }, 120_000)
 })

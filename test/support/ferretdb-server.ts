@@ -1,11 +1,12 @@
 /**
  * The FerretDB 1.24.2 child that a test run or a benchmark shares (the binary tools/ferretdb/build.sh
- * builds), on its SQLite handler in a temp directory, on a free loopback port — and watched: when it exits
- * while still in use, that is said once on the run's stderr with its pid, exit code, signal and its last
- * output lines, so the tests that fail with ECONNREFUSED afterwards have a reason next to them. Asked to,
- * it then starts the server again on the same port and data directory (a bounded number of times) and says
- * so too: the death is never hidden, only the files after it keep a server. It is not the chaos suite's
- * server (test/chaos/ferret-server.ts), which tests kill on purpose.
+ * builds), on a free loopback port, on one of two backends: its postgresql handler over a throwaway
+ * PostgreSQL cluster of its own (test/support/postgres-cluster.ts), or its SQLite handler in a temp
+ * directory. It is watched: when it exits while still in use, that is said once on the run's stderr with
+ * its pid, exit code, signal and its last output lines, so the tests that fail with ECONNREFUSED afterwards
+ * have a reason next to them. Asked to, it then starts the server again on the same port and data (a
+ * bounded number of times) and says so too: the death is never hidden, only the files after it keep a
+ * server. It is not the chaos suite's server (test/chaos/ferret-server.ts), which tests kill on purpose.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -16,6 +17,10 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { OutputTail } from './output-tail.js'
+import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.js'
+
+/** FerretDB's storage: its postgresql handler over a throwaway cluster, or its SQLite handler. */
+export type FerretDbBackend = 'postgresql' | 'sqlite'
 
 export interface FerretDbOptions {
   /** Progress lines (the build). */
@@ -24,9 +29,26 @@ export interface FerretDbOptions {
   warn?: (line: string) => void
   /** Start it again on the same port and data after a death (at most MAX_RESTARTS times). */
   restartAfterDeath?: boolean
+  /** Its storage; SQLite unless given (test/support/ferretdb-backend.ts chooses for a run). */
+  backend?: FerretDbBackend
+}
+
+/** Where a FerretDB keeps its data, and how that goes away. */
+interface Storage {
+  backend: FerretDbBackend
+  /** `PostgreSQL 15.20 (a throwaway cluster)` or `SQLite`. */
+  label: string
+  /** The handler's flags. */
+  args: string[]
+  /** The directory holding the data (a death with it gone is not restarted). */
+  dir: string
+  cluster?: PostgresCluster
+  remove(): Promise<void>
 }
 
 export interface FerretDbDeath {
+  /** The backend it ran on (a death on PostgreSQL fails the run: scripts/run-tests.mjs). */
+  backend: FerretDbBackend
   pid: number | undefined
   code: number | null
   signal: NodeJS.Signals | null
@@ -56,8 +78,8 @@ export async function startFerretDb(options: FerretDbOptions = {}): Promise<Shar
     maxBuffer: 1 << 20,
   })
   const binary = stdout.trim().split('\n').pop()!
-  const dir = await mkdtemp(join(tmpdir(), 'leasecron-ferretdb-'))
-  const server = new SharedFerretDb(binary, dir, options)
+  const storage = await prepareStorage(options.backend ?? 'sqlite')
+  const server = new SharedFerretDb(binary, storage, options)
   try {
     await server.launch('127.0.0.1:0')
   } catch (error) {
@@ -67,22 +89,59 @@ export async function startFerretDb(options: FerretDbOptions = {}): Promise<Shar
   return server
 }
 
+async function prepareStorage(backend: FerretDbBackend): Promise<Storage> {
+  if (backend === 'postgresql') {
+    const cluster = await startPostgresCluster()
+    return {
+      backend,
+      label: `${cluster.version} (a throwaway cluster)`,
+      args: ['--handler=postgresql', '--postgresql-url', cluster.url],
+      dir: cluster.dir,
+      cluster,
+      remove: () => cluster.stop(),
+    }
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'leasecron-ferretdb-'))
+  return {
+    backend,
+    label: 'SQLite',
+    args: ['--handler=sqlite', '--sqlite-dir', dir],
+    dir,
+    remove: () => rm(dir, { recursive: true, force: true }),
+  }
+}
+
 export class SharedFerretDb {
   url = ''
   readonly deaths: FerretDbDeath[] = []
   readonly #binary: string
-  readonly #dir: string
+  readonly #storage: Storage
   readonly #warn: (line: string) => void
   readonly #restartAfterDeath: boolean
   #child: ChildProcess | undefined
   #stopping = false
   #restarting: Promise<void> | undefined
 
-  constructor(binary: string, dir: string, options: FerretDbOptions) {
+  constructor(binary: string, storage: Storage, options: FerretDbOptions) {
     this.#binary = binary
-    this.#dir = dir
+    this.#storage = storage
     this.#warn = options.warn ?? ((line) => process.stderr.write(`${line}\n`))
     this.#restartAfterDeath = options.restartAfterDeath ?? false
+    this.#storage.cluster?.process.once('close', (code, signal) => this.#clusterExited(code, signal))
+  }
+
+  get backend(): FerretDbBackend {
+    return this.#storage.backend
+  }
+
+  /** What it stores its data in, for the run's description line. */
+  get backendLabel(): string {
+    return this.#storage.label
+  }
+
+  /** The PostgreSQL cluster under it (postgresql backend). */
+  get cluster(): PostgresCluster | undefined {
+    return this.#storage.cluster
   }
 
   /** The child serving now (a restart replaces it). */
@@ -93,9 +152,11 @@ export class SharedFerretDb {
   /** Spawns the server on `listen` and resolves with the address it printed; watches it from then on. */
   async launch(listen: string): Promise<void> {
     const tail = new OutputTail(80, 400, isRoutineWarning, GO_CRASH)
-    const child = spawn(this.#binary, ['--listen-addr', listen, '--sqlite-dir', this.#dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    // Its stdin is a pipe it stops on the close of: a parent killed without a word leaves no FerretDB.
+    // Its own process group: a Ctrl-C stops the run, which stops it, instead of killing it mid-run (a
+    // death said and restarted while the run winds down).
+    const args = ['--listen-addr', listen, '--stop-on-stdin-close', ...this.#storage.args]
+    const child = spawn(this.#binary, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true })
     tail.follow(child.stdout!, 'stdout')
     tail.follow(child.stderr!, 'stderr')
     this.#child = child
@@ -116,13 +177,14 @@ export class SharedFerretDb {
       await exited
       clearTimeout(forced)
     }
-    await rm(this.#dir, { recursive: true, force: true })
+    await this.#storage.remove()
   }
 
   #exited(child: ChildProcess, tail: OutputTail, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping) return
     const lines = tail.lines()
     const death: FerretDbDeath = {
+      backend: this.#storage.backend,
       pid: child.pid,
       code,
       signal,
@@ -131,10 +193,10 @@ export class SharedFerretDb {
       lastLines: lines,
     }
     this.deaths.push(death)
-    const dirGone = !existsSync(this.#dir)
+    const dirGone = !existsSync(this.#storage.dir)
     this.#warn(
-      `mongo: the run's FerretDB (pid ${child.pid}, ${this.url}) exited while tests still used it: ` +
-        `exit code ${code}, signal ${signal}; its data directory ${this.#dir} ` +
+      `mongo: the run's FerretDB (pid ${child.pid}, ${this.url}, on ${this.#storage.label}) exited while ` +
+        `tests still used it: exit code ${code}, signal ${signal}; its data directory ${this.#storage.dir} ` +
         `${dirGone ? 'is GONE' : 'is still there'}. ${describeCrash(death)}Its last ${lines.length} output lines:\n` +
         lines.map((line) => `  ${line}`).join('\n'),
     )
@@ -146,6 +208,27 @@ export class SharedFerretDb {
         : undefined
     if (refusal) this.#warn(`mongo: FerretDB is not restarted: ${refusal}.`)
     else this.#restarting = this.#restart(death).finally(() => (this.#restarting = undefined))
+  }
+
+  /** The cluster under it is gone while in use: every operation fails from now on, and the run with it. */
+  #clusterExited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#stopping) return
+    const cluster = this.#storage.cluster!
+    const lines = cluster.lastLines().map((line) => `[postgres] ${line}`)
+    this.deaths.push({
+      backend: 'postgresql',
+      pid: cluster.postmasterPid,
+      code,
+      signal,
+      restarted: false,
+      panic: [],
+      lastLines: lines,
+    })
+    this.#warn(
+      `mongo: the PostgreSQL cluster under the run's FerretDB (postmaster pid ${cluster.postmasterPid}, ` +
+        `port ${cluster.port}) exited while tests still used it: exit code ${code}, signal ${signal}; ` +
+        `it is not restarted. Its last ${lines.length} output lines:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+    )
   }
 
   async #restart(death: FerretDbDeath): Promise<void> {

@@ -12,7 +12,15 @@ import { startTestMongo, type TestMongoServer } from './mongo-server.js'
 declare module 'vitest' {
   export interface ProvidedContext {
     mongo:
-      | { url: string; kind: string; version: string; isFerretDb: boolean; description: string }
+      | {
+          url: string
+          kind: string
+          version: string
+          isFerretDb: boolean
+          /** The storage of the FerretDB the run started (`postgresql`, `sqlite`); absent for another server. */
+          backend?: string
+          description: string
+        }
       | { error: string }
     /** Why dist/ could not be built, when it could not (end-to-end tests then fail with it). */
     buildError: string | undefined
@@ -41,6 +49,7 @@ export async function setup(project: TestProject): Promise<void> {
       kind: server.kind,
       version: server.version,
       isFerretDb: server.isFerretDb,
+      ...(server.backend ? { backend: server.backend } : {}),
       description: server.description,
     })
   } catch (error) {
@@ -62,7 +71,7 @@ export async function teardown(): Promise<void> {
 function describeDeaths(deaths: readonly FerretDbDeath[]): string {
   const each = deaths.map(
     (d, i) =>
-      `mongo: death ${i + 1}: pid ${d.pid}, exit code ${d.code}, signal ${d.signal}, ` +
+      `mongo: death ${i + 1} (on ${d.backend}): pid ${d.pid}, exit code ${d.code}, signal ${d.signal}, ` +
       `${d.restarted ? 'restarted' : 'NOT restarted'}. ${describeCrash(d)}Its last 20 output lines:\n` +
       d.lastLines
         .slice(-20)

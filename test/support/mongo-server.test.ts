@@ -4,7 +4,9 @@
  * not for the code.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { BACKEND_VARIABLE, requestedBackend } from './ferretdb-backend.js'
 import { startTestMongo, type TestMongoServer } from './mongo-server.js'
+import { findPostgresBinaries } from './postgres-binaries.js'
 
 const started: TestMongoServer[] = []
 afterAll(async () => {
@@ -12,10 +14,16 @@ afterAll(async () => {
 })
 
 /** startTestMongo() with MONGO_URL set to `url` (or unset), the environment restored after. */
-async function startWith(url: string | undefined): Promise<TestMongoServer> {
-  const saved = { url: process.env.MONGO_URL, skip: process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER }
+async function startWith(url: string | undefined, backend?: string): Promise<TestMongoServer> {
+  const saved = {
+    url: process.env.MONGO_URL,
+    skip: process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER,
+    backend: process.env[BACKEND_VARIABLE],
+  }
   if (url === undefined) delete process.env.MONGO_URL
   else process.env.MONGO_URL = url
+  if (backend === undefined) delete process.env[BACKEND_VARIABLE]
+  else process.env[BACKEND_VARIABLE] = backend
   process.env.LEASECRON_TEST_SKIP_MEMORY_SERVER = '1'
   try {
     const server = await startTestMongo({ log: () => undefined })
@@ -25,6 +33,7 @@ async function startWith(url: string | undefined): Promise<TestMongoServer> {
     for (const [name, value] of [
       ['MONGO_URL', saved.url],
       ['LEASECRON_TEST_SKIP_MEMORY_SERVER', saved.skip],
+      [BACKEND_VARIABLE, saved.backend],
     ] as const) {
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
@@ -46,4 +55,24 @@ describe('the test harness’s Mongo server', () => {
     ).toBe(true)
     expect(external.description).toMatch(/FerretDB/)
   }, 120_000)
+
+  it('runs FerretDB on the backend asked for, and names it on the run’s description line', async () => {
+    const sqlite = await startWith(undefined, 'sqlite')
+    expect(sqlite.backend).toBe('sqlite')
+    expect(sqlite.description).toMatch(/^FerretDB 1\.24\.2 on SQLite \(/)
+    const fallback = await startWith(undefined)
+    const expected = (await findPostgresBinaries()) ? 'postgresql' : 'sqlite'
+    expect(fallback.backend, 'PostgreSQL is the default where its binaries are').toBe(expected)
+    if (expected === 'postgresql')
+      expect(fallback.description).toMatch(
+        /^FerretDB 1\.24\.2 on PostgreSQL \d+\.\d+ \(a throwaway cluster\)/,
+      )
+  }, 120_000)
+
+  it('refuses a backend it does not know, naming the variable and the choices', () => {
+    expect(() => requestedBackend({ [BACKEND_VARIABLE]: 'postgres' })).toThrow(
+      /LEASECRON_TEST_FERRETDB_BACKEND is "postgres"; expected one of postgresql, sqlite/,
+    )
+    expect(requestedBackend({})).toBeUndefined()
+  })
 })

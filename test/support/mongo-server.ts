@@ -3,12 +3,14 @@
  *
  * Order: `MONGO_URL` when set; mongodb-memory-server (a real mongod, downloaded at first use where the
  * machine has internet); otherwise FerretDB 1.24.2 built from the Go module proxy
- * (`tools/ferretdb/build.sh`) on its SQLite handler in a temp directory on a free loopback port.
+ * (`tools/ferretdb/build.sh`) on a free loopback port, over a throwaway PostgreSQL cluster where this
+ * machine has PostgreSQL's binaries, else on SQLite in a temp directory (test/support/ferretdb-backend.ts).
  * It never pretends: when no server can be had it says so, and how to provide one.
  */
 import type { ChildProcess } from 'node:child_process'
 import { MongoClient } from 'mongodb'
-import { type FerretDbDeath, type FerretDbOptions, startFerretDb } from './ferretdb-server.js'
+import { startFerretDbOnBackend } from './ferretdb-backend.js'
+import type { FerretDbBackend, FerretDbDeath, FerretDbOptions } from './ferretdb-server.js'
 
 export type MongoServerKind = 'external' | 'mongodb-memory-server' | 'ferretdb'
 
@@ -22,7 +24,11 @@ export interface TestMongoServer {
    * whoever started it: a `MONGO_URL` pointing at FerretDB gets FerretDB's skips too.
    */
   isFerretDb: boolean
-  /** A human line: which server backs the run. */
+  /** The storage of the FerretDB the harness started (none for another kind). */
+  backend?: FerretDbBackend
+  /** That storage in words, e.g. `PostgreSQL 15.20 (a throwaway cluster)`. */
+  backendLabel?: string
+  /** A human line: which server (and, for the harness's FerretDB, which backend) backs the run. */
   description: string
   /** The FerretDB child serving now (a restart after a death replaces it). */
   readonly process?: ChildProcess
@@ -65,13 +71,15 @@ export async function startTestMongo(options: FerretDbOptions = {}): Promise<Tes
 
 /** The FerretDB this harness runs, with its identity; `process` stays live across restarts. */
 async function startOwnFerretDb(options: FerretDbOptions): Promise<Omit<TestMongoServer, 'description'>> {
-  const ferret = await startFerretDb(options)
+  const ferret = await startFerretDbOnBackend(options)
   try {
     const identity = await pingUntilReady(ferret.url)
     return {
       ...identity,
       url: ferret.url,
       kind: 'ferretdb',
+      backend: ferret.backend,
+      backendLabel: ferret.backendLabel,
       get process() {
         return ferret.process
       },
@@ -87,7 +95,7 @@ async function startOwnFerretDb(options: FerretDbOptions): Promise<Omit<TestMong
 function describe(s: Omit<TestMongoServer, 'description'>): TestMongoServer {
   const label =
     s.kind === 'ferretdb'
-      ? `FerretDB 1.24.2 (wire version of MongoDB ${s.version})`
+      ? `FerretDB 1.24.2 on ${s.backendLabel} (wire version of MongoDB ${s.version})`
       : s.isFerretDb
         ? `${s.kind} FerretDB (wire version of MongoDB ${s.version})`
         : `${s.kind} MongoDB ${s.version}`

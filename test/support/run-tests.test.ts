@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { filesToRunAgain } from '../../scripts/run-tests.mjs'
+import { deathsOnPostgres, filesToRunAgain } from '../../scripts/run-tests.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const project = mkdtempSync(join(tmpdir(), 'leasecron-run-tests-'))
@@ -29,7 +29,12 @@ import { startFerretDb } from ${JSON.stringify(join(repo, 'test/support/ferretdb
 import { recordDeaths } from ${JSON.stringify(join(repo, 'test/support/deaths-record.ts'))}
 let server
 export async function setup(project) {
-  server = await startFerretDb({ log: () => undefined, warn: () => undefined, restartAfterDeath: true })
+  server = await startFerretDb({
+    log: () => undefined,
+    warn: () => undefined,
+    restartAfterDeath: true,
+    backend: process.env.BACKEND ?? 'sqlite',
+  })
   project.provide('pid', server.process.pid)
 }
 export async function teardown() {
@@ -47,7 +52,7 @@ it('uses the server', () => {
   if (process.env.KILL !== '1' || existsSync('killed')) return
   writeFileSync('killed', '')
   process.kill(inject('pid'), 'SIGKILL')
-  throw new Error('the server died under this test')
+  if (process.env.KILL_QUIETLY !== '1') throw new Error('the server died under this test')
 })`,
   'breaks.test.ts': `
 import { appendFileSync } from 'node:fs'
@@ -131,6 +136,23 @@ describe('npm test after its FerretDB died', () => {
   }, 180_000)
 })
 
+describe('npm test after its FerretDB died on PostgreSQL', () => {
+  it('fails the run loudly and runs nothing again, also when every test passed', async () => {
+    const run = await runTests({ KILL: '1', KILL_QUIETLY: '1', BACKEND: 'postgresql' })
+    expect(run.output).toMatch(/FAILED: the run's FerretDB on PostgreSQL died 1 time\(s\)/)
+    expect(run.ran, 'nothing ran again').toEqual(['breaks', 'kills', 'passes'])
+    expect(run.code, 'a death on PostgreSQL passed unnoticed because the tests passed').toBe(1)
+    const failing = await runTests({ KILL: '1', BACKEND: 'postgresql' })
+    expect(failing.output).not.toMatch(/run again once/)
+    expect(failing.ran, 'the failed file ran again after a death on PostgreSQL').toEqual([
+      'breaks',
+      'kills',
+      'passes',
+    ])
+    expect(failing.code).toBe(1)
+  }, 240_000)
+})
+
 describe('which files run again', () => {
   const death = [{ pid: 1, code: 2, signal: null }]
   const failed = ['/r/test/a.test.ts']
@@ -141,5 +163,17 @@ describe('which files run again', () => {
     expect(filesToRunAgain({ ...base, args: ['x'] }).why).toMatch(/focused/)
     expect(filesToRunAgain({ ...base, reported: false }).why).toMatch(/before its report/)
     expect(filesToRunAgain(base).files).toEqual(failed)
+  })
+
+  it('is none when a death was on PostgreSQL, among deaths on SQLite too', () => {
+    const base = { exitCode: 1, args: [], failed, reported: true }
+    const deaths = [
+      { pid: 1, code: 2, signal: null, backend: 'sqlite' },
+      { pid: 2, code: null, signal: 'SIGKILL', backend: 'postgresql' },
+    ]
+    expect(filesToRunAgain({ ...base, deaths }).files).toEqual([])
+    expect(filesToRunAgain({ ...base, deaths }).why).toMatch(/died on PostgreSQL/)
+    expect(deathsOnPostgres(deaths).map((d) => d.pid)).toEqual([2])
+    expect(filesToRunAgain({ ...base, deaths: deaths.slice(0, 1) }).files, 'a SQLite death').toEqual(failed)
   })
 })

@@ -351,7 +351,12 @@ describe('one worker acting as two installations', () => {
         return lease?.token === null ? true : undefined
       })
       const after = ran(202)
-      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      // Slots go by every second: two more passes of the installation that stayed span slots in which
+      // the gone one would have run, were it still scheduled.
+      const stayed = ran(101)
+      await until('two more passes of the installation that stayed', () =>
+        ran(101) >= stayed + 2 ? true : undefined,
+      )
       expect(ran(202), 'a gone installation’s slots were still scheduled').toBe(after)
       expect(ran(101), 'the installation that stayed stopped running').toBeGreaterThan(1)
       expect(seen.filter((s) => s.installation === 303).every((s) => s.repos.join() === 'org-b/three')).toBe(

@@ -6,17 +6,27 @@
  * a per-net listener on it coming back fails here. Run on the test Mongo, where set-up waits for the
  * connection; and with every net's set-up failing, where each net waits to retry.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defineLease, defineNet, type LeaseDefinition, type NetDefinition } from '../../src/index.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer, type TestDatabase, useTestDatabase } from '../support/mongo.js'
 
 const NETS = 14
 
-function manyNets(setup: () => undefined = () => undefined): {
+/** What the nets did: set-up calls and passes, per net. */
+interface NetsSeen {
+  setups: Map<string, number>
+  passes: Map<string, number>
+}
+
+function manyNets(
+  seen: NetsSeen,
+  setup: () => undefined = () => undefined,
+): {
   nets: NetDefinition[]
   leases: LeaseDefinition[]
 } {
+  const count = (counts: Map<string, number>, name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)
   const leases: LeaseDefinition[] = []
   const nets: NetDefinition[] = []
   for (let i = 1; i <= NETS; i++) {
@@ -29,8 +39,13 @@ function manyNets(setup: () => undefined = () => undefined): {
         schedule: '* * * * * *',
         description: 'does nothing',
         options: {},
-        setup,
-        term: () => async () => {},
+        setup: () => {
+          count(seen.setups, lease.name)
+          return setup()
+        },
+        term: () => async () => {
+          count(seen.passes, lease.name)
+        },
       }),
     )
   }
@@ -53,18 +68,29 @@ describe('a worker with many nets', () => {
     worker = undefined
   })
 
-  /** Starts a worker of `nets` on the test Mongo, runs it 1.5 s, stops it; the leak warnings Node printed. */
-  async function leakWarnings(nets: ReturnType<typeof manyNets>): Promise<string[]> {
+  /**
+   * Starts a worker of NETS nets on the test Mongo, waits until every net did `enough` (a pass, or a
+   * retried set-up), stops it; the leak warnings Node printed.
+   */
+  async function leakWarnings(
+    setup: (() => undefined) | undefined,
+    enough: { what: string; count: (seen: NetsSeen) => Map<string, number>; atLeast: number },
+  ): Promise<string[]> {
     process.on('warning', onWarning)
+    const seen: NetsSeen = { setups: new Map(), passes: new Map() }
     const env = {
       MONGO_URI: mongoServer().url,
       MONGO_DB: database.db.databaseName,
       LOG_LEVEL: 'silent',
       PORT: '0',
     }
-    worker = createWorker({ ...nets, env })
+    worker = createWorker({ ...manyNets(seen, setup), env })
     await worker.start()
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const done = () => [...enough.count(seen).values()].filter((n) => n >= enough.atLeast).length
+    await vi.waitFor(() => expect(done(), `not every one of the ${NETS} nets ${enough.what}`).toBe(NETS), {
+      timeout: 30_000,
+      interval: 50,
+    })
     await worker.stop()
     worker = undefined
     // Node emits process warnings on the next tick.
@@ -73,16 +99,20 @@ describe('a worker with many nets', () => {
   }
 
   it('starts and stops on Mongo without a listener-leak warning', async () => {
-    const leaks = await leakWarnings(manyNets())
+    const leaks = await leakWarnings(undefined, { what: 'ran a pass', count: (s) => s.passes, atLeast: 1 })
     expect(leaks, `a worker of ${NETS} nets tells its user it leaks listeners`).toEqual([])
   })
 
   it('retries every net’s failing set-up without a listener-leak warning', async () => {
-    const leaks = await leakWarnings(
-      manyNets(() => {
-        throw new Error('the net’s dependency is down')
-      }),
-    )
+    const failing = () => {
+      throw new Error('the net’s dependency is down')
+    }
+    // A second call of each set-up comes after its wait to retry, which all of them wait at once.
+    const leaks = await leakWarnings(failing, {
+      what: 'retried its set-up',
+      count: (s) => s.setups,
+      atLeast: 2,
+    })
     expect(leaks, `${NETS} nets waiting to retry their set-up tell their user they leak`).toEqual([])
   })
 })

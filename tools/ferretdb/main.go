@@ -1,5 +1,6 @@
-// Command ferretdb runs FerretDB 1.24 embedded, on its SQLite handler, as the
-// MongoDB-wire test server for machines where mongod cannot be downloaded.
+// Command ferretdb runs FerretDB 1.24 embedded, on its PostgreSQL or SQLite
+// handler, as the MongoDB-wire test server for machines where mongod cannot
+// be downloaded.
 //
 // It is a test tool, not part of leasecron: the embeddable package keeps
 // telemetry off and starts no debug server, and building it through this
@@ -10,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -20,35 +22,56 @@ import (
 
 func main() {
 	listen := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on (loopback only)")
-	dir := flag.String("sqlite-dir", "", "directory that holds the SQLite databases (required)")
+	handler := flag.String("handler", "sqlite", "backend: sqlite or postgresql")
+	dir := flag.String("sqlite-dir", "", "directory that holds the SQLite databases (sqlite handler)")
+	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection URL (postgresql handler)")
+	lifeline := flag.Bool("stop-on-stdin-close", false, "stop when standard input closes (the parent died)")
 	flag.Parse()
 
-	if *dir == "" {
-		fmt.Fprintln(os.Stderr, "ferretdb: --sqlite-dir is required")
-		os.Exit(2)
+	config := &ferretdb.Config{
+		Listener: ferretdb.ListenerConfig{TCP: *listen},
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Handler:  *handler,
+	}
+	switch *handler {
+	case "sqlite":
+		if *dir == "" {
+			fail(2, "--sqlite-dir is required with --handler=sqlite")
+		}
+		config.SQLiteURL = "file:" + *dir + "/"
+	case "postgresql":
+		if *pgURL == "" {
+			fail(2, "--postgresql-url is required with --handler=postgresql")
+		}
+		config.PostgreSQLURL = *pgURL
+	default:
+		fail(2, fmt.Sprintf("--handler must be sqlite or postgresql, not %q", *handler))
 	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + *dir + "/",
-	})
+	f, err := ferretdb.New(config)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "ferretdb:", err)
-		os.Exit(1)
+		fail(1, err.Error())
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if *lifeline {
+		// A parent killed without a word (SIGKILL) cannot stop it, but its end of the pipe closes.
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			stop()
+		}()
+	}
 
 	// The parent reads this line to learn the bound port (listen-addr may use port 0).
 	fmt.Println(f.MongoDBURI())
 
 	if err := f.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "ferretdb:", err)
-		os.Exit(1)
+		fail(1, err.Error())
 	}
+}
+
+func fail(code int, message string) {
+	fmt.Fprintln(os.Stderr, "ferretdb:", message)
+	os.Exit(code)
 }
