@@ -2,6 +2,7 @@
  * MemoryForgeHourStore: the forge-hour store inside one process (no MONGO_URI), where "the installation"
  * is this process. Not shared: a second process has its own.
  */
+import { checkReadCap } from '../store-call/read-cap.js'
 import {
   checkRow,
   FORGE_HOUR_ROWS_READ,
@@ -19,7 +20,7 @@ export class MemoryForgeHourStore implements ForgeHourStore {
 
   /** `rowsRead`: the most stored rows one read takes (FORGE_HOUR_ROWS_READ; smaller in tests). */
   constructor(options: { rowsRead?: number } = {}) {
-    this.#rowsRead = options.rowsRead ?? FORGE_HOUR_ROWS_READ
+    this.#rowsRead = checkReadCap('MemoryForgeHourStore', 'rowsRead', options.rowsRead, FORGE_HOUR_ROWS_READ)
   }
 
   async put(owner: string, rows: readonly ForgeHourRow[], options?: { signal?: AbortSignal }) {

@@ -22,6 +22,7 @@ import {
   documentId,
   type OnBadDocument,
 } from '../store-call/bad-document.js'
+import { checkReadCap } from '../store-call/read-cap.js'
 import {
   plainStoreError,
   type StoreCall,
@@ -73,7 +74,7 @@ export class MongoForgeHourStore implements ForgeHourStore {
    * most documents one read takes (FORGE_HOUR_ROWS_READ; smaller in tests).
    */
   constructor(db: Db, options: { onBadDocument?: OnBadDocument; rowsRead?: number } = {}) {
-    this.#rowsRead = options.rowsRead ?? FORGE_HOUR_ROWS_READ
+    this.#rowsRead = checkReadCap(COMPONENT, 'rowsRead', options.rowsRead, FORGE_HOUR_ROWS_READ)
     this.#collection = new StoreCollection<ForgeHourDocument>(db, FORGE_HOURS_COLLECTION, {
       component: COMPONENT,
     })

@@ -19,6 +19,7 @@
  * It elects nothing and excludes nothing: a replica that counts one replica too many or too few campaigns
  * for a slightly wrong share until its next read; every lease is still won by conditional writes.
  */
+import { checkReadCap } from '../store-call/read-cap.js'
 import {
   checkNotAborted,
   type LeaseCallOptions,
@@ -60,10 +61,7 @@ export const MAX_LIVE_REPLICAS = 1_000
 
 /** A twin's `liveRead` option: the cap on one `live` read (MAX_LIVE_REPLICAS; smaller in tests), checked. */
 export function checkLiveRead(component: string, liveRead: unknown): number {
-  if (liveRead === undefined) return MAX_LIVE_REPLICAS
-  if (typeof liveRead !== 'number' || !Number.isInteger(liveRead) || liveRead < 1)
-    throw new RangeError(`${component}: liveRead must be a whole number ≥ 1, got ${String(liveRead)}`)
-  return liveRead
+  return checkReadCap(component, 'liveRead', liveRead, MAX_LIVE_REPLICAS)
 }
 
 /** `live`'s options: the call's signal, and the announce ttl that bounds how far ahead an expiry is believed. */

@@ -6,6 +6,7 @@
  * Not a claim: two syncs racing on one card collide on its UUIDv5 id (one insert wins) and on the column
  * compare-and-set; refreshes are idempotent and never go back to an older `updatedAt`.
  */
+import { checkReadCap } from '../../store-call/read-cap.js'
 import type { StoreCallOptions } from '../../store-call/store-call.js'
 import type { BoardColumn, Card, ColumnSetBy, IssueFields } from './card.js'
 import { BOARD_COLUMNS } from './card.js'
@@ -34,10 +35,7 @@ export const MAX_LISTED_CARDS = 10_000
 
 /** A twin's `cardsRead` option: the cap on one `listCards` (MAX_LISTED_CARDS; smaller in tests), checked. */
 export function checkCardsRead(component: string, cardsRead: unknown): number {
-  if (cardsRead === undefined) return MAX_LISTED_CARDS
-  if (typeof cardsRead !== 'number' || !Number.isInteger(cardsRead) || cardsRead < 1)
-    throw new RangeError(`${component}: cardsRead must be a whole number ≥ 1, got ${String(cardsRead)}`)
-  return cardsRead
+  return checkReadCap(component, 'cardsRead', cardsRead, MAX_LISTED_CARDS)
 }
 
 export interface BoardStore {
