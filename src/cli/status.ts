@@ -61,7 +61,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
     const timeZones = new Map(nets.map((n) => [n.net.lease, n.timeZone]))
     for (const n of nets) {
       // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
-      const runs = await ledger.history(n.net.name, RUNS_SHOWN, { signal })
+      const runs = await ledger.history(n.net.name, RUNS_SHOWN, { signal, reportLeftOut: true })
       if (runs[0]) lastRuns.set(n.net.lease, runs[0])
       if (n.enabled) states.set(n.net.lease, netState(runs, n, now, paused.has(n.net.name)))
       const lease = leases.find((l) => l.name === n.net.lease)

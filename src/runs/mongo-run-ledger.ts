@@ -108,16 +108,27 @@ function isUnrun(record: RunRecord): boolean {
  * are rare enough for SUPERSEDED_SLACK. Only operators FerretDB 1.24 runs ($type, $gte, $lte, $in).
  */
 function historyFilter(net: string, until: Date | undefined): Filter<RunDocument> {
+  const shape = readableShape()
+  return { net, ...shape, slot: until === undefined ? shape.slot : { $type: 'date', $lte: until } }
+}
+
+/** The stored types of a run's key fields, as historyFilter asks them. */
+function readableShape() {
   return {
-    net,
     _id: { $type: 'string' },
-    slot: until === undefined ? { $type: 'date' } : { $type: 'date', $lte: until },
+    slot: { $type: 'date' },
     owner: { $type: 'string' },
     fence: { $gte: 0 },
     startedAt: { $type: 'date' },
     outcome: { $in: [...RUN_OUTCOMES, null] },
-  }
+  } satisfies Filter<RunDocument>
 }
+
+/**
+ * How many of a net's documents `history` with `reportLeftOut` reads to report them: enough to name the
+ * problem on a view, few enough that a collection flooded with them costs one small read.
+ */
+const LEFT_OUT_REPORTED = 8
 
 /** Inserts `doc`: `true` when this call wrote it, `false` when a record with its `_id` was there. */
 async function insertFirst(
@@ -289,13 +300,14 @@ export class MongoRunLedger implements RunLedger {
     const context = { component: COMPONENT, operation: 'history', net: name }
     const count = checkCount(context, 'limit', limit, 1)
     const until = options?.until === undefined ? undefined : checkInstant(context, 'until', options.until)
-    const docs = await this.#call(context, options, (runs, bounds) =>
-      runs
-        .find(historyFilter(name, until), bounds.read)
-        .sort({ slot: -1 })
-        .limit(count + SUPERSEDED_SLACK)
-        .toArray(),
-    )
+    const [docs, leftOut] = await this.#call(context, options, async (runs, bounds) => {
+      const read = runs.find(historyFilter(name, until), bounds.read).sort({ slot: -1 })
+      const found = await read.limit(count + SUPERSEDED_SLACK).toArray()
+      if (!options?.reportLeftOut) return [found, []]
+      const unreadable = { net: name, $nor: [readableShape()] } as Filter<RunDocument>
+      return [found, await runs.find(unreadable, bounds.read).limit(LEFT_OUT_REPORTED).toArray()]
+    })
+    for (const doc of leftOut) this.#parse(doc)
     return preferRuns(docs.map((doc) => this.#parse(doc))).slice(0, count)
   }
 

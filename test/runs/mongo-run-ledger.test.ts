@@ -85,6 +85,35 @@ describe('MongoRunLedger on the run’s real server', () => {
     ])
   })
 
+  it('reports what its query left out when a view asks (reportLeftOut), and not on a pass’s read', async () => {
+    const collection = `net_runs_${++collections}`
+    const bad: Array<{ id: string; problem: string }> = []
+    const ledger = new MongoRunLedger(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
+    const slot = new Date(Date.UTC(2026, 8, 30, 15, 1))
+    await ledger.claim({ net: 'n', slot, owner: 'a', fence: 1, startedAt: slot })
+    const runs = mongo.db.collection<Record<string, unknown> & { _id: string }>(collection)
+    // Written through the driver, as another program (or a hand edit) could: a slot the query cannot sort.
+    await runs.insertOne({
+      _id: 'n@yesterday',
+      net: 'n',
+      slot: 'yesterday',
+      owner: 'a',
+      fence: 1,
+      startedAt: slot,
+    })
+    expect((await ledger.history('n', 10)).map((r) => r.id)).toEqual([`n@${slot.toISOString()}`])
+    expect(bad, 'a pass’s read made a second query to report the left-out run').toEqual([])
+    const viewed = await ledger.history('n', 10, { reportLeftOut: true })
+    expect(
+      viewed.map((r) => r.id),
+      'the left-out run reached a view',
+    ).toEqual([`n@${slot.toISOString()}`])
+    expect(
+      bad.map((b) => b.id),
+      'a corrupt run the query leaves out went unreported on a view: no metric, no warning',
+    ).toEqual(['n@yesterday'])
+  })
+
   it('leaves malformed and future-dated runs out in its query, so they never push the real runs out of history', async () => {
     const collection = `net_runs_${++collections}`
     const ledger = new MongoRunLedger(mongo.db, { collection })

@@ -64,7 +64,8 @@ async function snapshotOf(
       serverVersion: () => mongoServerVersion(connection.db, bound().signal),
       leases: () => runtime.store.list(bound()),
       forgeHours: (window) => new MongoForgeHourStore(connection.db, { onBadDocument }).read(window, bound()),
-      history: (net, limit, until) => runtime.ledger.history(net, limit, { ...bound(), until }),
+      history: (net, limit, until) =>
+        runtime.ledger.history(net, limit, { ...bound(), until, reportLeftOut: true }),
       controls: (at) => runtime.controls.list(at, bound()),
     }),
     now,

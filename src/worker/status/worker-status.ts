@@ -146,7 +146,7 @@ function workerSources(options: WorkerStatusOptions, startedAt: Date): StatusSou
     ...(ledger
       ? {
           history: async (net: string, limit: number, until: Date) =>
-            (await ledger()?.history(net, limit, { ...bound(), until })) ?? [],
+            (await ledger()?.history(net, limit, { ...bound(), until, reportLeftOut: true })) ?? [],
         }
       : {}),
     ...(options.controls
