@@ -131,7 +131,7 @@ module.exports = {
       to: { path: '^src/', pathNot: [room('nets'), '^src/leases\\.ts$'] },
     },
     // The cli/ and config/ rooms: cli/ on top, config/ under the worker, durations and
-    // schedules on the bottom floor.
+    // schedule/ on the bottom floor.
     {
       name: 'cli-is-the-top',
       comment:
@@ -165,12 +165,20 @@ module.exports = {
       to: { path: '^src/' },
     },
     {
-      name: 'durations-and-schedules-are-the-floor',
+      name: 'durations-are-the-floor',
       comment:
-        "durations.ts, schedule.ts and zoned-time.ts are shared by config/, nets/ and worker/: they import nothing of the product but each other (schedule.ts reads wall time through zoned-time.ts, node-cron's ticks through cron-utc-ticks.ts, pins cron-parser's locale through cron-locale.ts and refuses steps past their field through cron-step-check.ts).",
+        'durations.ts is shared by control/, config/, nets/ and worker/: it imports nothing of the product.',
       severity: 'error',
-      from: { path: '^src/(durations|schedule|zoned-time|cron-utc-ticks|cron-locale|cron-step-check)\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(zoned-time|cron-utc-ticks|cron-locale|cron-step-check)\\.ts$' },
+      from: { path: '^src/durations\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'schedule-is-the-floor',
+      comment:
+        "schedule/ (cron schedules: the check, the interval, fire times and slots in a zone, a range's slots) is shared by config/, testing/, cli/ and worker/: it imports nothing of the product but its own room (schedule.ts reads wall time through zoned-time.ts, node-cron's ticks through cron-utc-ticks.ts, pins cron-parser's locale through cron-locale.ts and refuses steps past their field through cron-step-check.ts).",
+      severity: 'error',
+      from: { path: room('schedule') },
+      to: { path: '^src/', pathNot: room('schedule') },
     },
     {
       name: 'store-call-is-the-bottom',

@@ -109,7 +109,7 @@ const oneOpenTelemetryApi = {
   },
 }
 /**
- * Routes every import of luxon to the CommonJS build cron-parser requires: src/cron-locale.ts pins the
+ * Routes every import of luxon to the CommonJS build cron-parser requires: src/schedule/cron-locale.ts pins the
  * locale of the copy that computes the slots (an ES import would otherwise bundle luxon's ES build as a
  * second copy, whose settings cron-parser never reads).
  */

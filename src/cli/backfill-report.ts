@@ -6,7 +6,7 @@
 import type { NetConfig } from '../config/worker-config.js'
 import type { BackfillResult, BackfillSlot } from '../worker/backfill.js'
 import { netEnvPrefix } from '../config/variables.js'
-import { formatLocal } from '../zoned-time.js'
+import { formatLocal } from '../schedule/zoned-time.js'
 
 /** `2026-03-29T01:00:00Z`: a slot as the lines show it (whole seconds, as cron has). */
 function utc(instant: Date): string {

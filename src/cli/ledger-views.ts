@@ -9,7 +9,7 @@ import type { RunRecord } from '../runs/run-ledger.js'
 import type { NetState } from '../worker/status/net-state.js'
 import type { InstallationStatus } from '../worker/status/status-snapshot.js'
 import { shownText } from '../worker/status/shown-text.js'
-import { formatLocal } from '../zoned-time.js'
+import { formatLocal } from '../schedule/zoned-time.js'
 
 /**
  * One line per lease: name, holder (or free), fence, expires in, its net's state (net-state.ts; `-` when

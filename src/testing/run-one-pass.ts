@@ -39,8 +39,8 @@ import { type OnceOutcome, runOnce } from '../worker/once.js'
 import { netPinger } from '../worker/ping.js'
 import { PING_URL_EXPECTED, parsePingUrl } from '../config/ping-url.js'
 import { ownerId } from '../lease/owner-id.js'
-import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule.js'
-import { canonicalTimeZone } from '../zoned-time.js'
+import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule/schedule.js'
+import { canonicalTimeZone } from '../schedule/zoned-time.js'
 
 /** What `runOnePass` takes besides the net. */
 export interface OnePassOptions<S extends NetOptions> {

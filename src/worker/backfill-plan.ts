@@ -8,7 +8,7 @@
  * Not the run (backfill.ts) and not the printing (cli/backfill-report.ts).
  */
 import type { NetConfig } from '../config/worker-config.js'
-import { slotsBetween } from '../schedule-range.js'
+import { slotsBetween } from '../schedule/schedule-range.js'
 import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from './backfill-limits.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 

@@ -19,7 +19,7 @@
  */
 import { formatDuration } from '../durations.js'
 import type { CatchUpPolicy } from '../nets/net.js'
-import { slotAtOrBefore, slotsAtOrBefore } from '../schedule.js'
+import { slotAtOrBefore, slotsAtOrBefore } from '../schedule/schedule.js'
 
 export interface CatchUpInput {
   schedule: string

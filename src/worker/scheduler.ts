@@ -27,8 +27,8 @@ import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
-import { nextFireTime } from '../schedule.js'
-import { formatLocal } from '../zoned-time.js'
+import { nextFireTime } from '../schedule/schedule.js'
+import { formatLocal } from '../schedule/zoned-time.js'
 import {
   type PassSetting,
   runSlotPass,

@@ -12,7 +12,7 @@
  * Not a jitter (nothing random) and not for global nets: a global net runs at its slot, as configured.
  */
 import { createHash } from 'node:crypto'
-import { nextFireTime } from '../schedule.js'
+import { nextFireTime } from '../schedule/schedule.js'
 
 /** The share of the shortest gap between slots a pass may start after its slot. */
 export const SPREAD_FRACTION = 0.25

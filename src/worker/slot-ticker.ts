@@ -16,7 +16,7 @@
  * latest slot due, as a tick would; the ledger claim refuses a slot already served (`slot-taken`).
  */
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../lease/clock.js'
-import { nextFireTime, slotAtOrBefore } from '../schedule.js'
+import { nextFireTime, slotAtOrBefore } from '../schedule/schedule.js'
 
 export interface SlotTickerOptions {
   schedule: string

@@ -3,7 +3,7 @@ import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { LEASES, type LeaseDefinition, loadConfig, ownerId, leasePacing } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { formatDuration } from '../../src/durations.js'
-import { checkSchedule, nextFireTime } from '../../src/schedule.js'
+import { checkSchedule, nextFireTime } from '../../src/schedule/schedule.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const { net } = recordingNet()

@@ -3,7 +3,7 @@
  * schedule would fire once an hour at minute 0 instead of every 90 minutes.
  */
 import { describe, expect, it } from 'vitest'
-import { checkSchedule } from '../../src/schedule.js'
+import { checkSchedule } from '../../src/schedule/schedule.js'
 
 function refusal(expression: string): string {
   const check = checkSchedule(expression)

@@ -6,8 +6,8 @@
 import fc from 'fast-check'
 import cron from 'node-cron'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { nodeCronUtcTicks } from '../../src/cron-utc-ticks.js'
-import { checkSchedule } from '../../src/schedule.js'
+import { nodeCronUtcTicks } from '../../src/schedule/cron-utc-ticks.js'
+import { checkSchedule } from '../../src/schedule/schedule.js'
 
 /** node-cron's own next `count` fire times in UTC (through its Intl formatter), from the faked clock. */
 function nodeCronTicks(expression: string, count: number): number[] {

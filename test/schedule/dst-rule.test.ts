@@ -3,8 +3,8 @@
  * one is shown as), walked forward with nextFireTime and backward with slotAtOrBefore, which must agree.
  */
 import { describe, expect, it } from 'vitest'
-import { dstRule, nextFireTime, slotAtOrBefore } from '../../src/schedule.js'
-import { formatLocal } from '../../src/zoned-time.js'
+import { dstRule, nextFireTime, slotAtOrBefore } from '../../src/schedule/schedule.js'
+import { formatLocal } from '../../src/schedule/zoned-time.js'
 
 /** Every slot in (from, to], by nextFireTime, as `UTC instant = local time`. */
 function forward(expression: string, timeZone: string, from: string, to: string): string[] {

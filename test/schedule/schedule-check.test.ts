@@ -7,7 +7,7 @@
  */
 import cron from 'node-cron'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkSchedule } from '../../src/schedule.js'
+import { checkSchedule } from '../../src/schedule/schedule.js'
 
 /** node-cron's own next 50 ticks, the shortest gap between two of them (what the full comparison measures). */
 function nodeCronInterval(expression: string): number {

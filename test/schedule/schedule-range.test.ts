@@ -4,9 +4,9 @@
  * walk back (slotAtOrBefore) finds, so a listed range is what a worker would have fired.
  */
 import { describe, expect, it } from 'vitest'
-import { slotAtOrBefore } from '../../src/schedule.js'
-import { slotsBetween } from '../../src/schedule-range.js'
-import { formatLocal } from '../../src/zoned-time.js'
+import { slotAtOrBefore } from '../../src/schedule/schedule.js'
+import { slotsBetween } from '../../src/schedule/schedule-range.js'
+import { formatLocal } from '../../src/schedule/zoned-time.js'
 
 const BERLIN = 'Europe/Berlin'
 

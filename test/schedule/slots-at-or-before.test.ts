@@ -3,7 +3,7 @@
  * slotAtOrBefore gives one at a time, on ordinary days and across daylight-saving changes of both rules.
  */
 import { describe, expect, it } from 'vitest'
-import { slotAtOrBefore, slotsAtOrBefore } from '../../src/schedule.js'
+import { slotAtOrBefore, slotsAtOrBefore } from '../../src/schedule/schedule.js'
 
 /** The first `count` slots back from `from`, one slotAtOrBefore call each (the rule's reference). */
 function oneAtATime(schedule: string, from: Date, zone: string, count: number): string[] {

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/worker/logger.js'
 import { createWorkerMetrics } from '../../src/worker/metrics.js'
 import { runNetCampaign } from '../../src/worker/scheduler.js'
 import type { PassForge } from '../../src/worker/slot-pass.js'
-import { formatLocal } from '../../src/zoned-time.js'
+import { formatLocal } from '../../src/schedule/zoned-time.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const noForge: PassForge = {

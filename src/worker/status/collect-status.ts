@@ -3,8 +3,8 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
-import { nextFireTime } from '../../schedule.js'
-import { formatLocal } from '../../zoned-time.js'
+import { nextFireTime } from '../../schedule/schedule.js'
+import { formatLocal } from '../../schedule/zoned-time.js'
 import type { LeaseRecord } from '../../lease/store.js'
 import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../../runs/run-ledger.js'
 import type { NetControl, NetPause } from '../../control/net-control-store.js'

@@ -6,7 +6,7 @@
  * one the snapshot's type calls a number — the snapshot is built from store documents, and a document is
  * whatever was written into the collection.
  */
-import { formatLocal } from '../../zoned-time.js'
+import { formatLocal } from '../../schedule/zoned-time.js'
 
 /** Escapes text for HTML element content and double-quoted attributes (the page's one escaping helper). */
 export function esc(value: unknown): string {
