@@ -1,8 +1,8 @@
 /**
  * `leasecron status [--json] [--installation ID]`: each lease's holder, fence, expiry and its net's last
  * run, read from the configured store, then one line per installation the nets act as; with --json, the
- * status snapshot a worker serves at `GET /status` (worker/status/cli-status.ts), read from the same
- * store. --installation narrows either to one installation's nets.
+ * status snapshot a worker serves at `GET /status`, read from the same store (store-status-snapshot.ts).
+ * --installation narrows either to one installation's nets.
  */
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../store-call/bad-document.js'
@@ -84,7 +84,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
 
 /** `status --json`: the same object `GET /status` serves, read from the shared store and ledger. */
 async function statusJson(config: WorkerConfig, io: Io, installation: number | null): Promise<number> {
-  const { storeStatusSnapshot } = await import('../worker/status/cli-status.js')
+  const { storeStatusSnapshot } = await import('./store-status-snapshot.js')
   const snapshot = await storeStatusSnapshot(config, new Date())
   const shown = installation === null ? snapshot : narrowToInstallation(snapshot, installation)
   io.out(JSON.stringify(shown, null, 2))

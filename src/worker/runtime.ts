@@ -2,7 +2,7 @@
  * openRuntime: the one place a command turns its configuration into the parts it works with — the Mongo
  * connection (or none: single-process mode), the lease store, the run ledger, the net controls, the forge (the GitHub App's,
  * or the local sandbox started in this process) and the nets' set-up. `run` (worker.ts), `once`
- * (cli/once.ts), `status` and `history` (cli/with-database.ts, status/cli-status.ts) all open through it.
+ * (cli/once.ts), `status` and `history` (cli/with-database.ts, cli/store-status-snapshot.ts) all open through it.
  *
  * Each part registers its close as it opens; `close` runs them in reverse, and a failure while opening
  * closes what was already opened before it rethrows. The driver (mongo-connection.ts) and the sandbox

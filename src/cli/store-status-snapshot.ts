@@ -3,19 +3,19 @@
  * that is not a replica — from the store (MONGO_URI) alone. So `replica` is `null`, and the figures only a
  * running worker knows (its skipped ticks, the rate-limit headers it saw) are `null` too.
  */
-import { shownNets } from '../installation-nets.js'
-import type { BadDocument } from '../../store-call/bad-document.js'
-import { describeBadDocument } from '../bad-documents.js'
-import type { WorkerConfig } from '../../config/worker-config.js'
-import { createLogger } from '../logger.js'
-import { openRuntime, type StoreRuntime } from '../runtime.js'
-import { collectStatus } from './collect-status.js'
-import { MemoryForgeHourStore } from '../../forge/memory-forge-hour-store.js'
-import { MongoForgeHourStore } from '../../forge/mongo-forge-hour-store.js'
-import { mongoServerVersion } from './server-version.js'
-import type { StatusSnapshot } from './status-snapshot.js'
-import type { StatusSources } from './status-sources.js'
-import { netPlans } from './worker-status.js'
+import { shownNets } from '../worker/installation-nets.js'
+import type { BadDocument } from '../store-call/bad-document.js'
+import { describeBadDocument } from '../worker/bad-documents.js'
+import type { WorkerConfig } from '../config/worker-config.js'
+import { createLogger } from '../worker/logger.js'
+import { openRuntime, type StoreRuntime } from '../worker/runtime.js'
+import { collectStatus } from '../worker/status/collect-status.js'
+import { MemoryForgeHourStore } from '../forge/memory-forge-hour-store.js'
+import { MongoForgeHourStore } from '../forge/mongo-forge-hour-store.js'
+import { mongoServerVersion } from '../worker/status/server-version.js'
+import type { StatusSnapshot } from '../worker/status/status-snapshot.js'
+import type { StatusSources } from '../worker/status/status-sources.js'
+import { netPlans } from '../worker/status/worker-status.js'
 
 /**
  * Builds the snapshot from the configured store (opened read-only by worker/runtime.ts); without
