@@ -106,7 +106,7 @@ async function replicasSection(replicas: Json): Promise<string[]> {
   return [
     '## 1. Replicas: forge cost flat in the replica count',
     '',
-    `N workers run the merge-gate sweeper (every second; TTL 3 s, retry 1 s) and the board issue sync (every 5 s) over the same seeded data (${replicas.inputs.seededData.gatingRuns}; sandbox ${JSON.stringify(replicas.inputs.seededData.sandbox)}) for a ${replicas.inputs.windowMs / 1000} s window each — ${replicas.inputs.windowAlignment}. Requests are the sandbox’s own count, charged to nets by route; token mints (auth) are shown apart. **Elected** is \`leasecron run\`; **unelected** is the same nets through \`createWorker({ unelected: true })\`, every replica running every pass.`,
+    `N workers run the merge-gate sweeper (every second; TTL 3 s, retry 1 s) and the board issue sync (every 5 s) over the same seeded data (${replicas.inputs.seededData.gatingRuns}; sandbox ${JSON.stringify(replicas.inputs.seededData.sandbox)}) for a ${replicas.inputs.windowMs / 1000} s window each — ${replicas.inputs.windowAlignment}. Requests are the sandbox’s own count, charged to nets by route; token mints (auth) are shown apart. **Elected** is \`leasecron run\`; **unelected** is the same nets on the same worker with its lease store, run ledger and controls in memory per replica (\`bench/unelected-worker.mjs\`), every replica running every pass.`,
     '',
     replicasTable(replicas),
     '',

@@ -1,7 +1,7 @@
 /**
  * Scenario `replicas`: the forge cost of the two shipped nets as the replica count grows, elected (the
  * built CLI, one lease per net in the shared Mongo) and unelected (bench/unelected-worker.mjs: the same
- * nets, every replica running every pass). For N ∈ {1, 2, 5, 10} and each mode: a fresh database with
+ * nets, each replica with a lease store and ledger of its own, so every replica runs every pass). For N ∈ {1, 2, 5, 10} and each mode: a fresh database with
  * the same seeded gating runs, N worker processes on the same sandbox forge (its own process, the same
  * generated repositories, pull requests and issues), one fixed window of whole sweep intervals, and the
  * sandbox's ground-truth request count by route, charged to the net that owns the route.
@@ -100,7 +100,6 @@ const keep = (l: { event?: unknown; msg?: unknown; level?: unknown }) =>
   l.event === 'pass-start' ||
   l.msg === 'elected' ||
   l.msg === 'campaigning' ||
-  l.msg === 'net running UNELECTED (bench mode)' ||
   l.level === 'error' ||
   l.level === 50
 
@@ -162,9 +161,11 @@ async function runWindow(
         .filter(
           (l) => l.event === 'pass-start' && l.net === net && Number(l.at) >= start && Number(l.at) < end,
         ).length
-      electedHolders[net] = workers.filter((w) =>
-        w.lines.some((l) => l.msg === 'elected' && l.lease === net),
-      ).length
+      // An unelected replica is elected only on its own in-memory store: it holds no shared lease.
+      electedHolders[net] =
+        mode === 'unelected'
+          ? 0
+          : workers.filter((w) => w.lines.some((l) => l.msg === 'elected' && l.lease === net)).length
     }
     return {
       n,
@@ -237,7 +238,7 @@ const INPUTS = {
   modes: {
     elected: 'leasecron run --config bench/nets/product.mjs (dist/), one lease per net in the shared Mongo',
     unelected:
-      'bench/unelected-worker.mjs: createWorker({ nets, unelected: true }) — every replica runs every pass',
+      'bench/unelected-worker.mjs: the worker with its lease store, ledger and controls in memory per replica — every replica runs every pass',
   },
   windowMs: WINDOW_MS,
   windowAlignment:

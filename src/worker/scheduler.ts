@@ -61,13 +61,11 @@ export interface NetCampaignOptions extends PassSetting {
   resources: unknown
   metrics: WorkerMetrics
   signal: AbortSignal
-  /** Bench only: run every pass without a lease, as every replica would without an election (fence 0). */
-  unelected?: boolean
   /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
   held?: Map<string, LeaseTerm>
   /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
   heartbeats?: CampaignHeartbeats
-  /** The nets' pauses and run requests; without it (bench) every slot runs as scheduled. */
+  /** The nets' pauses and run requests; without it every slot runs as scheduled. */
   controls?: NetControlStore
   /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
   controlPollMs?: number
@@ -92,14 +90,6 @@ export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
   const { net, owner, metrics } = options
   const lease = net.net.lease
   const log = options.log.child({ net: net.net.name, lease })
-  if (options.unelected) {
-    return serveTerm(options, log, options.signal, {
-      fence: 0,
-      token: '',
-      stepDownAt: () => Number.POSITIVE_INFINITY,
-      live: () => !options.signal.aborted,
-    })
-  }
   const heartbeat = options.heartbeats?.watch({ lease, net: net.net.name, limitMs: staleLimitMs(net.pacing) })
   return run(
     options.store,

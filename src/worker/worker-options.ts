@@ -23,12 +23,6 @@ export interface WorkerOptions {
   sandbox?: SandboxForgeOptions
   /** Called once the sandbox forge is up and the nets are set up: seed demo data (npm start). */
   onSandbox?: (sandbox: SandboxForge, resources: ReadonlyMap<string, unknown>) => Promise<void> | void
-  /**
-   * Bench only: every pass runs on every replica, with no lease — the cost an elected net avoids
-   * (docs/decisions/0001-one-elected-replica-per-net.md). Programmatic, never an environment switch, so
-   * nobody turns the election off by mistake.
-   */
-  unelected?: boolean
 }
 
 export interface Worker {

@@ -10,7 +10,6 @@
 import { type Clock, systemClock } from '../lease/clock.js'
 import type { LeaseTerm } from '../lease/store.js'
 import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
-import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from './campaign-heartbeats.js'
 import { redactedConfig } from '../config/redacted-config.js'
@@ -20,7 +19,7 @@ import { type Logger, netLogger } from './logger.js'
 import { registerLedgerMetrics } from './ledger-metrics.js'
 import { asPromRegistry } from '../forge/prom-registry.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
-import { openRuntime, type PassRuntime } from './runtime.js'
+import { openRuntime, type PassRuntime, type RuntimeOptions } from './runtime.js'
 import { netPinger } from './ping.js'
 import { type CampaignGate, runNetCampaign } from './scheduler.js'
 import { installationNets, type NetInstance, shownNets } from './installation-nets.js'
@@ -45,11 +44,20 @@ export function createWorker(options: WorkerOptions): Worker {
   return assembleWorker(options, setUpWorker(options))
 }
 
+/** How the worker opens its store, ledger, controls and forge: runtime.ts's openRuntime by default. */
+export type OpenWorkerRuntime = (options: RuntimeOptions & { parts?: 'pass' }) => Promise<PassRuntime>
+
 /**
  * The worker around a setup already read (worker-setup.ts): the composition root, each step below a
  * named function. The public createWorker (deferred-worker.ts) calls it once `start()` has loaded this module.
+ * `open` stands in for openRuntime when a caller brings parts of its own: the replicas bench's unelected
+ * replicas (bench/unelected-worker.mjs) each keep a lease store, a ledger and controls to themselves.
  */
-export function assembleWorker(options: WorkerOptions, { config, logger, owner }: WorkerSetup): Worker {
+export function assembleWorker(
+  options: WorkerOptions,
+  { config, logger, owner }: WorkerSetup,
+  open: OpenWorkerRuntime = openRuntime,
+): Worker {
   const w: WorkerState = {
     config,
     options,
@@ -86,7 +94,7 @@ export function assembleWorker(options: WorkerOptions, { config, logger, owner }
     w.log.info({ pid: process.pid, config: redactedConfig(config) }, 'leasecron starting')
     w.http = await serveHttp(w)
     // The store, the ledger and the forge: the driver and the sandbox load only now, when configured.
-    w.runtime = await openRuntime({
+    w.runtime = await open({
       config,
       log: w.log,
       metrics: w.metrics,
@@ -290,16 +298,15 @@ async function campaign(
   const installation = n.installation === undefined ? {} : { installation: n.installation }
   w.log.info(
     { net: n.net.name, lease: n.net.lease, ...installation, schedule: n.schedule, ttlMs, retryMs },
-    w.options.unelected ? 'net running UNELECTED (bench mode)' : 'campaigning',
+    'campaigning',
   )
   const forge = n.installation === undefined ? runtime.forge : runtime.forgeFor(n.installation)
   const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
   await runNetCampaign({
     store: runtime.store,
-    // Unelected (bench) replicas each keep their own ledger: they model nets without an election.
-    ledger: w.options.unelected ? new MemoryRunLedger() : runtime.ledger,
-    // Pauses and run requests are read by the holder; unelected (bench) replicas have no holder.
-    ...(w.options.unelected ? {} : { controls: runtime.controls }),
+    ledger: runtime.ledger,
+    // Pauses and run requests are read by the holder.
+    controls: runtime.controls,
     runHistory: w.config.runHistory,
     owner: w.owner,
     net: n,
@@ -312,10 +319,9 @@ async function campaign(
     metrics: w.metrics,
     clock: w.clock,
     signal,
-    unelected: w.options.unelected ?? false,
     held: w.held,
     heartbeats: w.heartbeats,
-    ...(w.options.unelected ? {} : { gate: campaignGate(w, n) }),
+    gate: campaignGate(w, n),
   }).catch((error: unknown) => {
     w.log.error(
       { net: n.net.name, lease: n.net.lease, err: error },
@@ -370,13 +376,12 @@ async function refreshInstallations(
 
 /**
  * The fair share among the replicas sharing the store, and the vacancy watch: announced, read and the
- * vacant leases found every retry interval of the quickest net (an announcement lives three of them). Not
- * in unelected (bench) mode: nothing is elected. The leases are the installations' listed now; under
- * `all` each listing moves them (followInstallations).
+ * vacant leases found every retry interval of the quickest net (an announcement lives three of them).
+ * The leases are the installations' listed now; under `all` each listing moves them (followInstallations).
  */
 function startFairShare(w: WorkerState): void {
   const nets = sharedNets(w, w.runtime?.installationIds())
-  if (w.options.unelected || nets.length === 0 || !w.config.replicas.fairShare) return
+  if (nets.length === 0 || !w.config.replicas.fairShare) return
   const mongo = w.runtime?.mongo
   const intervalMs = Math.max(MIN_SHARE_INTERVAL_MS, Math.min(...nets.map((n) => n.pacing.retryMs)))
   w.share = new ShareKeeper({
