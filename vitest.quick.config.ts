@@ -2,6 +2,7 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import { slowFiles } from './test/support/test-needs.js'
+import { testWorkers } from './test/support/test-workers.js'
 
 // `npm run test:quick`, the inner loop: the default suite without the files that need the Mongo server,
 // real processes, the built package, or are end-to-end (test/support/test-needs.ts sorts them by what
@@ -20,5 +21,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'threads',
+    maxWorkers: testWorkers(),
   },
 })
