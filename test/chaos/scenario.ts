@@ -3,7 +3,7 @@
  * runner that checks the invariants every scenario must keep, and the report in bench/results/chaos.json.
  */
 import { setTimeout as delay } from 'node:timers/promises'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -265,7 +265,38 @@ function accountedOverall(scenarios: Record<string, Partial<ScenarioReport>>) {
 }
 
 /** Merges this file's scenarios into bench/results/chaos.json (other files' scenarios are kept). */
+/**
+ * Runs `write` holding a lock directory beside the report: the chaos files run side by side, and each
+ * merges its scenarios into the one report, so two read-merge-writes must not interleave (one file's
+ * scenarios would be lost). A lock older than a minute is a run that died holding it, and is taken over.
+ */
+function underReportLock(write: () => void): void {
+  const lock = `${REPORT}.lock`
+  const deadline = Date.now() + 60_000
+  mkdirSync(dirname(REPORT), { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
+      if (age > 60_000) rmSync(lock, { recursive: true, force: true })
+      if (Date.now() > deadline) throw new Error(`the chaos report stayed locked for a minute (${lock})`)
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+    }
+  }
+  try {
+    write()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
 function writeReport(results: Map<string, ScenarioReport>): void {
+  underReportLock(() => writeMergedReport(results))
+}
+
+function writeMergedReport(results: Map<string, ScenarioReport>): void {
   const previous = existsSync(REPORT)
     ? (JSON.parse(readFileSync(REPORT, 'utf8')) as { scenarios?: Record<string, Partial<ScenarioReport>> })
     : {}
@@ -296,6 +327,5 @@ function writeReport(results: Map<string, ScenarioReport>): void {
     },
     scenarios,
   }
-  mkdirSync(dirname(REPORT), { recursive: true })
   writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`)
 }
