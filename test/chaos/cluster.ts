@@ -20,6 +20,12 @@ const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1'
 /** CLOCK_MONOTONIC in ms: the scale of every trace line (`mono`). */
 export const mono = () => Number(process.hrtime.bigint()) / 1e6
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** The store scenarios' allowance for a round trip and a timer on a loaded machine. */
+export const SLACK = 1500
+/** After a store outage heals: the driver reconnects (its pool was cleared), then a campaign retry. */
+export const RECOVERY_BOUND = TTL + 1.2 * RETRY + 2 * SLACK
+/** Each worker's owner id, or its own id where it has none yet. */
+export const owners = (ws: ChaosWorker[]) => ws.map((w) => w.owner() ?? w.id)
 
 export interface ChaosWorker {
   /** w1, w2, … in start order. */

@@ -3,16 +3,10 @@
  * No worker is ever restarted: every recovery is the workers' own.
  */
 import { describe, expect, it } from 'vitest'
-import type { ChaosWorker } from './cluster.js'
-import { mono, RETRY, sleep, TTL } from './cluster.js'
+import { mono, owners, RECOVERY_BOUND, RETRY, SLACK, sleep, TTL } from './cluster.js'
 import { chaosEnvironment, runScenario } from './scenario.js'
 
 const { env, results } = chaosEnvironment()
-const SLACK = 1500
-/** After a store outage heals: the driver reconnects (its pool was cleared), then a campaign retry. */
-const RECOVERY_BOUND = TTL + 1.2 * RETRY + 2 * SLACK
-
-const owners = (ws: ChaosWorker[]) => ws.map((w) => w.owner() ?? w.id)
 
 describe('the Mongo server process fails', () => {
   it('a Mongo server killed and restarted on the same port and data elects nobody while down and a holder soon after', async () => {
