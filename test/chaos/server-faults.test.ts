@@ -3,7 +3,7 @@
  * No worker is ever restarted: every recovery is the workers' own.
  */
 import { describe, expect, it } from 'vitest'
-import { mono, owners, RECOVERY_BOUND, RETRY, SLACK, sleep, TTL } from './cluster.js'
+import { mono, owners, RECOVERY_BOUND, RETRY, sleep, TTL } from './cluster.js'
 import { chaosEnvironment, runScenario } from './scenario.js'
 
 const { env, results } = chaosEnvironment()
