@@ -34,6 +34,25 @@ afterAll(async () => {
 const HOUR = 3_600_000
 const NET = statusTick.name
 
+/**
+ * The next /status whose forge hours were read: on a loaded machine a read can exceed the page's source
+ * bound, and the snapshot then says so in a note and shows no lanes, which is not what is tested here.
+ * Each try waits past the shared snapshot's second, so it is collected afresh.
+ */
+async function statusWithForgeHours(base: string): Promise<{ body: string; snapshot: StatusSnapshot }> {
+  let notes: string[] = []
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const body = await (await fetch(`${base}/status`)).text()
+    const snapshot = JSON.parse(body) as StatusSnapshot
+    notes = snapshot.notes.filter((n) => n.startsWith('forge hours unavailable'))
+    if (notes.length === 0) return { body, snapshot }
+  }
+  throw new Error(
+    `the forge hours were never read in 10 tries, so the lanes cannot be checked: ${notes.join('; ')}`,
+  )
+}
+
 /** A worker's status and ledger metrics over the test database, served on a real HTTP port. */
 async function serveStatus(db: MongoConnection): Promise<string> {
   const loaded = loadConfig(
@@ -155,16 +174,12 @@ describe('foreign documents and the status', () => {
       }
     })
     await hours.insertMany(ahead)
-    // Past the shared snapshot's second: the next /status is collected afresh.
-    await new Promise((resolve) => setTimeout(resolve, 1_100))
-    const answer = await fetch(`${await served()}/status`)
-    const body = await answer.text()
-    const snapshot = JSON.parse(body) as StatusSnapshot
+    const { body, snapshot } = await statusWithForgeHours(await served())
     expect(
       snapshot.forge.lanes.map((l) => l.lane),
       'a lane dated ahead reached the snapshot',
     ).toEqual([NET])
     expect(snapshot.forge.lanes[0]?.thisHour).toEqual({ requests: 5, notModified: 1, points: 4 })
     expect(body.length, 'the rows dated ahead made /status large').toBeLessThan(64 * 1024)
-  }, 30_000)
+  }, 60_000)
 })

@@ -118,7 +118,13 @@ describe('the status page in a browser', () => {
 
   it('on the second of two Mongo replicas names the first as the holder', async () => {
     const mongo = mongoServer()
-    const env = { MONGO_URI: mongo.url, MONGO_DB: `status_${Date.now().toString(36)}` }
+    // A 30 s term, not the per-second schedule's short default: on a loaded machine a renewal bounded by
+    // a third of a short TTL can miss, and the second replica would then rightly take the lease over.
+    const env = {
+      MONGO_URI: mongo.url,
+      MONGO_DB: `status_${Date.now().toString(36)}`,
+      LEASECRON_NET_STATUS_TICK_TTL_MS: '30000',
+    }
     const first = await startWorker({ ...env, LEASECRON_WORKER_ID: 'first' })
     const firstPage = await openPage(first)
     await expect
