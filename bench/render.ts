@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { renderBudget } from './render-budget.js'
 import { renderInstallations } from './render-installations.js'
 import { renderPeers } from './render-peers.js'
+import { renderStandInLoad } from './render-stand-in-load.js'
 import { replicaCells } from './scenarios/replicas.js'
 import { repoRoot, resultsDir } from './support.js'
 import { barChart, COLORS, lineChart, stripChart } from './svg-charts.js'
@@ -33,6 +34,7 @@ const SECTIONS: Array<[result: string, render: Section]> = [
   ['budget', (budget) => renderBudget(budget, docsDir, barChart, mdTable)],
   ['peers', (peers) => renderPeers(peers, docsDir, barChart, mdTable)],
   ['installations', (result) => renderInstallations(result, docsDir, barChart, mdTable)],
+  ['stand-in-load', async (result) => renderStandInLoad(result, mdTable)],
 ]
 
 /** Writes the charts and docs/benchmarks.md; returns the markdown's path. */

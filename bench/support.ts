@@ -12,6 +12,7 @@ import { availableParallelism, cpus, release as kernelRelease, loadavg, totalmem
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type NodeProcess, spawnNodeProcess } from '../test/support/node-process.js'
+import { POOL_MAX_CONNS } from '../test/support/postgres-cluster.js'
 
 /** LEASECRON_BENCH_QUICK=1: short windows and few trials, to try the suite out; results say so. */
 export const QUICK = process.env.LEASECRON_BENCH_QUICK === '1'
@@ -212,6 +213,18 @@ export async function startSandboxProcess(
 /** Environment every leasecron worker child gets. */
 export function workerEnv(extra: Record<string, string>): Record<string, string> {
   return { PORT: '0', LOG_LEVEL: 'info', LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000', ...extra }
+}
+
+/**
+ * `url` with `maxPoolSize` set to this client's share of FerretDB's PostgreSQL pool (POOL_MAX_CONNS) among
+ * `clients`, at least 2. FerretDB 1.24 on PostgreSQL stalls until the clients' sockets time out when more
+ * operations arrive at once than its pool holds connections (bench stand-in-load: 200 renewals at once through a
+ * driver pool of 100 over a FerretDB pool of 40 hung for 90 s; through 20 or 40 they took under 0.5 s).
+ */
+export function withPoolShare(url: string, clients: number): string {
+  const parsed = new URL(url)
+  parsed.searchParams.set('maxPoolSize', String(Math.max(2, Math.floor(POOL_MAX_CONNS / clients))))
+  return parsed.toString()
 }
 
 export function sleep(ms: number): Promise<void> {

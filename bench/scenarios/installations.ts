@@ -33,6 +33,7 @@ import {
   spawnNode,
   startSandboxProcess,
   WORKER_MAIN,
+  withPoolShare,
   workerEnv,
   writeResult,
 } from '../support.js'
@@ -118,13 +119,21 @@ function spawnWorker(label: string, env: Record<string, string>): Worker {
 }
 
 /** What one cell needs to start replicas: their environment and a fresh database. */
-function cellEnv(sandbox: SandboxProcess, counter: OpCounter, db: string, pace: Pace, lines: string) {
+function cellEnv(
+  sandbox: SandboxProcess,
+  counter: OpCounter,
+  db: string,
+  pace: Pace,
+  lines: string,
+  replicas: number,
+) {
   const { GITHUB_INSTALLATION_ID: _one, ...app } = sandbox.env
   return workerEnv({
     ...app,
     LEASECRON_FORGE: 'github',
     GITHUB_INSTALLATION_IDS: 'all',
-    MONGO_URI: counter.url,
+    // The replicas plus the one that joins share the stand-in's pool (bench/scenarios/stand-in-load.ts).
+    MONGO_URI: withPoolShare(counter.url, replicas + 1),
     MONGO_DB: db,
     LEASECRON_FAIR_SHARE: 'on',
     LEASECRON_NET_INST_TICK_SCHEDULE: pace.schedule,
@@ -147,11 +156,12 @@ async function runCell(
   const counter = await startMongoOpCounter(context.mongo.url)
   const client = new MongoClient(context.mongo.url, {
     serverSelectionTimeoutMS: 10_000,
-    // A stalled store (FerretDB under N = 100 at TTL 30 s stopped answering) must not hang the bench.
+    // A stalled store (FerretDB under N = 100 at TTL 30 s stopped answering, its pool starved by replicas
+    // holding more connections than it has: see withPoolShare) must not hang the bench.
     socketTimeoutMS: 40_000,
   })
   await client.connect()
-  const env = cellEnv(sandbox, counter, dbName, pace, lines)
+  const env = cellEnv(sandbox, counter, dbName, pace, lines, replicas)
   const ids = Array.from({ length: installations }, (_, i) => FIRST_INSTALLATION + i)
   let spawned = 0
   const spawn = () => spawnWorker(`worker-${installations}x${replicas}-${++spawned}`, env)
