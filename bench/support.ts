@@ -217,14 +217,19 @@ export function workerEnv(extra: Record<string, string>): Record<string, string>
 
 /**
  * `url` with `maxPoolSize` set to this client's share of FerretDB's PostgreSQL pool (POOL_MAX_CONNS) among
- * `clients`, at least 2. FerretDB 1.24 on PostgreSQL stalls until the clients' sockets time out when more
+ * `clients` (`poolShare`). FerretDB 1.24 on PostgreSQL stalls until the clients' sockets time out when more
  * operations arrive at once than its pool holds connections (bench stand-in-load: 200 renewals at once through a
  * driver pool of 100 over a FerretDB pool of 40 hung for 90 s; through 20 or 40 they took under 0.5 s).
  */
 export function withPoolShare(url: string, clients: number): string {
   const parsed = new URL(url)
-  parsed.searchParams.set('maxPoolSize', String(Math.max(2, Math.floor(POOL_MAX_CONNS / clients))))
+  parsed.searchParams.set('maxPoolSize', String(poolShare(clients)))
   return parsed.toString()
+}
+
+/** One client's share of FerretDB's pool among `clients`, one share kept back for the bench's own reads. */
+export function poolShare(clients: number): number {
+  return Math.max(2, Math.floor(POOL_MAX_CONNS / (clients + 1)))
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -227,14 +227,23 @@ export async function measureCell(c: CellMeasure) {
   try {
     const owners = await Promise.all(workers.map(ownerOf))
     const started = Date.now()
+    // Each phase said as it ends, so a cell that fails says how far it got.
+    const said = (phase: string) =>
+      console.log(
+        `bench installations: ${c.installations} × ${c.replicas}: ${phase} done at +${Date.now() - cellStart} ms`,
+      )
     const start = await counted(all, () => observe(c, owners, 3 * c.pace.ttlMs))
+    said('start')
     const window = await counted(all, () => steadyWindow(c, c.replicas))
+    said('steady window')
     const joiner = c.spawn()
     workers.push(joiner)
     all.push(joiner)
     owners.push(await ownerOf(joiner))
     const join = await counted(all, () => observe(c, owners, 3 * c.pace.ttlMs))
+    said('join')
     const kill = await counted(all, () => killOne(c, workers, owners))
+    said('kill')
     const stopAt = Date.now()
     await Promise.all(workers.map((w) => w.stop('SIGTERM', 10_000)))
     const cellMs = Date.now() - cellStart

@@ -33,6 +33,7 @@ import {
   spawnNode,
   startSandboxProcess,
   WORKER_MAIN,
+  poolShare,
   withPoolShare,
   workerEnv,
   writeResult,
@@ -155,6 +156,7 @@ async function runCell(
   const lines = join(tmpdir(), `leasecron-inst-${randomBytes(4).toString('hex')}.jsonl`)
   const counter = await startMongoOpCounter(context.mongo.url)
   const client = new MongoClient(context.mongo.url, {
+    maxPoolSize: poolShare(replicas + 1),
     serverSelectionTimeoutMS: 10_000,
     // A stalled store (FerretDB under N = 100 at TTL 30 s stopped answering, its pool starved by replicas
     // holding more connections than it has: see withPoolShare) must not hang the bench.

@@ -9,10 +9,10 @@ afterEach(() => {
 })
 
 describe('testWorkers', () => {
-  it('runs three files per core by default, and never fewer than two', () => {
+  it('runs two files per core by default, and never fewer than two', () => {
     delete process.env.LEASECRON_TEST_WORKERS
     expect(testWorkers(), 'the suite would run its waiting files one after another').toBe(
-      Math.max(2, availableParallelism() * 3),
+      Math.max(2, availableParallelism() * 2),
     )
   })
 
