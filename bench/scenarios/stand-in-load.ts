@@ -221,6 +221,7 @@ async function runCell(context: BenchContext, cell: Cell) {
   print(ops, tally.bursts)
   return {
     ...cell,
+    command: `LEASECRON_BENCH_STAND_IN=${cell.pool}x${cell.leases}x${cell.minutes} npm run bench -- stand-in-load`,
     startedAt: startedAt.toISOString(),
     commit: gitCommit(),
     loadAverage: loadavg().map((v) => sig(v)),
