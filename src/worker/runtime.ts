@@ -189,8 +189,21 @@ async function openStores(
     void mongo.connected
       .then(() => ledger.ensureIndexes({ signal: AbortSignal.timeout(30_000) }))
       .catch((error: unknown) => log.warn({ err: error }, 'could not create the run ledger’s history index'))
+  if (!quiet) warnOfFerretDbPool(mongo, log)
   const controls = new MongoNetControlStore(mongo.db, { onBadDocument })
   return { mongo, store, ledger, controls }
+}
+
+/** Once connected, warns (once) when the store is FerretDB and this replica's pool can stall it. */
+function warnOfFerretDbPool(mongo: MongoConnection, log: Logger): void {
+  void mongo.connected
+    .then(() => import('./ferretdb-pool-warning.js'))
+    .then(({ ferretDbPoolWarning }) => ferretDbPoolWarning(mongo.client, AbortSignal.timeout(10_000)))
+    .then((warning) => {
+      if (warning) log.warn({ maxPoolSize: mongo.client.options.maxPoolSize }, warning)
+    })
+    // A server that does not answer buildInfo tells nothing about its pool: the store's own calls say more.
+    .catch(() => undefined)
 }
 
 /** The GitHub App's forge, or the sandbox forge started in this process (and said so) when none is configured. */

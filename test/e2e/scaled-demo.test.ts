@@ -88,7 +88,8 @@ describe('the scaled shape on one machine', () => {
     const dir = await mkdtemp(join(tmpdir(), 'leasecron-demo-'))
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
     const base = {
-      MONGO_URI: mongoUri,
+      // As the README's step 1: three replicas within FerretDB's default pool.
+      MONGO_URI: `${mongoUri}?maxPoolSize=10`,
       MONGO_DB: 'leasecron_demo',
       LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS: String(TTL),
       LEASECRON_NET_MERGE_GATE_SWEEPER_RETRY_MS: String(RETRY),
