@@ -31,6 +31,7 @@ import type { Collection, Db, Filter } from 'mongodb'
 import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
 import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, StoreCollection } from '../store-call/store-call.js'
+import { termCallBoundMs } from './call-bound.js'
 import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
 import {
   type AcquireOptions,
@@ -253,7 +254,7 @@ export class MongoStore implements LeaseStore {
     op: (leases: Collection<LeaseDocument>, bounds: CallBounds) => Promise<T>,
   ): Promise<T> {
     const bound = this.#leases.callTimeoutMs
-    const timeoutMs = Math.max(1, Math.min(bound, Math.trunc((ttlMs ?? Infinity) / 3)))
+    const timeoutMs = ttlMs === undefined ? bound : Math.min(bound, termCallBoundMs(ttlMs))
     const error = (kind: 'failed' | 'aborted', detail: string, cause: unknown) =>
       new LeaseStoreError(kind === 'failed' ? 'LEASE_STORE_FAILED' : 'LEASE_CALL_ABORTED', context, detail, {
         cause,

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { type Answer, boundedCall } from './bounded-call.js'
+import { termCallBoundMs } from './call-bound.js'
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import {
   type LeaseGrant,
@@ -183,7 +184,8 @@ function gateOf(gate: RunSpec['mayCampaign']): CheckedSpec['mayCampaign'] {
 
 /** A retry ≤ 0 (or none) means the default ttl/3; any retry is floored at ttl/30. */
 function checkRetry(name: string, ttlMs: number, retry: unknown): number {
-  const retryMs = retry === undefined || (typeof retry === 'number' && retry <= 0) ? ttlMs / 3 : retry
+  const retryMs =
+    retry === undefined || (typeof retry === 'number' && retry <= 0) ? termCallBoundMs(ttlMs) : retry
   if (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs * (1 + JITTER) > MAX_TIMER_MS) {
     throw new LeaseSpecError(
       name,
@@ -252,7 +254,7 @@ class Campaign {
     const sentAt = clock.monotonic()
     // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
     const token = randomUUID()
-    const answer = await this.#call(ttlMs / 3, signal, (s) =>
+    const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
       this.#store.acquire(name, owner, clock.now(), ttlMs, { signal: s, token }),
     )
     this.#spec.onAttempt('acquire')
@@ -260,7 +262,7 @@ class Campaign {
       if (!signal.aborted) this.#noteFailure('acquire', answer.error)
       // The grant may have landed without its answer: give that term up, so a deaf candidate holds nothing.
       // Landing late, this release finds a later term's token and changes nothing.
-      await this.#call(ttlMs / 3, undefined, (s) =>
+      await this.#call(termCallBoundMs(ttlMs), undefined, (s) =>
         this.#store.release({ name, owner, token }, { signal: s }),
       )
       return
@@ -325,7 +327,9 @@ class Campaign {
     const { clock, ttlMs, signal, name, owner } = this.#spec
     const seen = this.#seen
     if (seen && seen.expiresAtMs > clock.now().getTime()) return
-    const answer = await this.#call(ttlMs / 3, signal, (s) => this.#store.get(name, { signal: s }))
+    const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
+      this.#store.get(name, { signal: s }),
+    )
     const record = answer.ok ? answer.value : undefined
     // A lease without a usable expiry is free (store.ts), and acquire would have taken it: nothing to say.
     if (!record?.owner || !(record.expiresAt instanceof Date) || record.owner === owner) return

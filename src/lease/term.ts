@@ -7,6 +7,7 @@
  * campaign (acquiring, releasing, reporting): run.ts drives it.
  */
 import type { Answer } from './bounded-call.js'
+import { termCallBoundMs } from './call-bound.js'
 import type { Clock, TimerHandle } from './clock.js'
 import type { LeaseGrant } from './store.js'
 
@@ -69,7 +70,7 @@ export class Term {
   constructor(options: TermOptions) {
     this.#options = options
     this.#holdMs = Math.trunc(options.ttlMs) - options.ttlMs / 6
-    this.#renewEveryMs = options.ttlMs / 3
+    this.#renewEveryMs = termCallBoundMs(options.ttlMs)
     this.#provenSentAt = options.grantSentAt
     this.#lastSentAt = options.grantSentAt
     const { clock, grant } = options

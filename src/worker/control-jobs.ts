@@ -20,7 +20,7 @@ import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { WorkerMetrics } from './metrics.js'
 import { runSlotPass, type SlotPassResult, type SlotPassSpec } from './slot-pass.js'
-import { termCallBoundMs } from './term-call-bound.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
 
 /** The job in flight, as the scheduler holds it: when it started, and its own abort. */
 export interface JobInFlight {

@@ -24,7 +24,8 @@ import { type ClockCheck, checkClock } from './clock-check.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 import { accountLateSlot } from './late-slot.js'
 import { serveOneTerm } from './single-term.js'
-import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
+import { callBoundSignal } from './term-call-bound.js'
 import {
   type PassSetting,
   type PassTerm,

@@ -47,7 +47,7 @@ import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
 import { openTerm } from '../nets/net-term.js'
-import { termCallBoundMs } from './term-call-bound.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
 
 /** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
 const RECOVERY_RETRY_MAX_MS = 10_000

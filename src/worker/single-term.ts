@@ -16,7 +16,8 @@ import { run } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { Logger } from './logger.js'
 import type { PassTerm } from './slot-pass.js'
-import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 export interface OneTermSpec {
   net: NetConfig

@@ -39,7 +39,8 @@ import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from './pass-span.js'
 import type { Pinger } from './ping.js'
-import { callBoundSignal, termCallBoundMs } from './term-call-bound.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
+import { callBoundSignal } from './term-call-bound.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50

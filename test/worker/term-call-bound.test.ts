@@ -1,22 +1,9 @@
 /**
- * The bound of one call within a term: ttl/3 as whole milliseconds, and its signal, which a fraction must
- * not break (AbortSignal.timeout throws ERR_OUT_OF_RANGE for one: issue #36).
+ * The signal of one call's bound within a term, which a fraction must not break (AbortSignal.timeout throws
+ * ERR_OUT_OF_RANGE for one: issue #36). The bound itself: test/lease/call-bound.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { callBoundSignal, termCallBoundMs } from '../../src/worker/term-call-bound.js'
-
-describe('termCallBoundMs', () => {
-  it('is a third of the TTL, rounded up to a whole millisecond', () => {
-    expect(termCallBoundMs(4_000)).toBe(1_334)
-    expect(termCallBoundMs(3_000)).toBe(1_000)
-    expect(termCallBoundMs(1_001)).toBe(334)
-  })
-
-  it('is at least 1 ms', () => {
-    expect(termCallBoundMs(0)).toBe(1)
-    expect(termCallBoundMs(-30)).toBe(1)
-  })
-})
+import { callBoundSignal } from '../../src/worker/term-call-bound.js'
 
 describe('callBoundSignal', () => {
   it('takes a bound with a fraction, and aborts by it', async () => {
