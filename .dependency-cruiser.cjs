@@ -1,7 +1,7 @@
 /**
  * The house's one-way arrows (docs/architecture.md), checked by `npm run check:boundaries`.
- * lease/ is the floor; forge/ and runs/ stand beside it; nets/ stand on forge/; only worker/ (and the
- * public entry points) know them all. A new arrow that points up fails the check.
+ * lease/ is the floor; forge/ and runs/ stand beside it; nets/ stand on forge/; observe/ under the term
+ * engine (term/) and the replicas' share (share/); only worker/ (and the public entry points) know them all. A new arrow that points up fails the check.
  *
  * The check cruises src/, the shipped worker.config.ts, examples/ and bench/ (package.json names them),
  * and sees test/ where they reach it, so an arrow into tests or benches is visible too. Every exception
@@ -97,6 +97,32 @@ module.exports = {
         ],
       },
       to: { path: room('worker') },
+    },
+    // The term engine, the replicas' share and observability: the rooms the worker composes.
+    {
+      name: 'term-below-the-worker',
+      comment:
+        'term/ (the term engine: scheduler, slot pass, catch-up, backfill, once) is wired by the worker; it never reaches back up into the runtime, the HTTP surface or the CLI.',
+      severity: 'error',
+      from: { path: room('term') },
+      to: { path: [room('worker'), room('cli')] },
+    },
+    {
+      name: 'share-below-the-term',
+      comment:
+        'share/ (replicas together: fair share, vacancy watch, clock guard) gates campaigns; it names the scheduler only by its gate type.',
+      severity: 'error',
+      from: { path: room('share') },
+      // The campaign gate implements the scheduler's CampaignGate interface: a type, nothing that runs.
+      to: { path: [room('term'), room('worker'), room('cli')], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'observe-is-below-the-engine',
+      comment:
+        'observe/ (logger, metrics, pass spans, pings) is what the engine and the worker report through; it knows neither.',
+      severity: 'error',
+      from: { path: room('observe') },
+      to: { path: [room('term'), room('share'), room('worker'), room('cli')] },
     },
     {
       name: 'src-never-imports-tests-or-benches',

@@ -4,7 +4,7 @@
  * `--json` shapes are the objects themselves (cli/backfill.ts).
  */
 import type { NetConfig } from '../config/worker-config.js'
-import type { BackfillResult, BackfillSlot } from '../worker/backfill.js'
+import type { BackfillResult, BackfillSlot } from '../term/backfill.js'
 import { netEnvPrefix } from '../config/variables.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 

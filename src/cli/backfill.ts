@@ -1,7 +1,7 @@
 /**
  * `leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes]`: the net's slots in the
- * range (worker/backfill-plan.ts), listed (`--dry-run`) or run oldest first under one term
- * (worker/backfill.ts) in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as
+ * range (term/backfill-plan.ts), listed (`--dry-run`) or run oldest first under one term
+ * (term/backfill.ts) in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as
  * for `once`. Progress goes to stderr, one line per slot; the summary to stdout (`--json`: the summary
  * object, and nothing else on stdout). SIGTERM/SIGINT stop it after aborting the pass in flight.
  *
@@ -15,11 +15,11 @@ import { ConfigError } from '../config/config-error.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { systemClock } from '../lease/clock.js'
 import { ownerId } from '../lease/owner-id.js'
-import { type BackfillResult, runBackfill } from '../worker/backfill.js'
-import { type BackfillPlan, planBackfill } from '../worker/backfill-plan.js'
-import { createLogger } from '../worker/logger.js'
+import { type BackfillResult, runBackfill } from '../term/backfill.js'
+import { type BackfillPlan, planBackfill } from '../term/backfill-plan.js'
+import { createLogger } from '../observe/logger.js'
 import { actingNet } from '../worker/installation-nets.js'
-import { type ClockCheck, runtimeClockCheck } from '../worker/clock-check.js'
+import { type ClockCheck, runtimeClockCheck } from '../term/clock-check.js'
 import { openRuntime, type StoreRuntime } from '../worker/runtime.js'
 import { dryRunLines, noSlotsLine, progressLine, summaryLines } from './backfill-report.js'
 import type { CommandContext } from './command.js'

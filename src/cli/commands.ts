@@ -7,7 +7,7 @@
  * never loads the status page, `config` and `--help` never load the Mongo driver
  * (test/library/bundle-graph.test.ts reads the bundle to keep it so).
  */
-import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from '../worker/backfill-limits.js'
+import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from '../term/backfill-limits.js'
 import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
 import type { Command } from './command.js'
 import { netList, printHelp } from './help.js'

@@ -3,9 +3,9 @@
  * in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as for `run`. Returns its exit code; never throws for an
  * expected outcome (a held lease, a taken slot). SIGTERM/SIGINT abort the pass.
  */
-import { createLogger } from '../worker/logger.js'
+import { createLogger } from '../observe/logger.js'
 import { describeMongoError } from '../worker/mongo-connection.js'
-import { describeOnce, type OnceResult, parseSlotOption } from '../worker/once.js'
+import { describeOnce, type OnceResult, parseSlotOption } from '../term/once.js'
 import { runOnceOnRuntime } from '../worker/once-on-runtime.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime } from '../worker/runtime.js'

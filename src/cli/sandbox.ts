@@ -28,7 +28,7 @@ import type { SandboxInstallationInput } from '../sandbox/sandbox-installations.
 import { generateSandboxFixture } from '../sandbox/sandbox-generator.js'
 import type { WorkerConfig } from '../config/worker-config.js'
 import { DEMO_SANDBOX_DATA } from '../worker/local-sandbox.js'
-import { createLogger } from '../worker/logger.js'
+import { createLogger } from '../observe/logger.js'
 import { describeMongoError } from '../worker/mongo-connection.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext } from './command.js'

@@ -11,7 +11,7 @@
  */
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { ForgeAppConfig } from '../forge/forge-config.js'
-import { createLogger } from '../worker/logger.js'
+import { createLogger } from '../observe/logger.js'
 
 /** How long `pause`/`resume` wait for GitHub's list of the App's installations. */
 const LISTING_BOUND_MS = 10_000

@@ -5,7 +5,7 @@
  */
 import type { WorkerConfig } from '../config/worker-config.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
-import { createLogger } from '../worker/logger.js'
+import { createLogger } from '../observe/logger.js'
 import { describeMongoError, SERVER_SELECTION_MS } from '../worker/mongo-connection.js'
 import { openRuntime, type StoreRuntime } from '../worker/runtime.js'
 import { waitFor } from '../lease/wait.js'

@@ -1,5 +1,5 @@
 /**
- * A net's PING_URL: the Healthchecks.io-style URL its passes report to (worker/ping.ts sends `/start`,
+ * A net's PING_URL: the Healthchecks.io-style URL its passes report to (observe/ping.ts sends `/start`,
  * the URL itself, `/fail` and `/log`). The URL is a secret — whoever holds it can report for the net — so
  * it is parsed here, remembered for scrubbing by the configuration, and shown only as its origin.
  *

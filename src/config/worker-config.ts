@@ -28,7 +28,7 @@ export interface NetConfig {
   intervalMs: number
   pacing: LeasePacing
   /**
-   * What a term's election does with the slots that fell due unrecorded (worker/catch-up.ts): `latest` runs
+   * What a term's election does with the slots that fell due unrecorded (term/catch-up.ts): `latest` runs
    * the newest, `all` those within `catchUpWindowMs` (at most `catchUpMax`, oldest first), `none` none; every
    * other one is recorded `missed`.
    */
@@ -41,7 +41,7 @@ export interface NetConfig {
   overlap: OverlapPolicy
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */
   attempts: AttemptPolicy
-  /** PING_URL: where each pass reports its start and end (worker/ping.ts); a secret. Undefined: no pings. */
+  /** PING_URL: where each pass reports its start and end (observe/ping.ts); a secret. Undefined: no pings. */
   pingUrl?: string | undefined
   options: Record<string, unknown>
 }

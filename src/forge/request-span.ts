@@ -6,7 +6,7 @@
  * `http.response.status_code` when an answer came, and on failure status ERROR with `error.type` (the
  * status code for a 4xx/5xx, the error's code or name when no answer came).
  *
- * Its parent is the span that was active where the request was made — a pass's span (worker/pass-span.ts)
+ * Its parent is the span that was active where the request was made — a pass's span (observe/pass-span.ts)
  * — carried the way lanes are (lane.ts): `tracePlugin` stamps the active span's context into a private
  * header in the caller's async context, before the throttling queue (which does not carry it), and the
  * interceptor reads and strips it. Token mints serve every pass that waits for the token, so they are

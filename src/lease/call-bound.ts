@@ -6,7 +6,7 @@
  * ERR_OUT_OF_RANGE for a fraction, and ttl/3 has one for most TTLs (4000 ms → 1333.33…): a call bounded so
  * threw before it was made, and a control read that failed open turned every pause into nothing (#36, #38).
  *
- * Not a retry policy, and not a signal (worker/term-call-bound.ts builds one from it).
+ * Not a retry policy, and not a signal (term/term-call-bound.ts builds one from it).
  */
 
 /** A third of `ttlMs`, rounded up to a whole millisecond, at least 1. */

@@ -1,7 +1,7 @@
 /**
  * A net's term opened the one way every path opens it — the worker's scheduler, `once`, `backfill`,
  * `runOnePass` — with what `term` returned checked to be the pass function. Not the pass's running
- * (worker/slot-pass.ts) nor the set-up before it.
+ * (term/slot-pass.ts) nor the set-up before it.
  *
  * TypeScript holds `term` to return a `Pass`; a JavaScript net does not, and an `async term` (a Promise of
  * the pass) ran under `once` and `runOnePass`, which await what they build, while the worker failed every

@@ -11,7 +11,7 @@
  * an instant refused unread and unechoed), the slot
  * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held` and
  * `missed`, 500 for `failed`, `timed-out` and `aborted` — so a platform that retries on 5xx retries only a
- * failed slot, and its retry answers `slot-taken`. A clock-skew refusal (worker/clock-check.ts) is 503
+ * failed slot, and its retry answers `slot-taken`. A clock-skew refusal (term/clock-check.ts) is 503
  * with the reason: nothing was done, and a retry passes once this instance's clock is right.
  *
  * Not a router: every request to the handler is a trigger. Not tied to the request's signal: a caller
@@ -20,8 +20,8 @@
 import { ConfigError } from '../config/config-error.js'
 import { bearerSecretProblem } from '../config/process-section.js'
 import { rememberSecret } from '../config/scrub.js'
-import { ClockSkewError } from '../worker/clock-check.js'
-import { firstLine, type OnceResult } from '../worker/once.js'
+import { ClockSkewError } from '../term/clock-check.js'
+import { firstLine, type OnceResult } from '../term/once.js'
 import { checkBearer } from './bearer-secret.js'
 import { boundedTime, runTrigger, type Trigger } from './run-trigger.js'
 import { ServerlessError } from './serverless-error.js'

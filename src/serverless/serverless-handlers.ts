@@ -10,7 +10,7 @@ import { fetchHandler, type FetchHandler } from './fetch-handler.js'
 import { type LambdaHandler, lambdaHandler } from './lambda-handler.js'
 import { type WarmRuntimeOptions, warmRuntime } from './warm-runtime.js'
 import { LOG_LEVELS } from '../config/log-level.js'
-import { createLogger } from '../worker/logger.js'
+import { createLogger } from '../observe/logger.js'
 
 export interface ServerlessOptions extends WarmRuntimeOptions {
   /** The net a trigger that names none runs (the event's `net`, the request's `?net=` win over it). */

@@ -20,7 +20,7 @@ import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { settledOrAborted } from '../lease/wait.js'
 import { LEASES } from '../leases.js'
 import type { NetLogger } from '../nets/net.js'
-import { createLogger, type Logger } from '../worker/logger.js'
+import { createLogger, type Logger } from '../observe/logger.js'
 import { openRuntime, type PassRuntime } from '../worker/runtime.js'
 import { ServerlessError } from './serverless-error.js'
 

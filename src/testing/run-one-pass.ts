@@ -34,9 +34,9 @@ import {
   DEFAULT_CATCH_UP_WINDOW_MS,
   DEFAULT_RETRY_BACKOFF_MS,
 } from '../config/net-section.js'
-import { createLogger } from '../worker/logger.js'
-import { type OnceOutcome, runOnce } from '../worker/once.js'
-import { netPinger } from '../worker/ping.js'
+import { createLogger } from '../observe/logger.js'
+import { type OnceOutcome, runOnce } from '../term/once.js'
+import { netPinger } from '../observe/ping.js'
 import { PING_URL_EXPECTED, parsePingUrl } from '../config/ping-url.js'
 import { ownerId } from '../lease/owner-id.js'
 import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule/schedule.js'

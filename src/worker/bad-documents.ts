@@ -4,8 +4,8 @@
  * The twins already report each distinct bad document once, so this neither deduplicates nor throttles.
  */
 import type { BadDocument, OnBadDocument } from '../store-call/bad-document.js'
-import type { Logger } from './logger.js'
-import type { WorkerMetrics } from './metrics.js'
+import type { Logger } from '../observe/logger.js'
+import type { WorkerMetrics } from '../observe/metrics.js'
 
 /** The line's message: what the worker did with the document, and what the operator should do. */
 export const BAD_DOCUMENT_MESSAGE =

@@ -10,9 +10,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import type { AddressInfo } from 'node:net'
 import type { MetricsRegistry } from '../forge/metrics-registry.js'
 import { type AdminRoutesOptions, serveAdminRoute } from './admin/admin-routes.js'
-import type { StaleCampaign } from './campaign-heartbeats.js'
+import type { StaleCampaign } from '../term/campaign-heartbeats.js'
 import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'
-import { type EventLoopLiveness, livenessResponse, watchEventLoop } from './liveness.js'
+import { type EventLoopLiveness, livenessResponse, watchEventLoop } from '../term/liveness.js'
 import { type StatusRoutesOptions, serveStatusRoute } from './status/status-routes.js'
 
 /**

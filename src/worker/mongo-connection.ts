@@ -8,7 +8,7 @@ import { type Db, MongoClient, MongoServerError } from 'mongodb'
 import { waitFor } from '../lease/wait.js'
 import { plainStoreError, storeCommand } from '../store-call/store-call.js'
 import { StoreError } from '../store-call/store-error.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, type Logger } from '../observe/logger.js'
 import { scrubSecrets } from '../config/scrub.js'
 
 export interface MongoConnection {

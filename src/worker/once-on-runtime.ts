@@ -8,12 +8,12 @@
  */
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type Clock, systemClock } from '../lease/clock.js'
-import { type ClockCheck, runtimeClockCheck } from './clock-check.js'
+import { type ClockCheck, runtimeClockCheck } from '../term/clock-check.js'
 import { withConnectCause } from './connect-cause.js'
 import { actingNet } from './installation-nets.js'
-import type { Logger } from './logger.js'
-import { type OnceResult, runOnce } from './once.js'
-import { netPinger } from './ping.js'
+import type { Logger } from '../observe/logger.js'
+import { type OnceResult, runOnce } from '../term/once.js'
+import { netPinger } from '../observe/ping.js'
 import type { PassRuntime } from './runtime.js'
 import { openTerm } from '../nets/net-term.js'
 

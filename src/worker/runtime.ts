@@ -36,8 +36,8 @@ import type { RunLedger } from '../runs/run-ledger.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { badDocumentSink } from './bad-documents.js'
 import { forgeCacheSettings } from './forge-cache-settings.js'
-import type { Logger } from './logger.js'
-import type { WorkerMetrics } from './metrics.js'
+import type { Logger } from '../observe/logger.js'
+import type { WorkerMetrics } from '../observe/metrics.js'
 import type { MongoConnection } from './mongo-connection.js'
 
 export interface RuntimeOptions {

@@ -7,8 +7,8 @@ import type { Clock } from '../lease/clock.js'
 import type { LeaseDefinition } from '../leases.js'
 import type { NetDefinition } from '../nets/net.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
-import type { Logger } from './logger.js'
-import type { WorkerMetrics } from './metrics.js'
+import type { Logger } from '../observe/logger.js'
+import type { WorkerMetrics } from '../observe/metrics.js'
 
 export interface WorkerOptions {
   /** The nets this worker can run (worker.config.ts); each is enabled unless its ENABLED says false. */

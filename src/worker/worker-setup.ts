@@ -10,7 +10,7 @@ import { loadConfig } from '../config/load-config.js'
 import type { WorkerConfig } from '../config/worker-config.js'
 import { ownerId } from '../lease/owner-id.js'
 import { LEASES } from '../leases.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, type Logger } from '../observe/logger.js'
 import type { WorkerOptions } from './worker-options.js'
 
 /** A worker's configuration, logger and owner, settled before it starts. */

@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/worker/logger.js'
+import { createLogger } from '../../src/observe/logger.js'
 import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
 import { isSecretParameter } from '../../src/secret-parameter.js'
 

@@ -13,7 +13,7 @@ import {
 } from '../support/share-replicas.js'
 
 // A killed replica's leases are held again within TTL + a jittered retry: the exact bound is
-// test/worker/vacancy-watch.test.ts's, on fake timers. Real processes add the survivors' event-loop lag,
+// test/share/vacancy-watch.test.ts's, on fake timers. Real processes add the survivors' event-loop lag,
 // process scheduling and this test's 100 ms poll (3.3–3.5 s measured at load 4–7 since a survivor keeps the
 // orphan it took; 4.2–5.8 s before), so the bound here is generous: it catches leases left unheld for well
 // over two TTLs, not the orphan rule's gain.

@@ -3,7 +3,7 @@ import { ForgeUnreachableError } from '../../src/forge/forge-unreachable-error.j
 import { createForge, type Forge } from '../../src/forge/github-app.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
-import { serializeError } from '../../src/worker/logger.js'
+import { serializeError } from '../../src/observe/logger.js'
 import { freePort as closedPort } from '../support/free-port.js'
 import { captureLogs, type LogCapture } from '../support/log-capture.js'
 

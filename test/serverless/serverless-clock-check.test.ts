@@ -1,7 +1,7 @@
 /**
  * A serverless trigger on a host whose wall clock is a day ahead of the Mongo server (only `Date` faked:
  * the driver's timers and the server are real): both handlers refuse with the clock's reason before their
- * one acquire — no lease taken, no slot recorded, no pass run (worker/clock-check.ts); the fetch handler
+ * one acquire — no lease taken, no slot recorded, no pass run (term/clock-check.ts); the fetch handler
  * answers 503 (temporary, this instance's), not 500.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet } from '../../src/index.js'
 import { createServerlessHandlers, type ServerlessHandlers } from '../../src/serverless.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
-import type { Logger } from '../../src/worker/logger.js'
+import type { Logger } from '../../src/observe/logger.js'
 
 const SECRET = 'serverless-door-secret-0123456789'
 const NET = 'door-net'

@@ -5,7 +5,7 @@
 import { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FERRETDB_DEFAULT_POOL, ferretDbPoolWarning } from '../../src/worker/ferretdb-pool-warning.js'
-import { createLogger } from '../../src/worker/logger.js'
+import { createLogger } from '../../src/observe/logger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer } from '../support/mongo.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'

@@ -3,7 +3,7 @@
  * (createWorker in-process) on the test Mongo (issue #36). `AbortSignal.timeout` throws for a fraction, so
  * the holder's control read failed open at every tick — a pause answered "paused" and the ledger kept
  * recording `ok` — and the election's catch-up could not read the ledger, so no slot was ever recorded
- * `missed`. The call bound is now whole milliseconds (worker/term-call-bound.ts).
+ * `missed`. The call bound is now whole milliseconds (term/term-call-bound.ts).
  *
  * Real time, every-second slots, generous bounds: the worker's clock guard measures against the server,
  * which a driven clock's frozen wall time would fail.

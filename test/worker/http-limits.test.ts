@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HTTP_LIMITS } from '../../src/worker/http-limits.js'
 import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
-import { createWorkerMetrics } from '../../src/worker/metrics.js'
+import { createWorkerMetrics } from '../../src/observe/metrics.js'
 
 let server: HealthServer | undefined
 const sockets: Socket[] = []

@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet, type PassContext } from '../../src/index.js'
 import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
-import { createLogger } from '../../src/worker/logger.js'
+import { createLogger } from '../../src/observe/logger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer, type TestDatabase, useTestDatabase } from '../support/mongo.js'
 

@@ -33,7 +33,7 @@ import { NetControlError } from '../../control/net-control-error.js'
 import type { NetControlStore } from '../../control/net-control-store.js'
 import type { Clock } from '../../lease/clock.js'
 import { scrubbedErrorMessage } from '../../config/scrub.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../../observe/logger.js'
 import { bearerToken, tokenMatches } from './admin-token.js'
 import { type AdminProblem, readJsonBody } from './read-json-body.js'
 

@@ -8,7 +8,7 @@ import { MemoryStore } from '../../../src/lease/memory-store.js'
 import { collectStatus } from '../../../src/worker/status/collect-status.js'
 import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
 import { type HealthServer, startHealthServer } from '../../../src/worker/http.js'
-import { createWorkerMetrics } from '../../../src/worker/metrics.js'
+import { createWorkerMetrics } from '../../../src/observe/metrics.js'
 
 let server: HealthServer | undefined
 afterEach(async () => {

@@ -1,0 +1,401 @@
+/**
+ * One pass for one slot: claim the slot in the run ledger, run the pass in the net's forge lane — in one
+ * or more attempts (pass-attempts.ts: TIMEOUT, RETRIES, RETRY_BACKOFF) — record how it ended. The scheduler (every tick of a term) and `leasecron once` both go through it, so "one
+ * pass per slot" holds the same way for both.
+ *
+ * Fail-closed: a claim the ledger could not answer runs nothing. A claim won by a term that is no longer
+ * live (it ended while the claim was in flight) is recorded `aborted` without running: a successor would
+ * find the slot claimed, which is the price of never running it twice.
+ *
+ * Its spec is built by `slotPassSpec` alone, from what the net's passes share (`PassSetting`) and what
+ * the term gives them: the scheduler and `once` call it, so a pass is the same under both by construction.
+ *
+ * A slot the scheduler lets go for overlap is recorded `skipped` through the same claim (`skipSlot`).
+ *
+ * A pass that starts is traced (pass-span.ts: one span, its forge requests its children) and, when the net
+ * has a PING_URL, pinged (ping.ts: start and end, never awaited); a slot that does not start is neither.
+ *
+ * Not the scheduler: it does not decide when, or whether a previous pass is still running.
+ */
+import type { ForgeOctokit } from '../forge/github-app.js'
+import { withLane } from '../forge/lane.js'
+import type { ForgeMeter } from '../forge/meter.js'
+import type { Clock } from '../lease/clock.js'
+import type { NetConfig } from '../config/worker-config.js'
+import type { Pass } from '../nets/net.js'
+import {
+  historyUntil,
+  type PassOutcome,
+  type RunFinish,
+  type RunLedger,
+  type RunOutcome,
+} from '../runs/run-ledger.js'
+import type { Logger } from '../observe/logger.js'
+import type { WorkerMetrics } from '../observe/metrics.js'
+import { scrubbedErrorMessage } from '../config/scrub.js'
+import type { AttemptPolicy } from '../config/worker-config.js'
+import { nextFireTime } from '../schedule/schedule.js'
+import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
+import { closeUnfinished } from './close-unfinished.js'
+import { type PassSpan, startPassSpan } from '../observe/pass-span.js'
+import type { Pinger } from '../observe/ping.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
+import { callBoundSignal } from './term-call-bound.js'
+
+/** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
+const PRUNE_EVERY_PASSES = 50
+/** How many of the newest runs a pass looks through for older terms' unfinished claims. */
+const CLOSE_LOOKBACK_RUNS = 10
+/**
+ * A term's first this many passes each look for older terms' unfinished claims: an older term's claim
+ * was sent before that term ended, so it lands within its call bound of this term's start, in these passes.
+ */
+const CLOSE_EARLY_PASSES = 5
+/**
+ * After them, every this many passes look again (a store that answered past its bound). Not every pass:
+ * the read is `{net}` sorted by slot, which FerretDB on SQLite answers by scanning the whole ledger — every
+ * installation's runs — so one a pass per installation made the store's work grow with N × the ledger.
+ */
+const CLOSE_EVERY_PASSES = 10
+/** A finish or prune gets this long; it runs after the term may have ended, so the term cannot bound it. */
+const RECORD_BOUND_MS = 5_000
+
+export interface SlotPassSpec {
+  /** The ledger's name of the net: `<net>:<installation>` for one installation of a per-installation net. */
+  net: string
+  /** The installation the pass acts as, recorded on its run; absent for a global net. */
+  installation?: number | undefined
+  /** The installation the worker's global nets act as; `null` under `all` (PassContext.primaryInstallation). */
+  primaryInstallation?: number | null | undefined
+  slot: Date
+  /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
+  manual?: boolean
+  owner: string
+  fence: number
+  pass: Pass
+  /** Called once the claim is won: the pass's number within its term. */
+  nextNumber(): number
+  /** The term's signal: aborts the pass (the claim in flight is left to answer, within claimBoundMs). */
+  term: AbortSignal
+  /** Whether the term is still live right now (checked after the claim, before the pass starts). */
+  live(): boolean
+  /** The term's step-down deadline (monotonic): no retry starts past it. */
+  stepDownAt(): number
+  /** The net's TIMEOUT, RETRIES and RETRY_BACKOFF. */
+  attempts: AttemptPolicy
+  /** The schedule's first fire time after `instant`: no retry starts at or after the next slot. */
+  nextSlotAfter(instant: Date): Date
+  /** Bound of the claim call (the term's renewal cadence, ttl/3). */
+  claimBoundMs: number
+  ledger: RunLedger
+  /** Runs kept per net; the holder prunes to it. */
+  keepRuns: number
+  forge: PassForge
+  metrics?: WorkerMetrics | undefined
+  /** The net's pinger (PING_URL); absent, no pings. */
+  pinger?: Pinger | undefined
+  clock: Clock
+  /** Bound to the net (and owner); the pass's lines add pass, fence and slot. */
+  log: Logger
+}
+
+/**
+ * The forge as a pass sees it: `octokit` is read only when the pass first uses the forge (a Forge loads
+ * and builds its client, Octokit and undici, on its first request), and the meter, when present, counts
+ * the pass's requests in its lane.
+ */
+export interface PassForge {
+  readonly octokit: ForgeOctokit
+  readonly meter?: ForgeMeter | undefined
+}
+
+/** What every pass of a net in this process shares, whichever term or slot it is for. */
+export interface PassSetting {
+  net: NetConfig
+  owner: string
+  /** Where passes claim their slots and record their ends. */
+  ledger: RunLedger
+  /** Runs kept per net in the ledger (LEASECRON_RUN_HISTORY). */
+  runHistory: number
+  forge: PassForge
+  metrics?: WorkerMetrics | undefined
+  /** The net's pinger (ping.ts, built from its PING_URL); absent, no pings. */
+  pinger?: Pinger | undefined
+  clock: Clock
+  /** Bound to the net (and owner). */
+  log: Logger
+}
+
+/** What a term gives its passes. */
+export interface PassTerm {
+  fence: number
+  /** The term's signal: aborts the pass (the claim in flight is left to answer, within claimBoundMs). */
+  term: AbortSignal
+  live(): boolean
+  /** The term's step-down deadline (monotonic). */
+  stepDownAt(): number
+}
+
+/**
+ * The one builder of a pass's spec: the scheduler (each tick of a term) and `once` (its one pass) both
+ * call it, so the claim's bound, the ledger, the pruning and the forge are the same for both.
+ */
+export function slotPassSpec(
+  setting: PassSetting,
+  term: PassTerm,
+  pass: Pass,
+  slot: Date,
+  nextNumber: () => number,
+): SlotPassSpec {
+  return {
+    net: setting.net.net.name,
+    ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
+    ...(setting.net.primaryInstallation === undefined
+      ? {}
+      : { primaryInstallation: setting.net.primaryInstallation }),
+    slot,
+    owner: setting.owner,
+    fence: term.fence,
+    pass,
+    nextNumber,
+    term: term.term,
+    live: term.live,
+    stepDownAt: term.stepDownAt,
+    attempts: setting.net.attempts,
+    nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant, setting.net.timeZone),
+    claimBoundMs: termCallBoundMs(setting.net.pacing.ttlMs),
+    ledger: setting.ledger,
+    keepRuns: setting.runHistory,
+    forge: setting.forge,
+    metrics: setting.metrics,
+    pinger: setting.pinger,
+    clock: setting.clock,
+    log: setting.log,
+  }
+}
+
+export type SlotPassResult =
+  | { kind: 'slot-taken' }
+  | { kind: 'claim-failed'; error: unknown }
+  | {
+      kind: 'ran'
+      outcome: PassOutcome
+      error?: unknown
+      attempts: number
+      /** The end the ledger did not answer (it holds the claim without it): the caller may record it later. */
+      unrecorded?: RunFinish
+    }
+
+/** What recording a slot `skipped` came to (skipSlot). */
+export type SlotSkipResult =
+  | { kind: 'skipped'; unrecorded?: RunFinish }
+  | Exclude<SlotPassResult, { kind: 'ran' }>
+
+/** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
+export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
+  const startedAt = spec.clock.now()
+  const claimed = await claimSlot(spec, startedAt)
+  if (claimed !== true) return claimed
+  const number = spec.nextNumber()
+  const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString() })
+  if (!spec.live()) {
+    log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
+    const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
+    return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
+  }
+  // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
+  log.info({}, 'pass started')
+  const ping = spec.pinger?.start()
+  const span = startPassSpan({ ...spec, number })
+  const before = laneRequests(spec.forge.meter, laneOf(spec.net))
+  const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
+  const ended = await span.within(() =>
+    runAttempts(attemptsSpec(spec, startedAt, log, span), (signal, attempt) =>
+      runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+    ),
+  )
+  span.end(ended)
+  ping?.end(ended)
+  const ms = Math.round((timer?.() ?? 0) * 1000)
+  const requests = laneRequests(spec.forge.meter, laneOf(spec.net)) - before
+  if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
+    spec.metrics?.passErrors.inc({ net: spec.net })
+  logEnd(log, ended, ms, requests)
+  const unrecorded = await recordEnd(spec, log, { ...ended, requests })
+  if (closesOlderTerms(number)) await closeOlderTerms(spec, log)
+  if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
+  return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
+}
+
+/**
+ * Records `spec.slot` `skipped` without running it (the net's OVERLAP policy let it go): claimed like any
+ * slot and finished at once with 0 attempts, so the slot is accounted. A slot another term claimed is left
+ * as it is (`slot-taken`); a claim the ledger could not answer records nothing. Never rejects.
+ */
+export async function skipSlot(spec: SlotPassSpec): Promise<SlotSkipResult> {
+  const claimed = await claimSlot(spec, spec.clock.now())
+  if (claimed !== true) return claimed
+  const log = spec.log.child({ fence: spec.fence, slot: spec.slot.toISOString() })
+  const unrecorded = await recordEnd(spec, log, { outcome: 'skipped', requests: 0, attempts: 0 })
+  return { kind: 'skipped', ...(unrecorded ? { unrecorded } : {}) }
+}
+
+async function claimSlot(
+  spec: SlotPassSpec,
+  startedAt: Date,
+): Promise<true | Exclude<SlotPassResult, { kind: 'ran' }>> {
+  // Bounded, but not ended with the term: a claim aborted on our side may still land on the server, leaving
+  // a claim nobody finishes. Let it answer; a claim won by an ended term is recorded `aborted` (runSlotPass).
+  const signal = callBoundSignal(spec.claimBoundMs)
+  try {
+    const { net, slot, owner, fence } = spec
+    const manual = spec.manual ? { manual: true } : {}
+    const installation = spec.installation === undefined ? {} : { installation: spec.installation }
+    const won = await spec.ledger.claim(
+      { net, slot, owner, fence, startedAt, ...manual, ...installation },
+      { signal },
+    )
+    return won ? true : { kind: 'slot-taken' }
+  } catch (error) {
+    return { kind: 'claim-failed', error }
+  }
+}
+
+function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger, span: PassSpan) {
+  return {
+    net: spec.net,
+    slot: spec.slot,
+    policy: spec.attempts,
+    term: spec.term,
+    live: spec.live,
+    stepDownAt: spec.stepDownAt,
+    // After the slot and after the start: a catch-up pass's retries end where the next tick begins.
+    nextSlotAt: spec.nextSlotAfter(new Date(Math.max(spec.slot.getTime(), startedAt.getTime()))),
+    clock: spec.clock,
+    log,
+    onAttempt: (outcome: PassOutcome, attempt: number, error?: unknown) => {
+      spec.metrics?.passAttempts.inc({ net: spec.net, outcome })
+      span.attempt(attempt, outcome, error)
+    },
+  }
+}
+
+/** One attempt of the pass in the net's lane, under the attempt's signal; rejects when the pass threw. */
+async function runInLane(
+  spec: SlotPassSpec,
+  run: { signal: AbortSignal; number: number; startedAt: Date },
+  log: Logger,
+): Promise<void> {
+  await withLane(laneOf(spec.net), () =>
+    spec.pass({
+      signal: run.signal,
+      log,
+      ...(spec.installation === undefined ? {} : { installation: spec.installation }),
+      ...(spec.primaryInstallation === undefined ? {} : { primaryInstallation: spec.primaryInstallation }),
+      // Read on use: a pass that never calls the forge never builds its client (Octokit, undici). The
+      // one lazy read of the forge between a command and a pass.
+      get forge() {
+        return spec.forge.octokit
+      },
+      pass: run.number,
+      fence: spec.fence,
+      slot: spec.slot,
+      startedAt: run.startedAt,
+      now: () => spec.clock.now(),
+    }),
+  )
+}
+
+function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): void {
+  const fields = { ms, requests, attempts: ended.attempts }
+  if (ended.outcome === 'failed') log.error({ err: ended.error, ...fields }, 'pass failed')
+  else if (ended.outcome === 'timed-out') log.error({ err: ended.error, ...fields }, 'pass timed out')
+  else if (ended.outcome === 'aborted')
+    log.info({ ...fields, err: ended.error }, 'pass aborted: its term ended')
+  else log.debug(fields, 'pass finished')
+}
+
+/** Records the pass's end; resolves the end when the ledger did not answer (undefined when it did). */
+async function recordEnd(
+  spec: SlotPassSpec,
+  log: Logger,
+  ended: { outcome: RunOutcome; error?: unknown; requests: number; attempts: number },
+): Promise<RunFinish | undefined> {
+  const finish = {
+    finishedAt: spec.clock.now(),
+    outcome: ended.outcome,
+    attempts: ended.attempts,
+    ...(ended.error === undefined ? {} : { error: errorMessage(ended.error) }),
+    // Keyed by the ledger's name, never the lane: a `.` in a stored key is a path to MongoDB.
+    ...(spec.forge.meter ? { requests: { [spec.net]: ended.requests } } : {}),
+  }
+  try {
+    const signal = AbortSignal.timeout(RECORD_BOUND_MS)
+    const options = { signal, ...(spec.manual ? { manual: true } : {}) }
+    const recorded = await spec.ledger.finish(spec.net, spec.slot, spec.owner, spec.fence, finish, options)
+    if (!recorded)
+      log.warn({}, 'the ledger no longer holds this pass’s claim (pruned?): its outcome is not recorded')
+    return undefined
+  } catch (error) {
+    log.warn({ err: error }, 'could not record the pass’s outcome in the ledger')
+    return finish
+  }
+}
+
+/** Whether the term's pass `number` looks for older terms' unfinished runs (CLOSE_EARLY_PASSES, CLOSE_EVERY_PASSES). */
+function closesOlderTerms(number: number): boolean {
+  return number <= CLOSE_EARLY_PASSES || number % CLOSE_EVERY_PASSES === 0
+}
+
+/**
+ * After a pass (closesOlderTerms), the newest few runs an older term left without an end are closed
+ * `aborted` (close-unfinished.ts): so a claim that landed after its holder stopped waiting is accounted
+ * within a few passes, whichever replica holds.
+ */
+async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
+  try {
+    const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
+    // Not runs dated past now: they would fill the few looked at, and be closed before their slot came.
+    const until = historyUntil(spec.clock.now())
+    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal(), until })
+    const now = () => spec.clock.now()
+    await closeUnfinished(
+      { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },
+      runs,
+    )
+  } catch (error) {
+    log.debug({ err: error }, 'could not close older terms’ unfinished runs; the next pass retries')
+  }
+}
+
+async function prune(spec: SlotPassSpec, log: Logger): Promise<void> {
+  try {
+    const signal = AbortSignal.timeout(RECORD_BOUND_MS)
+    const until = historyUntil(spec.clock.now())
+    const deleted = await spec.ledger.prune(spec.net, spec.keepRuns, { signal, until })
+    if (deleted > 0) log.debug({ deleted, kept: spec.keepRuns }, 'pruned the run ledger')
+  } catch (error) {
+    log.warn({ err: error }, 'could not prune the run ledger; the next prune retries')
+  }
+}
+
+/**
+ * The forge lane a net's requests are charged to: its name, with `<net>:<installation>` written
+ * `<net>.<installation>` (a lane is a metric label and a log key: no `:`), so each installation has its lane.
+ */
+export function laneOf(net: string): string {
+  return net.replace(':', '.')
+}
+
+/** Attempts the meter counted in `lane` so far (every host, API and status). */
+function laneRequests(meter: ForgeMeter | undefined, lane: string): number {
+  if (!meter) return 0
+  let count = 0
+  for (const total of meter.totals()) if (total.lane === lane) count += total.count
+  return count
+}
+
+/** What the ledger records of a failed pass: scrubbed, since /status, the page and `history` serve it. */
+function errorMessage(error: unknown): string {
+  return scrubbedErrorMessage(error)
+}

@@ -1,0 +1,102 @@
+import { afterEach, expect, it, vi } from 'vitest'
+import { systemClock } from '../../src/lease/clock.js'
+import { startSlotTicker } from '../../src/term/slot-ticker.js'
+
+afterEach(() => vi.useRealTimers())
+
+function tick(schedule: string, timeZone: string, from: string) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(new Date(from))
+  const ticks: string[] = []
+  const ticker = startSlotTicker({
+    schedule,
+    timeZone,
+    clock: systemClock,
+    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
+  })
+  return { ticks, ticker }
+}
+
+it('waits past the longest timer for a yearly slot and fires once, at the slot, for it', async () => {
+  const { ticks, ticker } = tick('0 0 1 1 *', 'Europe/Berlin', '2026-01-02T00:00:00Z')
+  await vi.advanceTimersByTimeAsync(370 * 86_400_000)
+  ticker.stop()
+  expect(ticks).toEqual(['2026-12-31T23:00:00.000Z 2026-12-31T23:00:00.000Z'])
+})
+
+it('fires nothing early when the wall clock is set back, and the slot when it comes', async () => {
+  const { ticks, ticker } = tick('30 2 * * *', 'Europe/Berlin', '2026-03-29T00:00:00Z')
+  await vi.advanceTimersByTimeAsync(30 * 60_000)
+  vi.setSystemTime(new Date('2026-03-28T23:30:00Z')) // an hour back, with the timer due at 01:00Z
+  await vi.advanceTimersByTimeAsync(30 * 60_000)
+  expect(ticks, 'a tick fired before its slot').toEqual([])
+  await vi.advanceTimersByTimeAsync(60 * 60_000)
+  ticker.stop()
+  expect(ticks).toEqual(['2026-03-29T01:00:00.000Z 2026-03-29T01:00:00.000Z'])
+})
+
+it('serves the latest slot due when its timer fires late, and stops for good', async () => {
+  const { ticks, ticker } = tick('*/15 * * * *', 'America/New_York', '2026-11-01T05:50:00Z')
+  vi.setSystemTime(new Date('2026-11-01T06:20:00Z')) // the host slept through 06:00 and 06:15
+  await vi.advanceTimersByTimeAsync(10 * 60_000)
+  expect(ticks).toEqual(['2026-11-01T06:30:00.000Z 2026-11-01T06:30:00.000Z'])
+  ticker.stop()
+  await vi.advanceTimersByTimeAsync(60 * 60_000)
+  expect(ticks).toHaveLength(1)
+})
+
+it('with an offset ticks that long after each slot and serves that slot, never the one before', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(new Date('2026-12-02T04:00:05Z'))
+  const ticks: string[] = []
+  const ticker = startSlotTicker({
+    schedule: '*/30 * * * * *',
+    timeZone: 'UTC',
+    clock: systemClock,
+    offsetMs: 7_250,
+    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
+  })
+  await vi.advanceTimersByTimeAsync(63_000)
+  ticker.stop()
+  expect(ticks, 'the passes did not start at their spread instant, one period apart').toEqual([
+    '2026-12-02T04:00:37.250Z 2026-12-02T04:00:30.000Z',
+    '2026-12-02T04:01:07.250Z 2026-12-02T04:01:00.000Z',
+  ])
+})
+
+it('with an offset, a term begun between a slot and its spread instant leaves that slot to its catch-up', async () => {
+  const { ticks, ticker } = tickFrom('2026-12-02T04:00:32Z', 7_250)
+  await vi.advanceTimersByTimeAsync(36_000)
+  ticker.stop()
+  expect(ticks, 'the 04:00:30 slot, the catch-up’s, was ticked a second time').toEqual([
+    '2026-12-02T04:01:07.250Z 2026-12-02T04:01:00.000Z',
+  ])
+})
+
+it('with an offset, a timer that fires late serves the newest slot whose spread instant has passed', async () => {
+  const { ticks, ticker } = tickFrom('2026-12-02T04:00:05Z', 7_250)
+  // The host slept 32.75 s: the timer set for 04:00:37.25 fires at 04:01:10, past 04:01:00's spread instant.
+  vi.setSystemTime(new Date('2026-12-02T04:00:37.750Z'))
+  await vi.advanceTimersByTimeAsync(32_250)
+  expect(ticks).toEqual(['2026-12-02T04:01:10.000Z 2026-12-02T04:01:00.000Z'])
+  await vi.advanceTimersByTimeAsync(27_250)
+  ticker.stop()
+  expect(ticks, 'the next tick left its spread instant').toEqual([
+    '2026-12-02T04:01:10.000Z 2026-12-02T04:01:00.000Z',
+    '2026-12-02T04:01:37.250Z 2026-12-02T04:01:30.000Z',
+  ])
+})
+
+function tickFrom(from: string, offsetMs: number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(new Date(from))
+  const ticks: string[] = []
+  const ticker = startSlotTicker({
+    schedule: '*/30 * * * * *',
+    timeZone: 'UTC',
+    clock: systemClock,
+    offsetMs,
+    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
+  })
+  return { ticks, ticker }
+}
