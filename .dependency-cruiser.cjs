@@ -125,6 +125,14 @@ module.exports = {
       to: { path: [room('term'), room('share'), room('worker'), room('cli')] },
     },
     {
+      name: 'status-is-a-read-model',
+      comment:
+        "status/ (the status snapshot: its schema, its sources and their collection) is what /status, the page and `status --json` show; it reads the stores and the engine's outcomes, and knows neither the HTTP surface nor the CLI that serve it.",
+      severity: 'error',
+      from: { path: room('status') },
+      to: { path: [room('worker'), room('cli')] },
+    },
+    {
       name: 'src-never-imports-tests-or-benches',
       severity: 'error',
       from: { path: '^src/' },

@@ -9,7 +9,7 @@
  */
 import { loadWorkerFile, type WorkerFileConfig } from '../config/load-config-file.js'
 import type { WorkerConfig } from '../config/worker-config.js'
-import { packageVersion } from '../worker/status/package-version.js'
+import { packageVersion } from '../status/package-version.js'
 import { COMMANDS } from './commands.js'
 import { EXIT } from './exit-codes.js'
 import { printHelp } from './help.js'

@@ -6,9 +6,9 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
-import type { NetState } from '../worker/status/net-state.js'
-import type { InstallationStatus } from '../worker/status/status-snapshot.js'
-import { shownText } from '../worker/status/shown-text.js'
+import type { NetState } from '../status/net-state.js'
+import type { InstallationStatus } from '../status/status-snapshot.js'
+import { shownText } from '../status/shown-text.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 
 /**

@@ -12,8 +12,8 @@ import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { installationLines, statusLines } from './ledger-views.js'
-import { holderStatus, RUNS_SHOWN, runStatus } from '../worker/status/collect-status.js'
-import { type NetState, netState } from '../worker/status/net-state.js'
+import { holderStatus, RUNS_SHOWN, runStatus } from '../status/collect-status.js'
+import { type NetState, netState } from '../status/net-state.js'
 import { withDatabase } from './with-database.js'
 import { describePause } from '../control/net-control-store.js'
 import { InstallationFilterError, parseInstallationFilter } from '../worker/status/installation-filter.js'
@@ -21,7 +21,7 @@ import {
   narrowToInstallation,
   type SummarizedNet,
   summarizeInstallations,
-} from '../worker/status/installation-summary.js'
+} from '../status/installation-summary.js'
 import { statusNets } from './status-nets.js'
 
 /** Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not answer. */

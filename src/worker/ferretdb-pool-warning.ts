@@ -9,7 +9,7 @@
  * needs no such care, and a FerretDB pool sized above 50 is the operator's to know.
  */
 import type { MongoClient } from 'mongodb'
-import { mongoServerVersion } from './status/server-version.js'
+import { mongoServerVersion } from '../status/server-version.js'
 
 /** FerretDB's own default `pool_max_conns` for its PostgreSQL backend. */
 export const FERRETDB_DEFAULT_POOL = 50

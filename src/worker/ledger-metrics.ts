@@ -15,8 +15,8 @@
  */
 import { Gauge, type Registry } from 'prom-client'
 import { RUN_OUTCOMES } from '../runs/run-ledger.js'
-import { NET_STATES } from './status/net-state.js'
-import type { NetStatus, StatusSnapshot } from './status/status-snapshot.js'
+import { NET_STATES } from '../status/net-state.js'
+import type { NetStatus, StatusSnapshot } from '../status/status-snapshot.js'
 
 /** Every outcome a slot can have in the ledger, each exported (0 when none of the newest runs has it). */
 export const SLOT_OUTCOMES = RUN_OUTCOMES

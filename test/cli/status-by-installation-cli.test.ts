@@ -11,7 +11,7 @@ import { EXIT } from '../../src/cli/exit-codes.js'
 import { MongoStore } from '../../src/lease/mongo-store.js'
 import { MongoRunLedger } from '../../src/runs/mongo-run-ledger.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
-import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
+import type { StatusSnapshot } from '../../src/status/status-snapshot.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 
 const database = await useTestDatabase('status-by-installation')

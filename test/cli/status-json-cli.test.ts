@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.js'
-import type { StatusSnapshot } from '../../src/worker/status/status-snapshot.js'
+import type { StatusSnapshot } from '../../src/status/status-snapshot.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
 import { mongoServer } from '../support/mongo.js'
 import statusNets from '../worker/status/fixtures/status-nets.js'

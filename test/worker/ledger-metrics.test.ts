@@ -11,9 +11,9 @@ import { MemoryStore } from '../../src/lease/memory-store.js'
 import { MemoryRunLedger } from '../../src/runs/memory-run-ledger.js'
 import type { RunOutcome } from '../../src/runs/run-ledger.js'
 import { registerLedgerMetrics } from '../../src/worker/ledger-metrics.js'
-import { collectStatus } from '../../src/worker/status/collect-status.js'
-import { sharedSnapshot } from '../../src/worker/status/shared-snapshot.js'
-import type { StatusSources } from '../../src/worker/status/status-sources.js'
+import { collectStatus } from '../../src/status/collect-status.js'
+import { sharedSnapshot } from '../../src/status/shared-snapshot.js'
+import type { StatusSources } from '../../src/status/status-sources.js'
 
 const NOW = new Date('2026-06-10T12:20:30Z')
 const HOUR = 3_600_000

@@ -5,7 +5,7 @@
  * external asset, and 24 rectangles are a loop.
  */
 import { esc, figure, num } from './html-text.js'
-import type { LaneStatus } from './status-snapshot.js'
+import type { LaneStatus } from '../../status/status-snapshot.js'
 
 const WIDTH = 480
 const HEIGHT = 120

@@ -6,7 +6,7 @@
  * Only HTML: the figures come from installation-summary.ts; every value goes through `esc` or `num`.
  */
 import { esc, num, timeOfDay } from './html-text.js'
-import type { InstallationStatus, StatusSnapshot } from './status-snapshot.js'
+import type { InstallationStatus, StatusSnapshot } from '../../status/status-snapshot.js'
 
 /** The section, or nothing when no net names an installation and no filter is in force. */
 export function renderInstallations(snapshot: StatusSnapshot): string {

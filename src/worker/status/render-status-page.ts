@@ -11,7 +11,7 @@
 import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
 import { renderInstallations } from './render-installations.js'
-import { shownText } from './shown-text.js'
+import { shownText } from '../../status/shown-text.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
 import type {
   AdminStatus,
@@ -20,7 +20,7 @@ import type {
   RateLimitStatus,
   RunStatus,
   StatusSnapshot,
-} from './status-snapshot.js'
+} from '../../status/status-snapshot.js'
 
 export { REFRESH_MS }
 

@@ -7,8 +7,8 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { InstallationFilterError, parseInstallationFilter } from './installation-filter.js'
-import { narrowToInstallation } from './installation-summary.js'
-import type { StatusSnapshot } from './status-snapshot.js'
+import { narrowToInstallation } from '../../status/installation-summary.js'
+import type { StatusSnapshot } from '../../status/status-snapshot.js'
 
 export interface StatusRoutesOptions {
   snapshot(): Promise<StatusSnapshot>

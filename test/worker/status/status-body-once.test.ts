@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryStore } from '../../../src/lease/memory-store.js'
-import { collectStatus } from '../../../src/worker/status/collect-status.js'
-import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
+import { collectStatus } from '../../../src/status/collect-status.js'
+import type { StatusSnapshot } from '../../../src/status/status-snapshot.js'
 import { type HealthServer, startHealthServer } from '../../../src/worker/http.js'
 import { createWorkerMetrics } from '../../../src/observe/metrics.js'
 

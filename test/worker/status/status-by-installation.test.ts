@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet, type PassContext } from '../../../src/index.js'
 import { type SandboxForge, startSandboxForge } from '../../../src/sandbox/sandbox-forge.js'
-import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
+import type { StatusSnapshot } from '../../../src/status/status-snapshot.js'
 import { createWorker, type Worker } from '../../../src/worker/worker.js'
 
 const LEASE = defineLease('repo-counter', 'counts its installation’s repositories')

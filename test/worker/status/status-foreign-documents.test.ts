@@ -15,7 +15,7 @@ import { type HealthServer, startHealthServer } from '../../../src/worker/http.j
 import { registerLedgerMetrics } from '../../../src/worker/ledger-metrics.js'
 import { createLogger } from '../../../src/observe/logger.js'
 import { connectMongo, type MongoConnection } from '../../../src/worker/mongo-connection.js'
-import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
+import type { StatusSnapshot } from '../../../src/status/status-snapshot.js'
 import { createWorkerStatus } from '../../../src/worker/status/worker-status.js'
 import { mongoServer, useTestDatabase } from '../../support/mongo.js'
 import { statusLease, statusTick } from './fixtures/status-nets.js'

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { renderStatusPage } from '../../../src/worker/status/render-status-page.js'
-import { SHOWN_TEXT_CHARS } from '../../../src/worker/status/shown-text.js'
-import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
+import { SHOWN_TEXT_CHARS } from '../../../src/status/shown-text.js'
+import type { StatusSnapshot } from '../../../src/status/status-snapshot.js'
 import { expectNoLiveMarkup, HOSTILE } from './fixtures/hostile.js'
 
 const H = HOSTILE

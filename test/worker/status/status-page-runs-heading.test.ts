@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { renderRuns } from '../../../src/worker/status/render-status-page.js'
-import type { RunStatus } from '../../../src/worker/status/status-snapshot.js'
+import type { RunStatus } from '../../../src/status/status-snapshot.js'
 
 function run(slot: string): RunStatus {
   return {

@@ -3,13 +3,13 @@
  * runs, forge hours — read by collectStatus and rendered by renderStatusPage.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryStore } from '../../../src/lease/memory-store.js'
-import { MemoryRunLedger } from '../../../src/runs/memory-run-ledger.js'
-import { collectStatus, LANES_SHOWN } from '../../../src/worker/status/collect-status.js'
-import { HOUR_MS, hourStart } from '../../../src/forge/forge-hour-store.js'
-import { MemoryForgeHourStore } from '../../../src/forge/memory-forge-hour-store.js'
-import { renderStatusPage } from '../../../src/worker/status/render-status-page.js'
-import type { StatusSources } from '../../../src/worker/status/status-sources.js'
+import { MemoryStore } from '../../src/lease/memory-store.js'
+import { MemoryRunLedger } from '../../src/runs/memory-run-ledger.js'
+import { collectStatus, LANES_SHOWN } from '../../src/status/collect-status.js'
+import { HOUR_MS, hourStart } from '../../src/forge/forge-hour-store.js'
+import { MemoryForgeHourStore } from '../../src/forge/memory-forge-hour-store.js'
+import { renderStatusPage } from '../../src/worker/status/render-status-page.js'
+import type { StatusSources } from '../../src/status/status-sources.js'
 
 const NOW = new Date('2026-12-01T10:30:00Z')
 const ME = 'host-a-111111111111'

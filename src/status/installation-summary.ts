@@ -16,7 +16,7 @@ import type {
   RunStatus,
   StatusSnapshot,
 } from './status-snapshot.js'
-import { laneOf } from '../../term/slot-pass.js'
+import { laneOf } from '../term/slot-pass.js'
 
 /** What the summary reads of a net: the CLI's plain listing builds these without a whole snapshot. */
 export type SummarizedNet = Pick<NetStatus, 'name' | 'installation' | 'enabled' | 'holder' | 'runs'>

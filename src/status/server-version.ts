@@ -3,7 +3,7 @@
  * 7.0.77 wire)` when the server says it is FerretDB. Reads `buildInfo`, which needs no privileges.
  */
 import type { Db } from 'mongodb'
-import { plainStoreError, storeCommand } from '../../store-call/store-call.js'
+import { plainStoreError, storeCommand } from '../store-call/store-call.js'
 
 /**
  * Resolves the server's version text; rejects (a StoreError) when the server does not answer within 2 s

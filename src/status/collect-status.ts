@@ -3,18 +3,12 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
-import { nextFireTime } from '../../schedule/schedule.js'
-import { formatLocal } from '../../schedule/zoned-time.js'
-import type { LeaseRecord } from '../../lease/store.js'
-import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../../runs/run-ledger.js'
-import type { NetControl, NetPause } from '../../control/net-control-store.js'
-import {
-  type ForgeHourRow,
-  HOUR_MS,
-  HOURS_KEPT,
-  hourStart,
-  hoursWindow,
-} from '../../forge/forge-hour-store.js'
+import { nextFireTime } from '../schedule/schedule.js'
+import { formatLocal } from '../schedule/zoned-time.js'
+import type { LeaseRecord } from '../lease/store.js'
+import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../runs/run-ledger.js'
+import type { NetControl, NetPause } from '../control/net-control-store.js'
+import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart, hoursWindow } from '../forge/forge-hour-store.js'
 import {
   type ForgeStatus,
   type HolderStatus,
@@ -27,7 +21,7 @@ import {
   type StoreStatus,
 } from './status-snapshot.js'
 import { type NetState, netState } from './net-state.js'
-import { plainLine } from '../../plain-text.js'
+import { plainLine } from '../plain-text.js'
 import { SHOWN_TEXT_CHARS, shownText } from './shown-text.js'
 import { summarizeInstallations } from './installation-summary.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'

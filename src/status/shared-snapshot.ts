@@ -10,7 +10,7 @@
  * status source bounds its own read; collect-status.ts turns a failed one into a note).
  */
 import { LRUCache } from 'lru-cache'
-import type { Clock } from '../../lease/clock.js'
+import type { Clock } from '../lease/clock.js'
 import type { StatusSnapshot } from './status-snapshot.js'
 
 /** How long one snapshot is served after it was collected. */

@@ -3,10 +3,10 @@
  * second of it get the same snapshot, and the first reader after that second starts the next collection.
  */
 import { describe, expect, it } from 'vitest'
-import { type Clock, systemClock } from '../../../src/lease/clock.js'
-import { collectStatus } from '../../../src/worker/status/collect-status.js'
-import { SNAPSHOT_MAX_AGE_MS, sharedSnapshot } from '../../../src/worker/status/shared-snapshot.js'
-import type { StatusSnapshot } from '../../../src/worker/status/status-snapshot.js'
+import { type Clock, systemClock } from '../../src/lease/clock.js'
+import { collectStatus } from '../../src/status/collect-status.js'
+import { SNAPSHOT_MAX_AGE_MS, sharedSnapshot } from '../../src/status/shared-snapshot.js'
+import type { StatusSnapshot } from '../../src/status/status-snapshot.js'
 
 describe('the shared status snapshot', () => {
   it('collects once for concurrent readers and again only after a second', async () => {

@@ -3,9 +3,9 @@
  * the net's zone — runs written through a real MemoryRunLedger and read back as a worker reads them.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryRunLedger } from '../../../src/runs/memory-run-ledger.js'
-import type { RunOutcome } from '../../../src/runs/run-ledger.js'
-import { netState, type StateRun } from '../../../src/worker/status/net-state.js'
+import { MemoryRunLedger } from '../../src/runs/memory-run-ledger.js'
+import type { RunOutcome } from '../../src/runs/run-ledger.js'
+import { netState, type StateRun } from '../../src/status/net-state.js'
 
 const HOURLY = { schedule: '0 * * * *', timeZone: 'UTC' }
 const NOW = new Date('2026-06-10T12:20:00Z') // newest hourly slot due: 12:00

@@ -3,10 +3,10 @@
  * reads. Each optional source is absent when the process cannot know it — the CLI has no meter and no
  * scheduler, a build without the run ledger has no history — and the snapshot then says `null` and why.
  */
-import type { LeaseRecord } from '../../lease/store.js'
-import type { RunRecord } from '../../runs/run-ledger.js'
-import type { ForgeHourRow, ForgeHourWindow } from '../../forge/forge-hour-store.js'
-import type { NetControl } from '../../control/net-control-store.js'
+import type { LeaseRecord } from '../lease/store.js'
+import type { RunRecord } from '../runs/run-ledger.js'
+import type { ForgeHourRow, ForgeHourWindow } from '../forge/forge-hour-store.js'
+import type { NetControl } from '../control/net-control-store.js'
 import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 
 /** One net as configured: what the page lists even before anything ran. */

@@ -15,7 +15,7 @@
  * - `paused`: before all of these, while the net is paused (control/): its slots are recorded `paused` on
  *   purpose, so it is neither late nor missed. Manual runs (run now) are passed over: they are no slot.
  */
-import { slotAtOrBefore } from '../../schedule/schedule.js'
+import { slotAtOrBefore } from '../schedule/schedule.js'
 
 export const NET_STATES = ['ok', 'late', 'failing', 'missed', 'paused'] as const
 export type NetState = (typeof NET_STATES)[number]
