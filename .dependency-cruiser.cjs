@@ -8,8 +8,8 @@
  * to a rule (a `pathNot` that lets something through) says why beside it.
  */
 const room = (name) => `^src/${name}/`
-/** What `leasecron`, `leasecron/sandbox`, `leasecron/testing` and `leasecron/serverless` resolve to (tsconfig.json `paths`). */
-const PUBLIC_ENTRIES = '^src/(index|sandbox|testing|serverless)\\.ts$'
+/** What `leasecron`, `leasecron/sandbox`, `leasecron/testing`, `leasecron/serverless` and `leasecron/nets` resolve to (tsconfig.json `paths`). */
+const PUBLIC_ENTRIES = '^src/(index|sandbox|testing|serverless|nets)\\.ts$'
 module.exports = {
   forbidden: [
     {

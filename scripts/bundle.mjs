@@ -127,6 +127,7 @@ const { metafile } = await build({
     sandbox: 'dist/src/sandbox.js',
     testing: 'dist/src/testing.js',
     serverless: 'dist/src/serverless.js',
+    nets: 'dist/src/nets.js',
     leasecron: 'dist/src/cli/main.js',
     'worker.config': 'dist/worker.config.js',
   },

@@ -7,7 +7,8 @@
  * Without GitHub App variables it runs against the built-in sandbox; `LEASECRON_NET_STALE_PULLS_DAYS=30`
  * sets its option. Its own test, one pass against the sandbox with `runOnePass`: stale-pulls.test.ts.
  */
-import { defineLease, defineNet, integerOption, LEASES, type WorkerFileConfig } from 'leasecron'
+import { defineLease, defineNet, integerOption, type WorkerFileConfig } from 'leasecron'
+import { LEASES } from 'leasecron/nets'
 
 /** The lease that elects one replica to run the net: registered beside the built-in ones. */
 export const STALE_PULLS_LEASE = defineLease('stale-pulls', 'one replica reports stale pull requests')

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
-import { LEASES, type LeaseDefinition, loadConfig, ownerId, leasePacing } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
 import { formatDuration } from '../../src/durations.js'
+import { type LeaseDefinition, loadConfig, ownerId } from '../../src/index.js'
+import { leasePacing } from '../../src/leases.js'
+import { LEASES } from '../../src/nets.js'
+import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { checkSchedule, nextFireTime } from '../../src/schedule/schedule.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 

@@ -3,8 +3,9 @@
  * as a ConfigError naming the net and its missing fields, before the configuration reads it.
  */
 import { describe, expect, it } from 'vitest'
-import { ConfigError, createWorker, LEASES } from '../../src/index.js'
+import { ConfigError, createWorker } from '../../src/index.js'
 import type { NetDefinition } from '../../src/nets/net.js'
+import { LEASES } from '../../src/nets.js'
 
 describe('net definitions handed to the worker', () => {
   it('refuses a definition without options, setup and term as a ConfigError naming the net and those fields', () => {

@@ -5,7 +5,8 @@
  */
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { MongoGateRunStore, planDemoGatingRuns, seedDemoGatingRuns } from '../../src/index.js'
+import { planDemoGatingRuns, seedDemoGatingRuns } from '../../src/nets/demo-seed.js'
+import { MongoGateRunStore } from '../../src/nets.js'
 import { generateSandboxFixture, type SandboxForge, startSandboxForge } from '../../src/sandbox.js'
 import { mongoServer } from '../support/mongo.js'
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'

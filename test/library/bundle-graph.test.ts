@@ -103,7 +103,7 @@ describe('the bundle loads only what a path uses', () => {
 
   test('importing leasecron/serverless loads neither the driver, the sandbox nor the worker: a cold function pays for them only when its trigger needs them', () => {
     const inputs = staticInputs(readOutputs(), 'dist/bundle/serverless.js')
-    expect(inputs, 'the serverless entry does not run the once path').toContain('dist/src/worker/once.js')
+    expect(inputs, 'the serverless entry does not run the once path').toContain('dist/src/term/once.js')
     expect(driver(inputs), 'a function on the memory store would load the Mongo driver').toEqual([])
     expect(sandbox(inputs), 'a function that talks to GitHub would load the sandbox forge').toEqual([])
     expect(inputs, 'a function would load the whole worker').not.toContain('dist/src/worker/worker.js')
@@ -161,7 +161,7 @@ describe('the bundle loads only what a path uses', () => {
   test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
-    expect(inputs).toContain('dist/src/worker/scheduler.js')
+    expect(inputs).toContain('dist/src/term/scheduler.js')
     expect(sandbox(inputs), 'a production worker would carry the sandbox forge in memory').toEqual([])
     expect(driver(inputs), 'a worker on the in-memory store would load the Mongo driver').toEqual([])
     const connection = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/mongo-connection.js'))

@@ -179,10 +179,11 @@ describe('the packed leasecron', () => {
 
   test('ships the bundled library, CLI and declarations, and no tests, benchmarks, source maps or fixtures', () => {
     const paths = packed.files.map((f) => f.path)
-    for (const entry of ['index', 'sandbox', 'testing', 'serverless', 'leasecron', 'worker.config'])
+    for (const entry of ['index', 'sandbox', 'testing', 'serverless', 'nets', 'leasecron', 'worker.config'])
       expect(paths).toContain(`dist/bundle/${entry}.js`)
     expect(paths).toContain('dist/src/index.d.ts')
     expect(paths).toContain('dist/src/serverless.d.ts')
+    expect(paths).toContain('dist/src/nets.d.ts')
     expect(paths).toContain('dist/src/sandbox.d.ts')
     expect(paths).toContain('dist/src/testing.d.ts')
     const stray = paths.filter(
