@@ -5,7 +5,7 @@
 //
 // - Entries (index, sandbox, testing, serverless, the CLI, the shipped worker.config) share chunks: a configuration
 //   module that imports `leasecron` gets the very module instances the CLI runs.
-// - Octokit and undici are bundled too, but only src/forge/forge-client.ts imports them, and only through
+// - Octokit and undici are bundled too, but only src/forge/client/forge-client.ts imports them, and only through
 //   `import()` on a forge's first request: esbuild gives that module a chunk of its own that no entry loads
 //   statically (test/library/bundle-graph.test.ts). A consumer installs neither: Octokit's `content-type`
 //   (engines: Node >= 22) made npm warn EBADENGINE on Node 20, and the pieces were 27 packages and 21 MB.

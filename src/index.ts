@@ -43,9 +43,9 @@ export {
   type LeaseCoordinatorOptions,
   leaseCoordinator,
 } from './coordinator.js'
-export type { Forge, ForgeOctokit, ForgeRequestParameters, ForgeResponse } from './forge/github-app.js'
+export type { Forge, ForgeOctokit, ForgeRequestParameters, ForgeResponse } from './forge/client/github-app.js'
 export { currentLane, LaneNameError, withLane } from './forge/lane.js'
-export type { MetricsRegistry } from './forge/metrics-registry.js'
+export type { MetricsRegistry } from './forge/meter/metrics-registry.js'
 export { type Clock, systemClock } from './lease/clock.js'
 export { MemoryStore } from './lease/memory-store.js'
 export { MongoStore, type MongoStoreOptions } from './lease/mongo-store.js'

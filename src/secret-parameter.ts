@@ -1,6 +1,6 @@
 /**
  * The one rule for which `name=value` pairs carry a credential, wherever they appear: a URI's query string
- * (the request spans' `url.full`, forge/request-span.ts) and free text (an error's message, a ping body,
+ * (the request spans' `url.full`, forge/client/request-span.ts) and free text (an error's message, a ping body,
  * the ledger's error, a log line: config/scrub.ts). On the bottom floor, importing nothing, so that the
  * forge's spans and the configuration's scrubber judge a name alike without the forge knowing the
  * configuration.

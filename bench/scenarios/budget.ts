@@ -26,9 +26,9 @@
  * every five). Not a latency benchmark; pass times are reported only to weigh the Mongo round trips.
  */
 import { type Db, MongoClient } from 'mongodb'
-import { createForge, type Forge } from '../../src/forge/github-app.js'
+import { createForge, type Forge } from '../../src/forge/client/github-app.js'
 import { withLane } from '../../src/forge/lane.js'
-import { MongoForgeCacheStore } from '../../src/forge/mongo-forge-cache-store.js'
+import { MongoForgeCacheStore } from '../../src/forge/cache/mongo-forge-cache-store.js'
 import { createBoardIssueSync } from '../../src/nets/board-sync/board-issue-sync.js'
 import { MemoryBoardStore } from '../../src/nets/board-sync/memory-board-store.js'
 import { createMergeGateSweeper } from '../../src/nets/merge-gate/merge-gate-sweeper.js'

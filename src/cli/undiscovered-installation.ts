@@ -7,7 +7,7 @@
  * pass runtime: it lists the App's installations itself, only when the name carries an installation under
  * `all`, so it never pauses a net no replica runs while saying it did.
  *
- * Not the discovery itself (forge/installation-discovery.ts) and not the net lookup (find-net.ts).
+ * Not the discovery itself (forge/installations/installation-discovery.ts) and not the net lookup (find-net.ts).
  */
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { ForgeAppConfig } from '../forge/forge-config.js'
@@ -73,7 +73,7 @@ async function listAppInstallations(app: ForgeAppConfig, signal: AbortSignal): P
   // Loaded here: pause and resume load the forge client only when there is an installation to check.
   const [{ createAppForge, createForgeMeter }, { discoverInstallations }] = await Promise.all([
     import('../worker/forge-kit.js'),
-    import('../forge/installation-discovery.js'),
+    import('../forge/installations/installation-discovery.js'),
   ])
   const logger = createLogger({ level: 'silent' })
   const appForge = createAppForge({ app, logger, meter: createForgeMeter({ logger }), signal })

@@ -9,7 +9,7 @@ import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
 import type { ConfigIssue } from './config-error.js'
 import type { EnvReader } from './env-reader.js'
 import { rememberSecret } from './scrub.js'
-import { DEFAULT_FORGE_RESERVE, type ForgeReserve } from '../forge/forge-reserve.js'
+import { DEFAULT_FORGE_RESERVE, type ForgeReserve } from '../forge/installations/forge-reserve.js'
 import type { ForgeChoice } from './worker-config.js'
 
 /**

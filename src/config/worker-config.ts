@@ -3,8 +3,8 @@
  * returns once each section parser has accepted its variables. Types only.
  */
 import type { ForgeAppConfig, ForgeConfig } from '../forge/forge-config.js'
-import type { ForgeReserve } from '../forge/forge-reserve.js'
-import type { InstallationSet } from '../forge/installation-set.js'
+import type { ForgeReserve } from '../forge/installations/forge-reserve.js'
+import type { InstallationSet } from '../forge/installations/installation-set.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'

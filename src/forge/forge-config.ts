@@ -9,7 +9,11 @@ import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import * as z from 'zod'
 import { ForgeConfigError, type ForgeEnvIssue } from './forge-config-error.js'
-import { type InstallationSet, listedInstallations, readInstallationSet } from './installation-set.js'
+import {
+  type InstallationSet,
+  listedInstallations,
+  readInstallationSet,
+} from './installations/installation-set.js'
 
 /** The App itself, whichever installation it acts as. `privateKey` is PEM with real line breaks. */
 export interface ForgeAppConfig {

@@ -7,7 +7,7 @@
  * rebuilds it, so every term opens as a fresh start would.
  */
 import type { Db } from 'mongodb'
-import type { ForgeOctokit } from '../forge/github-app.js'
+import type { ForgeOctokit } from '../forge/client/github-app.js'
 import type { NetOption } from './options.js'
 
 /** The pino call shape (`log.info({ fields }, 'message')`), bound to the net (and pass). */

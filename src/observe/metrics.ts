@@ -5,7 +5,7 @@
  * net's state) join the same registry from ledger-metrics.ts, read at scrape time on every replica.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { MetricsRegistry } from '../forge/metrics-registry.js'
+import type { MetricsRegistry } from '../forge/meter/metrics-registry.js'
 
 // The metrics' types are our own views of prom-client's Counter, Gauge and Histogram (the methods the
 // worker calls): `Worker.metrics` is public, and prom-client is inside the bundle, not installed beside it.

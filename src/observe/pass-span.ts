@@ -5,7 +5,7 @@
  * `leasecron.attempts` and `leasecron.outcome` at the end. Each attempt is an event on it
  * (`leasecron.attempt`: its number, outcome and, on failure, `error.type` and the scrubbed message)
  * rather than a span of its own: the slot's attempts share one claim, one fence and one outcome, and the
- * forge requests of every attempt are direct children of the pass's span (forge/request-span.ts).
+ * forge requests of every attempt are direct children of the pass's span (forge/client/request-span.ts).
  *
  * Status: ERROR with the scrubbed message when the slot ended `failed` or `timed-out`; unset for `ok`
  * and for `aborted` (its term ended: a step down, not a fault of the pass).
@@ -15,7 +15,7 @@
  */
 import { type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api'
 import { scrubbedErrorMessage } from '../config/scrub.js'
-import { TRACER_NAME } from '../forge/request-span.js'
+import { TRACER_NAME } from '../forge/client/request-span.js'
 import type { PassOutcome } from '../runs/run-ledger.js'
 
 /** What the pass's span is opened with. */

@@ -8,7 +8,13 @@ import { formatLocal } from '../schedule/zoned-time.js'
 import type { LeaseRecord } from '../lease/store.js'
 import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../runs/run-ledger.js'
 import type { NetControl, NetPause } from '../control/net-control-store.js'
-import { type ForgeHourRow, HOUR_MS, HOURS_KEPT, hourStart, hoursWindow } from '../forge/forge-hour-store.js'
+import {
+  type ForgeHourRow,
+  HOUR_MS,
+  HOURS_KEPT,
+  hourStart,
+  hoursWindow,
+} from '../forge/meter/forge-hour-store.js'
 import {
   type ForgeStatus,
   type HolderStatus,

@@ -5,7 +5,7 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
-import type { ForgeHourRow, ForgeHourWindow } from '../forge/forge-hour-store.js'
+import type { ForgeHourRow, ForgeHourWindow } from '../forge/meter/forge-hour-store.js'
 import type { NetControl } from '../control/net-control-store.js'
 import type { AdminStatus, RateLimitStatus, ReplicaStatus } from './status-snapshot.js'
 

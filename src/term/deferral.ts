@@ -1,6 +1,6 @@
 /**
  * Deferral: before a scheduled slot's pass, its installation's budget as last seen is compared with the
- * reserve (forge/forge-reserve.ts); a pass that would eat into it does not run, and its slot is recorded
+ * reserve (forge/installations/forge-reserve.ts); a pass that would eat into it does not run, and its slot is recorded
  * `deferred` in the run ledger (like `missed` and `paused`: a later claim — a backfill, `once --slot` —
  * may still run it) and counted (`leasecron_skipped_ticks_total{reason="deferred"}`; the ledger's
  * `leasecron_slots_total{outcome="deferred"}`).
@@ -9,9 +9,9 @@
  * budget refills at GitHub's reset; a deferred pass spends nothing, so it is the net's other requests and
  * the installation's other users that move it). A manual run (run now) is never deferred: an operator asked.
  */
-import type { ForgeReserve } from '../forge/forge-reserve.js'
-import { deferralReason } from '../forge/forge-reserve.js'
-import type { ForgeBudget } from '../forge/forge-reserve.js'
+import type { ForgeReserve } from '../forge/installations/forge-reserve.js'
+import { deferralReason } from '../forge/installations/forge-reserve.js'
+import type { ForgeBudget } from '../forge/installations/forge-reserve.js'
 import type { Clock } from '../lease/clock.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { Logger } from '../observe/logger.js'

@@ -17,9 +17,9 @@
  *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
-import type { ForgeOctokit } from '../forge/github-app.js'
+import type { ForgeOctokit } from '../forge/client/github-app.js'
 import { withLane } from '../forge/lane.js'
-import type { ForgeMeter } from '../forge/meter.js'
+import type { ForgeMeter } from '../forge/meter/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Pass } from '../nets/net.js'

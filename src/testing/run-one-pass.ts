@@ -18,7 +18,7 @@
  * fresh, `pass` is 1), and the slot is taken as given (not normalized to the schedule).
  */
 import type { Db } from 'mongodb'
-import { createForge, type Forge } from '../forge/github-app.js'
+import { createForge, type Forge } from '../forge/client/github-app.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import type { LeaseStore } from '../lease/store.js'

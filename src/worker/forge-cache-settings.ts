@@ -1,9 +1,9 @@
 /**
  * LEASECRON_FORGE_CACHE_MB turned into the forge's cache settings, for the worker and `leasecron once`
- * alike. Not the cache (src/forge/forge-cache.ts) and not configuration parsing (src/config/).
+ * alike. Not the cache (src/forge/cache/forge-cache.ts) and not configuration parsing (src/config/).
  */
-import type { ForgeCacheSettings } from '../forge/github-app.js'
-import { MongoForgeCacheStore } from '../forge/mongo-forge-cache-store.js'
+import type { ForgeCacheSettings } from '../forge/client/github-app.js'
+import { MongoForgeCacheStore } from '../forge/cache/mongo-forge-cache-store.js'
 import type { MongoConnection } from './mongo-connection.js'
 
 /**

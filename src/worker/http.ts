@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { MetricsRegistry } from '../forge/metrics-registry.js'
+import type { MetricsRegistry } from '../forge/meter/metrics-registry.js'
 import { type AdminRoutesOptions, serveAdminRoute } from './admin/admin-routes.js'
 import type { StaleCampaign } from '../term/campaign-heartbeats.js'
 import { applyLimits, HTTP_LIMITS, type HttpLimits, SECURITY_HEADERS, serverOptions } from './http-limits.js'

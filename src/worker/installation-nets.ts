@@ -12,7 +12,7 @@ import {
   type InstallationSet,
   installationScopedName,
   listedInstallations,
-} from '../forge/installation-set.js'
+} from '../forge/installations/installation-set.js'
 
 /** One net this worker campaigns for: its configuration as run (`net`), and the configured net it comes from. */
 export interface NetInstance {

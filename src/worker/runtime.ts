@@ -19,10 +19,13 @@ import { MemoryNetControlStore } from '../control/memory-net-control-store.js'
 import { MongoNetControlStore } from '../control/mongo-net-control-store.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import type { ForgeAppConfig } from '../forge/forge-config.js'
-import type { Forge } from '../forge/github-app.js'
-import { discoverInstallations, InstallationDiscoveryError } from '../forge/installation-discovery.js'
-import { type InstallationSet, listedInstallations } from '../forge/installation-set.js'
-import type { ForgeMeter } from '../forge/meter.js'
+import type { Forge } from '../forge/client/github-app.js'
+import {
+  discoverInstallations,
+  InstallationDiscoveryError,
+} from '../forge/installations/installation-discovery.js'
+import { type InstallationSet, listedInstallations } from '../forge/installations/installation-set.js'
+import type { ForgeMeter } from '../forge/meter/meter.js'
 import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'

@@ -65,7 +65,7 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets(text)).toBe(text)
   })
 
-  // The request spans' url.full (forge/request-span.ts) and every other text judge a name by one rule.
+  // The request spans' url.full (forge/client/request-span.ts) and every other text judge a name by one rule.
   it.each([
     'api_key',
     'sig',

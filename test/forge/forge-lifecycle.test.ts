@@ -4,7 +4,7 @@
  */
 import { Registry } from 'prom-client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createForge, type Forge } from '../../src/forge/github-app.js'
+import { createForge, type Forge } from '../../src/forge/client/github-app.js'
 import { withLane } from '../../src/forge/lane.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { captureLogs } from '../support/log-capture.js'

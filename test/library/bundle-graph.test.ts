@@ -195,7 +195,7 @@ describe('the bundle loads only what a path uses', () => {
         .map((i) => `${path} → ${i.path}`),
     )
     expect(external, 'a consumer would have to install Octokit or undici beside the bundle').toEqual([])
-    const client = staticInputs(outputs, outputOf(outputs, 'dist/src/forge/forge-client.js'))
+    const client = staticInputs(outputs, outputOf(outputs, 'dist/src/forge/client/forge-client.js'))
     for (const piece of [
       '@octokit/core/',
       '@octokit/auth-app/',
@@ -221,7 +221,7 @@ describe('the bundle loads only what a path uses', () => {
     for (const [path, inputs] of Object.entries(everyPathBeforeTheForge)) {
       expect(forgeClient(inputs), `${path} would load Octokit or undici before any forge request`).toEqual([])
       expect(inputs, `${path} would load the forge client before any forge request`).not.toContain(
-        'dist/src/forge/forge-client.js',
+        'dist/src/forge/client/forge-client.js',
       )
     }
   })

@@ -19,7 +19,7 @@ import {
 import { Agent, request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { defineLease, defineNet } from '../../src/index.js'
-import { requestSpanInterceptor, TRACE_HEADER } from '../../src/forge/request-span.js'
+import { requestSpanInterceptor, TRACE_HEADER } from '../../src/forge/client/request-span.js'
 import { startSandboxForge, type SandboxForge } from '../../src/sandbox.js'
 import { runOnePass } from '../../src/testing.js'
 import { freePort } from '../support/free-port.js'

@@ -17,7 +17,7 @@ import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { createPinger, PING_TIMEOUT_MS } from '../../src/observe/ping.js'
 import { freePort } from '../support/free-port.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
-import { asPromRegistry } from '../../src/forge/prom-registry.js'
+import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
 
 const CHECK = '5f1c2a9e-0b7d-4c3e-9a61-2d8e4f7b9c10'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -1,7 +1,7 @@
 /** checkReadCap (store-call/read-cap.ts): the count bound every twin of a growable read checks alike. */
 import { describe, expect, it } from 'vitest'
 import { checkReadCap } from '../../src/store-call/read-cap.js'
-import { MemoryForgeHourStore } from '../../src/forge/memory-forge-hour-store.js'
+import { MemoryForgeHourStore } from '../../src/forge/meter/memory-forge-hour-store.js'
 import { MemoryReplicaStore } from '../../src/lease/memory-replica-store.js'
 import { MemoryBoardStore } from '../../src/nets/board-sync/memory-board-store.js'
 

@@ -3,7 +3,7 @@
  * for tests that must go over HTTP (never a stubbed Octokit). `requests()` reads the sandbox's own ground
  * truth, by route; `log` holds what the forge logged. Test support, not a test.
  */
-import { createForge, type Forge, type ForgeOptions } from '../../src/forge/github-app.js'
+import { createForge, type Forge, type ForgeOptions } from '../../src/forge/client/github-app.js'
 import {
   type SandboxForge,
   type SandboxForgeOptions,

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { type PassForge, runSlotPass, slotPassSpec } from '../../src/term/slot-pass.js'
 import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
-import { asPromRegistry } from '../../src/forge/prom-registry.js'
+import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
 
 const noForge: PassForge = {
   get octokit(): never {

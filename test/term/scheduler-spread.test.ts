@@ -4,7 +4,7 @@
  * after each slot, and under GITHUB_INSTALLATION_ID the net's pass starts at the slot.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
-import type { InstallationSet } from '../../src/forge/installation-set.js'
+import type { InstallationSet } from '../../src/forge/installations/installation-set.js'
 import {
   defineLease,
   defineNet,

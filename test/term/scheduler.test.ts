@@ -16,7 +16,7 @@ import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/scheduler.js'
 import type { PassForge } from '../../src/term/slot-pass.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
-import { asPromRegistry } from '../../src/forge/prom-registry.js'
+import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
 
 // These passes never talk to the forge; the scheduler only hands it through (a read would fail the pass).
 const noForge: PassForge = {

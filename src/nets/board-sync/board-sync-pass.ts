@@ -21,8 +21,8 @@
  *
  * Not the net declaration (`board-issue-sync.ts`) and not a store.
  */
-import type { ForgeOctokit } from '../../forge/github-app.js'
-import { watermarkHeader } from '../../forge/watermark-parameter.js'
+import type { ForgeOctokit } from '../../forge/client/github-app.js'
+import { watermarkHeader } from '../../forge/cache/watermark-parameter.js'
 import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { BoardStore } from './board-store.js'

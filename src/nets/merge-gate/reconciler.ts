@@ -20,7 +20,7 @@
  * Not a claim and not exclusive: two reconcilers racing on one run may both post, and leave the same end
  * state (one failure verdict, the run marked). Not a scheduler: the sweeper decides what to offer.
  */
-import type { ForgeOctokit } from '../../forge/github-app.js'
+import type { ForgeOctokit } from '../../forge/client/github-app.js'
 import type { GatingRun } from './gate-run.js'
 import { describeError } from '../../store-call/describe-error.js'
 import { GateRunError } from './gate-run-error.js'

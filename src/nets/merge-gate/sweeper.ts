@@ -17,7 +17,7 @@
  *
  * Not the reconciler (it decides nothing about a run) and not a scheduler (the worker fires `pass`).
  */
-import type { ForgeOctokit } from '../../forge/github-app.js'
+import type { ForgeOctokit } from '../../forge/client/github-app.js'
 import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { GateRunCursor, GateRunInstallationFilter, GateRunStore } from './gate-run-store.js'

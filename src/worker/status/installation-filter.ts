@@ -4,7 +4,7 @@
  * Bad text is an InstallationFilterError naming what was given and what was expected; the HTTP route
  * answers it 400, the CLI exits 64.
  *
- * Not the filtering itself (installation-summary.ts) and not GITHUB_INSTALLATION_IDS (forge/installation-set.ts).
+ * Not the filtering itself (installation-summary.ts) and not GITHUB_INSTALLATION_IDS (forge/installations/installation-set.ts).
  */
 
 export type InstallationFilterErrorCode = 'INSTALLATION_FILTER_INVALID'

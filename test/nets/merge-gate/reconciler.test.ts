@@ -3,8 +3,8 @@
  * requests the sandbox itself counted and the statuses it holds.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createForge } from '../../../src/forge/github-app.js'
-import { InstallationTokenError } from '../../../src/forge/installation-token-error.js'
+import { createForge } from '../../../src/forge/client/github-app.js'
+import { InstallationTokenError } from '../../../src/forge/installations/installation-token-error.js'
 import { withLane } from '../../../src/forge/lane.js'
 import type { GatingRun } from '../../../src/nets/merge-gate/gate-run.js'
 import { GateRunError } from '../../../src/nets/merge-gate/gate-run-error.js'

@@ -6,7 +6,7 @@
  * sees the same store); what one offer does is the reconciler's suite, against the sandbox.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ForgeOctokit } from '../../../src/forge/github-app.js'
+import type { ForgeOctokit } from '../../../src/forge/client/github-app.js'
 import { type GateRunDocument, toGateRunDocument } from '../../../src/nets/merge-gate/gate-run.js'
 import type { GateRunStore } from '../../../src/nets/merge-gate/gate-run-store.js'
 import type { OfferOutcome } from '../../../src/nets/merge-gate/reconciler.js'

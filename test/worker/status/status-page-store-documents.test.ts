@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { defineLease, defineNet } from '../../../src/index.js'
 import { netEnvPrefix } from '../../../src/config/variables.js'
-import { hourStart } from '../../../src/forge/forge-hour-store.js'
+import { hourStart } from '../../../src/forge/meter/forge-hour-store.js'
 import { createWorker, type Worker } from '../../../src/worker/worker.js'
 import { mongoServer, useTestDatabase } from '../../support/mongo.js'
 import { expectNoLiveMarkup, PAYLOADS } from './fixtures/hostile.js'

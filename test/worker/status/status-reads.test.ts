@@ -5,7 +5,7 @@
  */
 import { Registry } from 'prom-client'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createForgeMeter, type ForgeMeter } from '../../../src/forge/meter.js'
+import { createForgeMeter, type ForgeMeter } from '../../../src/forge/meter/meter.js'
 import { systemClock } from '../../../src/lease/clock.js'
 import { MongoStore } from '../../../src/lease/mongo-store.js'
 import { MongoRunLedger } from '../../../src/runs/mongo-run-ledger.js'

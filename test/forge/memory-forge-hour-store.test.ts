@@ -1,4 +1,0 @@
-import { MemoryForgeHourStore } from '../../src/forge/memory-forge-hour-store.js'
-import { forgeHourStoreConformance } from './forge-hour-store-conformance.js'
-
-forgeHourStoreConformance('MemoryForgeHourStore', async (options) => new MemoryForgeHourStore(options))
