@@ -5,7 +5,7 @@
  */
 import { redactedConfig } from '../config/redacted-config.js'
 import { GLOBAL_VARIABLES, netEnvPrefix } from '../config/variables.js'
-import { GITHUB_APP_VARIABLES } from '../forge/forge-config.js'
+import { GITHUB_APP_VARIABLES } from '../config/forge-env.js'
 import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { localConfigHint } from './local-config-hint.js'

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod'
 import { parseDuration } from '../durations.js'
-import { hasGitHubAppEnv, parseForgeEnv } from '../forge/forge-config.js'
+import { hasGitHubAppEnv, parseForgeEnv } from './forge-env.js'
 import type { ForgeEnvIssue } from '../forge/forge-config-error.js'
 import type { ConfigIssue } from './config-error.js'
 import type { EnvReader } from './env-reader.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { defineLease, defineNet, loadConfig } from '../../src/index.js'
 import { redactedConfig } from '../../src/config/redacted-config.js'
-import { parseForgeEnv } from '../../src/forge/forge-config.js'
+import { parseForgeEnv } from '../../src/config/forge-env.js'
 import { installationNets } from '../../src/worker/installation-nets.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 import { createBoardIssueSync } from '../../src/nets/board-sync/board-issue-sync.js'

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ForgeConfigError } from '../../src/forge/forge-config-error.js'
-import { checkForgeConfig, hasGitHubAppEnv, parseForgeEnv } from '../../src/forge/forge-config.js'
+import { hasGitHubAppEnv, parseForgeEnv } from '../../src/config/forge-env.js'
+import { checkForgeConfig } from '../../src/forge/forge-config.js'
 import { generateAppKeyPair } from '../../src/sandbox/sandbox-keys.js'
 
 const pkcs1 = generateAppKeyPair('pkcs1').privateKey
