@@ -106,6 +106,6 @@ export type {
 } from './runs/run-ledger.js'
 export { RunLedgerError } from './runs/run-ledger-error.js'
 export { StoreError } from './store-call/store-error.js'
-export { createWorker } from './worker/deferred-worker.js'
+export { createWorker } from './worker/lazy-worker.js'
 export { WorkerNotStartedError } from './worker/worker-not-started-error.js'
 export type { Worker, WorkerOptions } from './worker/worker-options.js'

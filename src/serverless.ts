@@ -25,4 +25,4 @@ export {
 export type { LambdaContext, LambdaHandler } from './serverless/lambda-handler.js'
 export { type FetchHandler, SCHEDULE_TIME_HEADER } from './serverless/fetch-handler.js'
 export { ServerlessError, type ServerlessErrorCode } from './serverless/serverless-error.js'
-export type { OnceOutcome, OnceResult } from './term/once.js'
+export type { OnceOutcome, OnceResult } from './term/one-slot.js'

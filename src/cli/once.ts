@@ -1,12 +1,12 @@
 /**
- * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/once-on-runtime.ts),
+ * `leasecron once <net> [--slot X] [--json]`: one term, one pass, one slot (worker/one-slot-on-runtime.ts),
  * in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as for `run`. Returns its exit code; never throws for an
  * expected outcome (a held lease, a taken slot). SIGTERM/SIGINT abort the pass.
  */
 import { createLogger } from '../observe/logger.js'
 import { describeMongoError } from '../worker/mongo-connection.js'
-import { describeOnce, type OnceResult, parseSlotOption } from '../term/once.js'
-import { runOnceOnRuntime } from '../worker/once-on-runtime.js'
+import { describeOnce, type OnceResult, parseSlotOption } from '../term/one-slot.js'
+import { runOnceOnRuntime } from '../worker/one-slot-on-runtime.js'
 import { ownerId } from '../lease/owner-id.js'
 import { openRuntime } from '../worker/runtime.js'
 import type { CommandContext, OptionValues } from './command.js'

@@ -10,7 +10,7 @@
  * The pass is aborted shortly before the function's own timeout (context.getRemainingTimeInMillis), so the
  * slot is recorded `aborted` and the lease released rather than left to its TTL by a killed instance.
  */
-import { describeOnce, type OnceResult } from '../term/once.js'
+import { describeOnce, type OnceResult } from '../term/one-slot.js'
 import { runTrigger } from './run-trigger.js'
 import { readScheduledEvent } from './scheduled-event.js'
 import { ServerlessError } from './serverless-error.js'

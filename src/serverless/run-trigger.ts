@@ -9,8 +9,8 @@
  */
 import type { NetConfig } from '../config/worker-config.js'
 import { ownerId } from '../lease/owner-id.js'
-import { type OnceResult, parseSlotOption } from '../term/once.js'
-import { runOnceOnRuntime } from '../worker/once-on-runtime.js'
+import { type OnceResult, parseSlotOption } from '../term/one-slot.js'
+import { runOnceOnRuntime } from '../worker/one-slot-on-runtime.js'
 import { ServerlessError } from './serverless-error.js'
 import type { WarmParts } from './warm-runtime.js'
 

@@ -4,7 +4,7 @@
  * whose slot failed. Stable `code`s; the message
  * says what was wrong and what was expected, never a secret's value.
  */
-import type { OnceResult } from '../term/once.js'
+import type { OnceResult } from '../term/one-slot.js'
 
 export type ServerlessErrorCode =
   /** The event or request named no usable slot time or net (the message says which, and the form). */

@@ -14,8 +14,8 @@
  */
 import type { LeaseStore } from '../lease/store.js'
 import { checkClock } from './clock-check.js'
-import { firstLine, netLease, type OnceSpec, termPass } from './once.js'
-import { serveOneTerm } from './single-term.js'
+import { firstLine, netLease, type OnceSpec, termPass } from './one-slot.js'
+import { serveOneTerm } from './one-term.js'
 import {
   type PassSetting,
   type PassTerm,

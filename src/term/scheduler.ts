@@ -45,7 +45,7 @@ import { type LedgerRecovery, type LostRecord, startLedgerRecovery } from './led
 import { controlJobs, type JobInFlight } from './control-jobs.js'
 import type { ControlJob } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
-import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './deferral.js'
+import { type DeferralPolicy, type DeferredSlot, deferralNow, recordDeferred } from './budget-deferral.js'
 import { openTerm } from '../nets/net-term.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 

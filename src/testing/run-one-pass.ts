@@ -35,7 +35,7 @@ import {
   DEFAULT_RETRY_BACKOFF_MS,
 } from '../config/net-section.js'
 import { createLogger } from '../observe/logger.js'
-import { type OnceOutcome, runOnce } from '../term/once.js'
+import { type OnceOutcome, runOnce } from '../term/one-slot.js'
 import { netPinger } from '../observe/ping.js'
 import { PING_URL_EXPECTED, parsePingUrl } from '../config/ping-url.js'
 import { ownerId } from '../lease/owner-id.js'

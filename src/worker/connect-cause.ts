@@ -5,7 +5,7 @@
  */
 import { waitFor } from '../lease/wait.js'
 import type { MongoConnection } from './mongo-connection.js'
-import type { OnceResult } from '../term/once.js'
+import type { OnceResult } from '../term/one-slot.js'
 
 /** How long a failed `once` waits for the connect attempt's verdict (its own bound is 5 s). */
 const CONNECT_VERDICT_MS = 6_000

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseSlotOption } from '../../src/term/once.js'
+import { parseSlotOption } from '../../src/term/one-slot.js'
 
 describe('once --slot', () => {
   const now = new Date('2026-09-30T15:07:12.345Z')

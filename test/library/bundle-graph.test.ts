@@ -59,7 +59,7 @@ describe('the bundle loads only what a path uses', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, 'dist/bundle/index.js')
     expect(inputs, 'the public createWorker is not the deferred one').toContain(
-      'dist/src/worker/deferred-worker.js',
+      'dist/src/worker/lazy-worker.js',
     )
     const worker = inputs.filter((i) =>
       /^dist\/src\/worker\/(worker|http|scheduler|metrics|pass-span|status\/.*|admin\/.*)\.js$/.test(i),
@@ -103,7 +103,7 @@ describe('the bundle loads only what a path uses', () => {
 
   test('importing leasecron/serverless loads neither the driver, the sandbox nor the worker: a cold function pays for them only when its trigger needs them', () => {
     const inputs = staticInputs(readOutputs(), 'dist/bundle/serverless.js')
-    expect(inputs, 'the serverless entry does not run the once path').toContain('dist/src/term/once.js')
+    expect(inputs, 'the serverless entry does not run the once path').toContain('dist/src/term/one-slot.js')
     expect(driver(inputs), 'a function on the memory store would load the Mongo driver').toEqual([])
     expect(sandbox(inputs), 'a function that talks to GitHub would load the sandbox forge').toEqual([])
     expect(inputs, 'a function would load the whole worker').not.toContain('dist/src/worker/worker.js')

@@ -9,7 +9,7 @@ import { loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import type { NetConfig } from '../../src/config/worker-config.js'
 import { systemClock } from '../../src/lease/clock.js'
 import { createLogger } from '../../src/observe/logger.js'
-import { type OnceSpec, runOnce } from '../../src/term/once.js'
+import { type OnceSpec, runOnce } from '../../src/term/one-slot.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const HOUR = 3_600_000

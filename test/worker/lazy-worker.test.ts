@@ -1,5 +1,5 @@
 /**
- * The public createWorker (src/worker/deferred-worker.ts): the configuration is checked at once, the
+ * The public createWorker (src/worker/lazy-worker.ts): the configuration is checked at once, the
  * worker itself loads on start(), and its metrics are refused before and served after. A worker never
  * started stops without loading the worker: seen in the built bundle, in a child process whose module
  * loader reports each module it loads (a load hook that only writes the URL down, then loads as usual).

@@ -23,7 +23,7 @@ import { scrubSecrets } from '../config/scrub.js'
 import { type ClockCheck, checkClock } from './clock-check.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 import { accountLateSlot } from './late-slot.js'
-import { serveOneTerm } from './single-term.js'
+import { serveOneTerm } from './one-term.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 import { callBoundSignal } from './term-call-bound.js'
 import {
