@@ -27,7 +27,7 @@ export function dryRunLines(
   now: Date,
 ): string[] {
   const count = slots.length === 1 ? '1 slot' : `${slots.length} slots`
-  const heading = `${net.net.name}: ${count} of ${rangeText(net, from, to)} (dry run: nothing runs)`
+  const heading = `${net.definition.name}: ${count} of ${rangeText(net, from, to)} (dry run: nothing runs)`
   if (slots.length === 0) return [`${heading}; none to run`]
   const rows = slots.map((slot) => {
     const due = slot > now ? '  (not yet due)' : ''
@@ -38,7 +38,7 @@ export function dryRunLines(
 
 /** The line for a range with no slot (exit 0: there is nothing to do, which is not a failure). */
 export function noSlotsLine(net: NetConfig, from: Date, to: Date): string {
-  return `${net.net.name}: no slot of ${rangeText(net, from, to)}; nothing to run`
+  return `${net.definition.name}: no slot of ${rangeText(net, from, to)}; nothing to run`
 }
 
 /** One slot's progress line: `[3/12] 2026-03-29T01:00:00Z (2026-03-29 03:00 +02:00) ok 1.2s`. */
@@ -61,7 +61,7 @@ function countsText(result: BackfillResult): string {
 
 /** The closing summary: what ran, and for an early end what happened and how to go on. */
 export function summaryLines(net: NetConfig, result: BackfillResult): string[] {
-  const name = net.net.name
+  const name = net.definition.name
   const fence = result.fence === null ? '' : ` (fence ${result.fence})`
   const head = `${name}: backfill of ${result.slots.length} slot${result.slots.length === 1 ? '' : 's'} as ${result.owner}${fence}: ${countsText(result)}`
   const resume = 'Run the same command again to resume: slots already recorded are skipped (slot-taken).'
@@ -69,7 +69,9 @@ export function summaryLines(net: NetConfig, result: BackfillResult): string[] {
     case 'held':
       return [heldLine(net, result.holder)]
     case 'failed':
-      return [`${name}: could not campaign for the lease "${net.net.lease}": ${result.error}; nothing ran`]
+      return [
+        `${name}: could not campaign for the lease "${net.definition.lease}": ${result.error}; nothing ran`,
+      ]
     case 'interrupted':
       return [
         head,
@@ -89,6 +91,6 @@ export function summaryLines(net: NetConfig, result: BackfillResult): string[] {
 
 /** `held`: who holds the lease, and how to proceed. */
 function heldLine(net: NetConfig, holder: string | undefined): string {
-  const name = net.net.name
-  return `${name}: the lease "${net.net.lease}" is held by ${holder ?? 'another owner'}; nothing ran. A worker running the net keeps its lease for as long as it runs: stop that holder (stop or scale down those workers, or set ${netEnvPrefix(name)}ENABLED=false on them and restart them), or wait for the other backfill holding it to finish, then run the same command again.`
+  const name = net.definition.name
+  return `${name}: the lease "${net.definition.lease}" is held by ${holder ?? 'another owner'}; nothing ran. A worker running the net keeps its lease for as long as it runs: stop that holder (stop or scale down those workers, or set ${netEnvPrefix(name)}ENABLED=false on them and restart them), or wait for the other backfill holding it to finish, then run the same command again.`
 }

@@ -70,7 +70,7 @@ function printDryRun({ values, io }: CommandContext, net: NetConfig, plan: Plan,
   if (values.json)
     io.out(
       JSON.stringify({
-        net: net.net.name,
+        net: net.definition.name,
         schedule: net.schedule,
         timeZone: net.timeZone,
         from: plan.from.toISOString(),
@@ -85,7 +85,7 @@ function printDryRun({ values, io }: CommandContext, net: NetConfig, plan: Plan,
 /** A range with no slot, as `--json` reports it: nothing ran, no term was taken. */
 function emptyResult(net: NetConfig): BackfillResult {
   const counts = { ok: 0, 'slot-taken': 0, failed: 0, 'timed-out': 0, aborted: 0, 'not-run': 0 }
-  return { net: net.net.name, owner: '', fence: null, end: 'done', counts, slots: [] }
+  return { net: net.definition.name, owner: '', fence: null, end: 'done', counts, slots: [] }
 }
 
 const END_EXIT: Record<BackfillResult['end'], number> = {
@@ -102,8 +102,8 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
   // stdout carries the summary alone (with --json a script pipes it to jq): the log goes to stderr.
   const log = createLogger({ level: config.logLevel, toStderr: true }).child({
     owner,
-    net: net.net.name,
-    lease: net.net.lease,
+    net: net.definition.name,
+    lease: net.definition.lease,
   })
   const interrupt = new AbortController()
   const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: backfill stopping`))
@@ -127,7 +127,7 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
       ledger: runtime.ledger,
       runHistory: config.runHistory,
       pass: async (term, stepDownAt) =>
-        openTerm(net.net, await runtime.setUpNet(net, log, term), {
+        openTerm(net.definition, await runtime.setUpNet(net, log, term), {
           options: net.options,
           log,
           signal: term,

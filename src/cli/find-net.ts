@@ -33,7 +33,10 @@ export function findNet(
  * easy to miss.
  */
 function nearNet(name: string, config: WorkerConfig): string | undefined {
-  const names = [...namedNets(config).map((n) => n.net.name), ...config.nets.map((n) => n.net.name)]
+  const names = [
+    ...namedNets(config).map((n) => n.definition.name),
+    ...config.nets.map((n) => n.definition.name),
+  ]
   return nearestName(name, [...new Set(names)], Math.max(2, Math.floor(name.length / 3)))
 }
 
@@ -42,7 +45,7 @@ function nearNet(name: string, config: WorkerConfig): string | undefined {
  * per-installation net is named per installation, `<net>:<installation>`.
  */
 export function resolveNet(name: string | undefined, config: WorkerConfig): NetConfig | undefined {
-  return namedNets(config).find((n) => n.net.name === name) ?? discoveredNet(config, name)
+  return namedNets(config).find((n) => n.definition.name === name) ?? discoveredNet(config, name)
 }
 
 /**
@@ -54,14 +57,14 @@ function expectedNames(config: WorkerConfig): string {
   const forge = config.forge
   if (forge.kind !== 'github' || forge.installations.kind !== 'all')
     return namedNets(config)
-      .map((n) => n.net.name)
+      .map((n) => n.definition.name)
       .join(', ')
   const names = config.nets.map((n) =>
-    n.net.scope === 'installation' ? `${n.net.name}:<installation>` : n.net.name,
+    n.definition.scope === 'installation' ? `${n.definition.name}:<installation>` : n.definition.name,
   )
-  const example = config.nets.find((n) => n.net.scope === 'installation')
+  const example = config.nets.find((n) => n.definition.scope === 'installation')
   return example
-    ? `${names.join(', ')} (GITHUB_INSTALLATION_IDS=all: a per-installation net is named by the installation it acts as, e.g. ${example.net.name}:12)`
+    ? `${names.join(', ')} (GITHUB_INSTALLATION_IDS=all: a per-installation net is named by the installation it acts as, e.g. ${example.definition.name}:12)`
     : names.join(', ')
 }
 
@@ -75,6 +78,8 @@ function discoveredNet(config: WorkerConfig, name: string | undefined): NetConfi
   const match = name === undefined ? null : /^([a-z0-9-]+):([1-9][0-9]{0,14})$/.exec(name)
   if (forge.kind !== 'github' || forge.installations.kind !== 'all' || match === null) return undefined
   const installation = Number(match[2])
-  const base = config.nets.find((n) => n.net.name === match[1] && n.net.scope === 'installation')
+  const base = config.nets.find(
+    (n) => n.definition.name === match[1] && n.definition.scope === 'installation',
+  )
   return base && installationNets([base], forge.installations, [installation])[0]?.net
 }

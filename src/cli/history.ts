@@ -32,9 +32,9 @@ export async function historyCommand({ args, values, config, io }: CommandContex
     return EXIT.usage
   }
   return withDatabase('history', config, io, onHistoryBadDocument(io), async ({ ledger }, signal) => {
-    const runs = await ledger.history(net.net.name, limit, { signal, reportLeftOut: true })
+    const runs = await ledger.history(net.definition.name, limit, { signal, reportLeftOut: true })
     if (values.json) io.out(JSON.stringify(runs.map((run) => historyJson(run, net.timeZone))))
-    else if (runs.length === 0) io.out(`no runs of ${net.net.name} recorded`)
+    else if (runs.length === 0) io.out(`no runs of ${net.definition.name} recorded`)
     else for (const line of historyLines(runs, net.timeZone)) io.out(line)
     return undefined
   })

@@ -53,8 +53,8 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   const toStderr = Boolean(values.json) || io.outIsTerminal !== true
   const log = createLogger({ level: config.logLevel, toStderr }).child({
     owner,
-    net: net.net.name,
-    lease: net.net.lease,
+    net: net.definition.name,
+    lease: net.definition.lease,
   })
   const interrupt = new AbortController()
   const onSignal = (signal: NodeJS.Signals) => interrupt.abort(new Error(`${signal}: once stopping`))

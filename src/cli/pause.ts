@@ -22,7 +22,7 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
   const net = findNet('pause', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   const now = new Date()
-  const name = net.net.name
+  const name = net.definition.name
   // Checked before connecting, so a bad value is a usage error at once; pauseNet checks the same again.
   const until = pauseEnd(name, values, now)
   if (!until.ok) {

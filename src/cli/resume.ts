@@ -25,7 +25,7 @@ export async function resumeCommand({ args, values, config, io }: CommandContext
     io.err(refused)
     return EXIT.usage
   }
-  const name = net.net.name
+  const name = net.definition.name
   const input = { ...author(values), catchUp: values['catch-up'] === true }
   return withDatabase(
     'resume',

@@ -13,11 +13,11 @@ export function statusNets(config: WorkerConfig, leaseNames: readonly string[]):
   const named = namedNets(config)
   const forge = config.forge
   if (forge.kind !== 'github' || forge.installations.kind !== 'all') return named
-  const perInstallation = config.nets.filter((n) => n.net.scope === 'installation')
+  const perInstallation = config.nets.filter((n) => n.definition.scope === 'installation')
   const ids = new Set<number>()
   for (const name of leaseNames) {
     const match = /^(.+):([1-9][0-9]{0,14})$/.exec(name)
-    if (match && perInstallation.some((n) => n.net.lease === match[1])) ids.add(Number(match[2]))
+    if (match && perInstallation.some((n) => n.definition.lease === match[1])) ids.add(Number(match[2]))
   }
   const stored = new Set(leaseNames)
   const discovered = installationNets(
@@ -26,6 +26,6 @@ export function statusNets(config: WorkerConfig, leaseNames: readonly string[]):
     [...ids].sort((a, b) => a - b),
   )
     .map((instance) => instance.net)
-    .filter((n) => stored.has(n.net.lease))
+    .filter((n) => stored.has(n.definition.lease))
   return [...named, ...discovered]
 }

@@ -50,7 +50,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
       stored.map((l) => l.name),
     )
     const nets = installation === null ? named : named.filter((n) => n.installation === installation)
-    const leaseNames = new Set(nets.map((n) => n.net.lease))
+    const leaseNames = new Set(nets.map((n) => n.definition.lease))
     const leases = stored.filter((l) => installation === null || leaseNames.has(l.name))
     const paused = new Map(
       (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
@@ -58,15 +58,15 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
     const lastRuns = new Map<string, RunRecord>()
     const states = new Map<string, NetState>()
     const summarized: SummarizedNet[] = []
-    const timeZones = new Map(nets.map((n) => [n.net.lease, n.timeZone]))
+    const timeZones = new Map(nets.map((n) => [n.definition.lease, n.timeZone]))
     for (const n of nets) {
       // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
-      const runs = await ledger.history(n.net.name, RUNS_SHOWN, { signal, reportLeftOut: true })
-      if (runs[0]) lastRuns.set(n.net.lease, runs[0])
-      if (n.enabled) states.set(n.net.lease, netState(runs, n, now, paused.has(n.net.name)))
-      const lease = leases.find((l) => l.name === n.net.lease)
+      const runs = await ledger.history(n.definition.name, RUNS_SHOWN, { signal, reportLeftOut: true })
+      if (runs[0]) lastRuns.set(n.definition.lease, runs[0])
+      if (n.enabled) states.set(n.definition.lease, netState(runs, n, now, paused.has(n.definition.name)))
+      const lease = leases.find((l) => l.name === n.definition.lease)
       summarized.push({
-        name: n.net.name,
+        name: n.definition.name,
         installation: n.installation ?? null,
         enabled: n.enabled,
         holder: lease ? holderStatus(lease, undefined, now) : null,
@@ -75,7 +75,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
     }
     for (const line of statusLines(leases, lastRuns, now, timeZones, states)) io.out(line)
     for (const [net, pause] of paused)
-      if (installation === null || nets.some((n) => n.net.name === net))
+      if (installation === null || nets.some((n) => n.definition.name === net))
         io.out(`${net}: ${describePause(pause)} (since ${pause.at.toISOString()})`)
     for (const line of installationLines(summarizeInstallations(summarized, null), installation)) io.out(line)
     return undefined

@@ -30,10 +30,10 @@ export function undiscoveredInstallation(
   if (forge.kind !== 'github' || forge.installations.kind !== 'all') return undefined
   const installation = net.installation
   if (installation === undefined || discovered.includes(installation)) return undefined
-  const base = net.net.name.slice(0, net.net.name.lastIndexOf(':'))
+  const base = net.definition.name.slice(0, net.definition.name.lastIndexOf(':'))
   const names = discovered.map((id) => `${base}:${id}`).join(', ')
   return (
-    `leasecron ${command}: ${net.net.name}: the GitHub App has no active installation ${installation} ` +
+    `leasecron ${command}: ${net.definition.name}: the GitHub App has no active installation ${installation} ` +
     `(GITHUB_INSTALLATION_IDS=all discovered ${discovered.join(', ')} through GET /app/installations); ` +
     `expected one of ${names}`
   )
@@ -60,7 +60,7 @@ export async function undiscoveredInstallationNow(
     discovered = await listAppInstallations(forge.app, AbortSignal.timeout(LISTING_BOUND_MS))
   } catch (error) {
     warn(
-      `leasecron ${command}: ${net.net.name}: could not check installation ${net.installation} against the ` +
+      `leasecron ${command}: ${net.definition.name}: could not check installation ${net.installation} against the ` +
         `App's installations (${error instanceof Error ? error.message : String(error)}); going on as named`,
     )
     return undefined

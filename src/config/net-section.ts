@@ -82,7 +82,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else r.problem(name, option.expected)
   }
   return {
-    ...{ net, enabled, schedule, timeZone, intervalMs, pacing },
+    ...{ definition: net, enabled, schedule, timeZone, intervalMs, pacing },
     ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, attempts, pingUrl, options },
   }
 }

@@ -36,8 +36,8 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     fairShare: config.replicas.fairShare ? 'on' : 'off',
     fairShareSlack: config.replicas.shareSlack,
     nets: config.nets.map((n) => ({
-      name: n.net.name,
-      lease: n.net.lease,
+      name: n.definition.name,
+      lease: n.definition.lease,
       enabled: n.enabled,
       schedule: n.schedule,
       timeZone: n.timeZone,
@@ -51,7 +51,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       pingUrl: n.pingUrl === undefined ? '(unset)' : describePingUrl(n.pingUrl),
       ...n.pacing,
       options: Object.fromEntries(
-        Object.entries(n.options).map(([k, v]) => [k, optionText(n.net.options[k], v)]),
+        Object.entries(n.options).map(([k, v]) => [k, optionText(n.definition.options[k], v)]),
       ),
     })),
   }

@@ -18,10 +18,10 @@ export function checkNetScopes(r: EnvReader, forge: ForgeChoice, nets: readonly 
       ? 'every installation (`all`)'
       : `${set.kind === 'list' ? set.ids.length : 1} installations`
   for (const n of nets) {
-    if (!n.enabled || n.net.scope !== 'one-installation') continue
+    if (!n.enabled || n.definition.scope !== 'one-installation') continue
     r.issues.push({
-      variable: `${netEnvPrefix(n.net.name)}ENABLED`,
-      expected: `false while GITHUB_INSTALLATION_IDS names ${acting}: net "${n.net.name}" acts as one installation and its work names repositories of any installation, which it must not act on as the wrong one — disable it here and run it in a deployment with GITHUB_INSTALLATION_ID`,
+      variable: `${netEnvPrefix(n.definition.name)}ENABLED`,
+      expected: `false while GITHUB_INSTALLATION_IDS names ${acting}: net "${n.definition.name}" acts as one installation and its work names repositories of any installation, which it must not act on as the wrong one — disable it here and run it in a deployment with GITHUB_INSTALLATION_ID`,
     })
   }
 }

@@ -16,7 +16,7 @@ export interface NetConfig {
    * The net as this worker runs it; for one installation of a per-installation net under
    * GITHUB_INSTALLATION_IDS, its `name` and `lease` are `<net>:<installation>` (worker/installation-nets.ts).
    */
-  net: NetDefinition
+  definition: NetDefinition
   /** The installation this net's passes act as; absent before the worker assigns one (config). */
   installation?: number
   /** The installation the worker's global nets act as; `null` under `all` (PassContext.primaryInstallation). */

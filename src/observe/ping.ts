@@ -86,12 +86,12 @@ export function createPinger(options: PingerOptions): Pinger {
 
 /** The pinger for a net, or undefined when it has no PING_URL. */
 export function netPinger(
-  net: { net: { name: string }; pingUrl?: string | undefined },
+  net: { definition: { name: string }; pingUrl?: string | undefined },
   log: Logger,
   metrics?: WorkerMetrics,
 ): Pinger | undefined {
   if (net.pingUrl === undefined) return undefined
-  return createPinger({ url: net.pingUrl, net: net.net.name, log, metrics })
+  return createPinger({ url: net.pingUrl, net: net.definition.name, log, metrics })
 }
 
 interface PingTarget {

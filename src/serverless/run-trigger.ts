@@ -42,7 +42,7 @@ export async function runTrigger(
       `${trigger.timeSource}: ${parsed.expected.replace(/^--slot: /, '')}`,
     )
   const owner = ownerId(parts.config.workerId)
-  const log = parts.log.child({ owner, net: net.net.name, lease: net.net.lease })
+  const log = parts.log.child({ owner, net: net.definition.name, lease: net.definition.lease })
   return runOnceOnRuntime({
     ...{ runtime: parts.runtime, config: parts.config, net, slot: parsed.slot, owner, log, signal },
     missAfterMs: net.catchUpWindowMs,
@@ -67,9 +67,9 @@ export function boundedTime(time: string | undefined, timeSource: string): strin
 }
 
 function findNet(parts: WarmParts, name: string | undefined): NetConfig {
-  const net = parts.config.nets.find((n) => n.net.name === name)
+  const net = parts.config.nets.find((n) => n.definition.name === name)
   if (net) return net
-  const names = parts.config.nets.map((n) => n.net.name).join(', ')
+  const names = parts.config.nets.map((n) => n.definition.name).join(', ')
   throw new ServerlessError(
     'SERVERLESS_TRIGGER_INVALID',
     `net: expected one of ${names} (in the event or request, or the handlers' \`net\`); got ${name === undefined ? 'none' : JSON.stringify(name)}`,

@@ -99,7 +99,7 @@ async function openParts(options: WarmRuntimeOptions): Promise<WarmParts> {
 function cachedSetUp(runtime: PassRuntime): WarmParts['setUp'] {
   const made = new Map<string, Promise<unknown>>()
   return async (net, log, signal = new AbortController().signal) => {
-    const name = net.net.name
+    const name = net.definition.name
     let setting = made.get(name)
     if (!setting) {
       const attempt = runtime.setUpNet(net, log)

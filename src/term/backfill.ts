@@ -92,7 +92,7 @@ export interface BackfillSpec extends PassSetting {
  */
 export async function runBackfill(spec: BackfillSpec): Promise<BackfillResult> {
   await checkClock(spec.clockCheck, netLease(spec), spec.clock, spec.signal)
-  const base = { net: spec.net.net.name, owner: spec.owner }
+  const base = { net: spec.net.definition.name, owner: spec.owner }
   const served = await serveOneTerm(spec, (term) => runSlots(spec, term))
   if (served.kind === 'held')
     return summary({ ...base, fence: null, end: 'held', ...holder(served.holder) }, spec.slots, [])

@@ -114,7 +114,7 @@ async function readRecorded(
     // Runs dated past now (a record written by hand for 2030) would fill the look back and hide the slots
     // this catch-up must account: only slots a worker's clock could have written are read.
     const until = historyUntil(spec.now)
-    const runs = await spec.ledger.history(spec.net.net.name, lookback, { signal: bound(spec), until })
+    const runs = await spec.ledger.history(spec.net.definition.name, lookback, { signal: bound(spec), until })
     const unsettled = await closeLostClaims(spec, runs)
     await closeUnfinished(
       {
@@ -176,7 +176,7 @@ async function recordMissed(spec: CatchUpSpec, slots: readonly MissedSlot[]) {
   for (const [index, { slot, reason }] of slots.entries()) {
     if (!going(spec)) return { inserted, left: slots.length - index }
     const at = spec.clock.now()
-    const entry = { net: spec.net.net.name, slot, owner: spec.owner, fence: spec.fence, at, reason }
+    const entry = { net: spec.net.definition.name, slot, owner: spec.owner, fence: spec.fence, at, reason }
     try {
       if (await spec.ledger.account({ ...entry, outcome: 'missed' }, { signal: bound(spec) })) inserted++
     } catch (error) {

@@ -69,7 +69,7 @@ export function controlJobs(s: ControlJobsSetting): ControlJobs {
   const { options, log, term, info } = s
   const holder = options.controls
     ? startHolderControls({
-        net: options.net.net.name,
+        net: options.net.definition.name,
         controls: options.controls,
         ledger: options.ledger,
         owner: options.owner,

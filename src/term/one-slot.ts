@@ -129,7 +129,12 @@ export function parseSlotOption(
  */
 export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   await checkClock(spec.clockCheck, netLease(spec), spec.clock, spec.signal)
-  const base = { net: spec.net.net.name, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
+  const base = {
+    net: spec.net.definition.name,
+    slot: spec.slot.toISOString(),
+    owner: spec.owner,
+    fence: null,
+  }
   const late = await lateAnswer(spec)
   if (late) return { ...base, ...late }
   const served = await serveOneTerm(spec, (term) => {
@@ -149,7 +154,7 @@ async function lateAnswer(spec: OnceSpec): Promise<Pick<OnceResult, 'outcome' | 
   if (spec.missAfterMs === undefined || spec.manual) return undefined
   try {
     const outcome = await accountLateSlot({
-      ...{ net: spec.net.net.name, slot: spec.slot, owner: spec.owner, windowMs: spec.missAfterMs },
+      ...{ net: spec.net.definition.name, slot: spec.slot, owner: spec.owner, windowMs: spec.missAfterMs },
       ...{ ledger: spec.ledger, clock: spec.clock, boundMs: termCallBoundMs(spec.net.pacing.ttlMs) },
     })
     return outcome === undefined ? undefined : { outcome }
@@ -166,7 +171,7 @@ async function heldOrTaken(spec: OnceSpec): Promise<'held' | 'slot-taken'> {
   if (spec.manual) return 'held'
   try {
     const signal = callBoundSignal(termCallBoundMs(spec.net.pacing.ttlMs))
-    const record = await spec.ledger.get(spec.net.net.name, spec.slot, { signal })
+    const record = await spec.ledger.get(spec.net.definition.name, spec.slot, { signal })
     const unrun = (UNRUN_OUTCOMES as readonly string[]).includes(record?.outcome ?? '')
     return record && !unrun ? 'slot-taken' : 'held'
   } catch {
@@ -213,7 +218,7 @@ function describeResult(
 
 /** The lease and ttl the clock check holds a campaign to. */
 export function netLease(spec: Pick<OnceSpec, 'net'>): { lease: string; ttlMs: number } {
-  return { lease: spec.net.net.lease, ttlMs: spec.net.pacing.ttlMs }
+  return { lease: spec.net.definition.lease, ttlMs: spec.net.pacing.ttlMs }
 }
 
 /** The first line of an error, scrubbed: `once` and `backfill` print it and `--json` carries it. */

@@ -56,7 +56,7 @@ export async function serveOneTerm<T>(
   let workError: { error: unknown } | undefined
   try {
     const { ttlMs, retryMs } = spec.net.pacing
-    const lease = { name: spec.net.net.lease, owner: spec.owner, ttlMs, retryMs }
+    const lease = { name: spec.net.definition.lease, owner: spec.owner, ttlMs, retryMs }
     await run(
       attempt.store,
       { ...lease, signal: campaign.signal, clock: spec.clock, log: spec.log },
@@ -115,7 +115,7 @@ function firstAttemptOnly(store: LeaseStore, campaign: AbortController) {
 async function holderOf(spec: OneTermSpec): Promise<{ holder?: string }> {
   try {
     const signal = callBoundSignal(Math.max(1_000, termCallBoundMs(spec.net.pacing.ttlMs)))
-    const record = await spec.store.get(spec.net.net.lease, { signal })
+    const record = await spec.store.get(spec.net.definition.lease, { signal })
     return record?.owner ? { holder: record.owner } : {}
   } catch {
     return {}

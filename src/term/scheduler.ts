@@ -88,9 +88,13 @@ export interface CampaignGate {
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
 export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
   const { net, owner, metrics } = options
-  const lease = net.net.lease
-  const log = options.log.child({ net: net.net.name, lease })
-  const heartbeat = options.heartbeats?.watch({ lease, net: net.net.name, limitMs: staleLimitMs(net.pacing) })
+  const lease = net.definition.lease
+  const log = options.log.child({ net: net.definition.name, lease })
+  const heartbeat = options.heartbeats?.watch({
+    lease,
+    net: net.definition.name,
+    limitMs: staleLimitMs(net.pacing),
+  })
   return run(
     options.store,
     {
@@ -200,9 +204,9 @@ async function serveTerm(
  * per-installation net under GITHUB_INSTALLATION_ID (its plain name: one installation, nothing to spread).
  */
 function spreadOf(net: NetConfig, at: Date): number {
-  const scoped = net.installation !== undefined && net.net.name.endsWith(`:${net.installation}`)
-  if ((net.net.scope ?? 'global') !== 'installation' || !scoped) return 0
-  return slotSpreadMs(net.net.name, net.schedule, net.timeZone, at)
+  const scoped = net.installation !== undefined && net.definition.name.endsWith(`:${net.installation}`)
+  if ((net.definition.scope ?? 'global') !== 'installation' || !scoped) return 0
+  return slotSpreadMs(net.definition.name, net.schedule, net.timeZone, at)
 }
 
 /** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
@@ -239,7 +243,7 @@ function slotServer(
   serving: AbortSignal = term,
 ): SlotServer {
   const { net, metrics } = options
-  const name = net.net.name
+  const name = net.definition.name
   // The job in flight, with its own abort (a pause with --abort): its passes end with it.
   let current: JobInFlight | undefined
   const spec = termPassSpecs(options, log, term, info, () => current?.abort.signal)
@@ -367,7 +371,7 @@ function termPassSpecs(
   jobAbort: () => AbortSignal | undefined,
 ): (slot: Date, manual?: boolean) => SlotPassSpec {
   const { net } = options
-  const pass = openTerm(net.net, options.resources, {
+  const pass = openTerm(net.definition, options.resources, {
     options: net.options,
     log,
     signal: term,
@@ -449,7 +453,12 @@ async function deferSlot(
 function deferredSlot(options: NetCampaignOptions, log: Logger, info: TermInfo): DeferredSlot {
   const { net } = options
   return {
-    ...{ ledger: options.ledger, net: net.net.name, installation: net.installation, owner: options.owner },
+    ...{
+      ledger: options.ledger,
+      net: net.definition.name,
+      installation: net.installation,
+      owner: options.owner,
+    },
     ...{ fence: info.fence, clock: options.clock, log, metrics: options.metrics },
     boundMs: termCallBoundMs(net.pacing.ttlMs),
   }

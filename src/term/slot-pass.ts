@@ -148,7 +148,7 @@ export function slotPassSpec(
   nextNumber: () => number,
 ): SlotPassSpec {
   return {
-    net: setting.net.net.name,
+    net: setting.net.definition.name,
     ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
     ...(setting.net.primaryInstallation === undefined
       ? {}

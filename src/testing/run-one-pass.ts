@@ -197,7 +197,7 @@ function netConfig(
   attempts: Partial<AttemptPolicy> = {},
 ): NetConfig {
   return {
-    net,
+    definition: net,
     enabled: true,
     schedule: net.schedule,
     timeZone,

@@ -35,7 +35,7 @@ export function installationNets(
   // Under `all` no installation is first: work naming none is nobody's (PassContext.primaryInstallation).
   const primaryInstallation = set.kind === 'all' ? null : (installations[0] ?? null)
   return nets.flatMap((base) => {
-    if ((base.net.scope ?? 'global') !== 'installation') {
+    if ((base.definition.scope ?? 'global') !== 'installation') {
       const first = installations[0]
       return [
         {
@@ -50,10 +50,10 @@ export function installationNets(
         ...base,
         installation,
         primaryInstallation,
-        net: {
-          ...base.net,
-          name: installationScopedName(base.net.name, set, installation),
-          lease: installationScopedName(base.net.lease, set, installation),
+        definition: {
+          ...base.definition,
+          name: installationScopedName(base.definition.name, set, installation),
+          lease: installationScopedName(base.definition.lease, set, installation),
         },
       },
     }))

@@ -52,7 +52,12 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     runHistory: spec.config.runHistory,
     // The net's set-up, then its term: only for a claimed slot (once.ts).
     pass: async (term, stepDownAt) =>
-      openTerm(net.net, await setUp(net, log, term), { options: net.options, log, signal: term, stepDownAt }),
+      openTerm(net.definition, await setUp(net, log, term), {
+        options: net.options,
+        log,
+        signal: term,
+        stepDownAt,
+      }),
     // Its client is built only if the pass runs and asks for it (slot-pass.ts).
     forge,
     pinger: netPinger(net, log),

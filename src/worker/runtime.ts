@@ -335,7 +335,7 @@ function netSetUp(options: RuntimeOptions, mongo: MongoConnection | undefined): 
     if (mongo && !(await settledOrAborted(mongo.connected, signal)))
       throw signal.reason ?? new Error('stopped before MongoDB connected')
     signal.throwIfAborted()
-    return net.net.setup({
+    return net.definition.setup({
       options: net.options,
       db: mongo?.db,
       log,

@@ -209,7 +209,7 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
     // The nets the page lists, asked per request (under `all` the installations change while it runs).
     get nets() {
       return shownNets(w.config, w.runtime?.installationIds()).map((n) => ({
-        name: n.net.name,
+        name: n.definition.name,
         enabled: n.enabled,
       }))
     },
@@ -225,7 +225,7 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
  * it succeeds or the worker stops. Resolves per net to whether it is set up.
  */
 function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boolean>[] {
-  for (const n of w.config.nets) if (!n.enabled) w.log.info({ net: n.net.name }, 'net disabled')
+  for (const n of w.config.nets) if (!n.enabled) w.log.info({ net: n.definition.name }, 'net disabled')
   const { signal } = w.stopping
   // The nets wait for the connection together: one listener on the stopping signal, not one per net
   // (Node warns of a leak past ten, which every start of a worker of ten nets on Mongo printed).
@@ -233,7 +233,7 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
   const connected = mongo ? settledOrAborted(mongo.connected, signal) : Promise.resolve(true)
   return enabledNets(w).map(async (n) => {
     if (!(await connected)) return false
-    const log = netLogger(w.log.child({ net: n.net.name }))
+    const log = netLogger(w.log.child({ net: n.definition.name }))
     // Its retries wait on a signal of its own, derived from the worker's (which gains no listener by it):
     // nets whose set-up fails together wait apart, each with one listener.
     const retries = AbortSignal.any([signal])
@@ -241,7 +241,7 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
       try {
         if (signal.aborted) return false
         // Connected already, so its own wait for the connection needs no stopping signal.
-        resources.set(n.net.name, await w.runtime!.setUpNet(n, log))
+        resources.set(n.definition.name, await w.runtime!.setUpNet(n, log))
         return true
       } catch (error) {
         if (signal.aborted) return false
@@ -264,14 +264,14 @@ function startCampaigns(
   resources: Map<string, unknown>,
 ): Promise<void>[] {
   const runtime = w.runtime!
-  const setUp = new Map(enabledNets(w).map((n, i) => [n.net.name, setups[i]]))
+  const setUp = new Map(enabledNets(w).map((n, i) => [n.definition.name, setups[i]]))
   const running = new Map<string, { installation: number | undefined; abort: AbortController }>()
   const startFor = (ids: readonly number[]) =>
     installationNets(enabledNets(w), runtime.installations, ids)
-      .filter(({ net }) => !running.has(net.net.lease))
+      .filter(({ net }) => !running.has(net.definition.lease))
       .map((instance) => {
         const abort = new AbortController()
-        running.set(instance.net.net.lease, { installation: instance.net.installation, abort })
+        running.set(instance.net.definition.lease, { installation: instance.net.installation, abort })
         const signal = AbortSignal.any([w.stopping.signal, abort.signal])
         return campaign(w, instance, setUp, resources, signal)
       })
@@ -288,7 +288,7 @@ async function campaign(
   resources: Map<string, unknown>,
   signal: AbortSignal,
 ): Promise<void> {
-  if (!(await setUp.get(base.net.name))) return
+  if (!(await setUp.get(base.definition.name))) return
   // The first offset is known before the first acquire (bounded: a server that never answers hello
   // still gets campaigned for, as before the guard).
   if (w.clockWatch)
@@ -297,11 +297,18 @@ async function campaign(
   const { ttlMs, retryMs } = n.pacing
   const installation = n.installation === undefined ? {} : { installation: n.installation }
   w.log.info(
-    { net: n.net.name, lease: n.net.lease, ...installation, schedule: n.schedule, ttlMs, retryMs },
+    {
+      net: n.definition.name,
+      lease: n.definition.lease,
+      ...installation,
+      schedule: n.schedule,
+      ttlMs,
+      retryMs,
+    },
     'campaigning',
   )
   const forge = n.installation === undefined ? runtime.forge : runtime.forgeFor(n.installation)
-  const pinger = netPinger(n, w.log.child({ net: n.net.name }), w.metrics)
+  const pinger = netPinger(n, w.log.child({ net: n.definition.name }), w.metrics)
   await runNetCampaign({
     store: runtime.store,
     ledger: runtime.ledger,
@@ -310,7 +317,7 @@ async function campaign(
     runHistory: w.config.runHistory,
     owner: w.owner,
     net: n,
-    resources: resources.get(base.net.name),
+    resources: resources.get(base.definition.name),
     // Its client is built when a pass first asks for it (slot-pass.ts), not before the first acquire.
     forge,
     deferral: { reserve: w.config.forgeReserve, budget: () => forge.budget() },
@@ -324,7 +331,7 @@ async function campaign(
     gate: campaignGate(w, n),
   }).catch((error: unknown) => {
     w.log.error(
-      { net: n.net.name, lease: n.net.lease, err: error },
+      { net: n.definition.name, lease: n.definition.lease, err: error },
       'the net’s campaign ended abnormally: nobody campaigns for it in this process; /healthz fails until a restart',
     )
   })
@@ -334,7 +341,7 @@ async function campaign(
 
 /** The clock guard, the vacancy read and the fair share, asked before each of `n`'s acquires. */
 function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
-  return netCampaignGate(n.net.lease, n.pacing.ttlMs, {
+  return netCampaignGate(n.definition.lease, n.pacing.ttlMs, {
     clock: w.clockWatch,
     share: () => w.share,
     vacancy: () => w.vacancy,
@@ -398,7 +405,12 @@ function startFairShare(w: WorkerState): void {
   w.shareLoop = w.share.run(w.stopping.signal)
   const store = w.runtime?.store
   if (!store?.vacant) return
-  w.vacancy = new VacancyWatch({ store, leases: nets.map((n) => n.net.lease), clock: w.clock, log: w.log })
+  w.vacancy = new VacancyWatch({
+    store,
+    leases: nets.map((n) => n.definition.lease),
+    clock: w.clock,
+    log: w.log,
+  })
   w.vacancyLoop = w.vacancy.run(intervalMs, w.stopping.signal)
 }
 
@@ -420,7 +432,7 @@ function sharedNets(w: WorkerState, ids: readonly number[] | undefined): NetConf
 function followInstallations(w: WorkerState, ids: readonly number[]): void {
   const nets = sharedNets(w, ids)
   w.share?.setLeases(nets.length)
-  w.vacancy?.setLeases(nets.map((n) => n.net.lease))
+  w.vacancy?.setLeases(nets.map((n) => n.definition.lease))
 }
 
 /** npm start's demo data, once the sandbox is up and the nets are set up. */

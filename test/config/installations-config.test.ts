@@ -125,8 +125,8 @@ describe('the nets per installation', () => {
     const forge = result.config.forge
     if (forge.kind !== 'github') throw new Error('expected the App')
     const shown = installationNets(result.config.nets, forge.installations, [3, 4]).map(({ net }) => ({
-      name: net.net.name,
-      lease: net.net.lease,
+      name: net.definition.name,
+      lease: net.definition.lease,
       installation: net.installation,
     }))
     expect(shown).toEqual([
@@ -143,7 +143,7 @@ describe('the nets per installation', () => {
     const forge = result.config.forge
     if (forge.kind !== 'github') throw new Error('expected the App')
     const names = installationNets(result.config.nets, forge.installations, [34]).map(({ net }) => [
-      net.net.lease,
+      net.definition.lease,
       net.installation,
     ])
     expect(names).toEqual([

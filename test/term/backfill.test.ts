@@ -41,7 +41,7 @@ function spec(net: NetConfig, overrides: Partial<BackfillSpec> = {}): BackfillSp
       },
     },
     pass: async (term, stepDownAt) =>
-      net.net.term({}, { options: net.options, log, signal: term, stepDownAt }),
+      net.definition.term({}, { options: net.options, log, signal: term, stepDownAt }),
     clock: systemClock,
     log,
     signal: new AbortController().signal,

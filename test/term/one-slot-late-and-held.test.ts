@@ -41,7 +41,7 @@ function spec(net: NetConfig, slot: Date, overrides: Partial<OnceSpec> = {}): On
       },
     },
     pass: async (term, stepDownAt) =>
-      net.net.term({}, { options: net.options, log, signal: term, stepDownAt }),
+      net.definition.term({}, { options: net.options, log, signal: term, stepDownAt }),
     clock: systemClock,
     log,
     signal: new AbortController().signal,
@@ -57,7 +57,7 @@ describe('runOnce for a late trigger', () => {
     const slot = slotAgo(25)
     const late = spec(net, slot, { ledger, missAfterMs: 24 * HOUR })
     expect(await runOnce(late)).toMatchObject({ outcome: 'missed', fence: null })
-    expect(await ledger.get(net.net.name, slot)).toMatchObject({
+    expect(await ledger.get(net.definition.name, slot)).toMatchObject({
       outcome: 'missed',
       attempts: 0,
       fence: 0,
@@ -85,7 +85,7 @@ describe('runOnce for a late trigger', () => {
 describe('runOnce against a lease another owner holds', () => {
   async function heldBy(net: NetConfig) {
     const store = new MemoryStore()
-    expect(await store.acquire(net.net.lease, OTHER, new Date(), 60_000)).toBeTruthy()
+    expect(await store.acquire(net.definition.lease, OTHER, new Date(), 60_000)).toBeTruthy()
     return store
   }
 
@@ -93,7 +93,7 @@ describe('runOnce against a lease another owner holds', () => {
     const net = netConfig(recordingNet().net)
     const ledger = new MemoryRunLedger()
     const slot = slotAgo(0)
-    const claim = { net: net.net.name, slot, owner: OTHER, fence: 1, startedAt: new Date() }
+    const claim = { net: net.definition.name, slot, owner: OTHER, fence: 1, startedAt: new Date() }
     expect(await ledger.claim(claim)).toBe(true)
     const result = await runOnce(spec(net, slot, { store: await heldBy(net), ledger }))
     expect(result).toMatchObject({ outcome: 'slot-taken', holder: OTHER })
@@ -108,7 +108,7 @@ describe('runOnce against a lease another owner holds', () => {
       outcome: 'held',
       holder: OTHER,
     })
-    const account = { net: net.net.name, slot, owner: OTHER, fence: 1, at: new Date() }
+    const account = { net: net.definition.name, slot, owner: OTHER, fence: 1, at: new Date() }
     expect(await ledger.account({ ...account, outcome: 'paused' })).toBe(true)
     expect(await runOnce(spec(net, slot, { store, ledger }))).toMatchObject({ outcome: 'held' })
   })

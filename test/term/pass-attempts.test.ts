@@ -68,7 +68,7 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
       live: () => !term.signal.aborted && systemClock.monotonic() < deadline,
       stepDownAt: () => deadline,
     },
-    config.net.term(
+    config.definition.term(
       {},
       {
         options: {},

@@ -204,8 +204,8 @@ function forgeHourReader(mongo: MongoConnection, onBadDocument: OnBadDocument | 
 /** The nets as the page lists them, each with the zone its schedule is read in. */
 export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
   return nets.map((n) => ({
-    name: n.net.name,
-    leaseName: n.net.lease,
+    name: n.definition.name,
+    leaseName: n.definition.lease,
     ...(n.installation === undefined ? {} : { installation: n.installation }),
     enabled: n.enabled,
     schedule: n.schedule,
