@@ -43,7 +43,7 @@ function cellLines(cell: Json, mdTable: (rows: string[][]) => string): string[] 
   return [
     `### Driver pool ${cell.pool}, ${cell.leases} leases, ${cell.minutes} min`,
     '',
-    `\`${cell.command}\`, started ${cell.startedAt} at commit ${String(cell.commit).slice(0, 8)}, load average ${cell.loadAverage.join(' / ')}. Longest burst: passes ${longest('passes')} ms, renewals ${longest('renewals')} ms.`,
+    `\`${cell.command}\`${cell.note ? ` (${cell.note})` : ''}, started ${cell.startedAt} at commit ${String(cell.commit).slice(0, 8)}, load average ${cell.loadAverage.join(' / ')}. Longest burst: passes ${longest('passes')} ms, renewals ${longest('renewals')} ms.`,
     '',
     mdTable(rows),
     '',
