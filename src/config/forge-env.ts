@@ -9,16 +9,16 @@
  */
 import { readFileSync } from 'node:fs'
 import {
-  apiUrlSchema,
   checkPrivateKey,
   DEFAULT_GITHUB_API_URL,
   type ForgeAppConfig,
   type ForgeConfig,
   hasCredentials,
-  idSchema,
   NUMERIC_ID,
   normalizePrivateKey,
   PEM_KEY,
+  parseApiUrl,
+  parseForgeId,
 } from '../forge/forge-config.js'
 import {
   type InstallationSet,
@@ -78,12 +78,9 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
       errors.push({ variable: name, expected: `${NUMERIC_ID}; it is not set` })
       return undefined
     }
-    const parsed = idSchema.safeParse(raw)
-    if (!parsed.success) {
-      errors.push({ variable: name, expected: NUMERIC_ID, value: raw })
-      return undefined
-    }
-    return parsed.data
+    const parsed = parseForgeId(raw)
+    if (parsed === undefined) errors.push({ variable: name, expected: NUMERIC_ID, value: raw })
+    return parsed
   }
   const appId = id('GITHUB_APP_ID')
   const installations = readInstallationSet(read, errors)
@@ -110,10 +107,10 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
   }
 
   const rawUrl = read('GITHUB_API_URL') ?? DEFAULT_GITHUB_API_URL
-  const apiUrl = apiUrlSchema.safeParse(rawUrl)
+  const apiUrl = parseApiUrl(rawUrl)
   if (hasCredentials(rawUrl)) {
     errors.push({ variable: 'GITHUB_API_URL', expected: URL_WITH_CREDENTIALS })
-  } else if (!apiUrl.success) {
+  } else if (apiUrl === undefined) {
     errors.push({
       variable: 'GITHUB_API_URL',
       expected: 'an absolute http(s) URL without query or fragment',
@@ -121,10 +118,16 @@ export function parseForgeEnv(env: NodeJS.ProcessEnv): ForgeEnvResult {
     })
   }
 
-  if (errors.length > 0 || appId === undefined || installations === undefined || privateKey === undefined) {
+  if (
+    errors.length > 0 ||
+    appId === undefined ||
+    installations === undefined ||
+    privateKey === undefined ||
+    apiUrl === undefined
+  ) {
     return { ok: false, errors }
   }
-  const app = { appId, privateKey, apiUrl: apiUrl.data as string }
+  const app = { appId, privateKey, apiUrl }
   const first = listedInstallations(installations)[0]
   return {
     ok: true,

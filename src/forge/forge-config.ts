@@ -43,7 +43,7 @@ export function hasCredentials(text: string): boolean {
 }
 
 /** An App or installation id: digits only, a safe positive integer. */
-export const idSchema = z
+const idSchema = z
   .string()
   .trim()
   .regex(/^[0-9]{1,15}$/)
@@ -51,7 +51,7 @@ export const idSchema = z
   .refine((n) => Number.isSafeInteger(n) && n > 0)
 
 /** An absolute http(s) API base URL without credentials, query or fragment; trailing slashes dropped. */
-export const apiUrlSchema = z
+const apiUrlSchema = z
   .string()
   .trim()
   .refine((text) => {
@@ -77,6 +77,21 @@ const forgeConfigSchema = z.object({
   installationId: z.number().int().positive(),
   apiUrl: apiUrlSchema,
 })
+
+/**
+ * `raw` as an App or installation id (digits only, a safe positive integer), or undefined. A function, not
+ * the zod schema itself: the shipped declarations must not name zod, which a consumer does not install.
+ */
+export function parseForgeId(raw: string): number | undefined {
+  const parsed = idSchema.safeParse(raw)
+  return parsed.success ? parsed.data : undefined
+}
+
+/** `raw` as an API base URL (absolute http(s), no credentials, query or fragment; no trailing slash), or undefined. */
+export function parseApiUrl(raw: string): string | undefined {
+  const parsed = apiUrlSchema.safeParse(raw)
+  return parsed.success ? parsed.data : undefined
+}
 
 /**
  * Validates a ForgeConfig built in code (not from the environment), throwing ForgeConfigError naming
