@@ -50,7 +50,7 @@ export { type Clock, systemClock } from './lease/clock.js'
 export { MemoryStore } from './lease/memory-store.js'
 export { MongoStore, type MongoStoreOptions } from './lease/mongo-store.js'
 export { ownerId } from './lease/owner-id.js'
-export { type LeaseLog, LeaseSpecError, type RunSpec, run, type TermEnd, type TermInfo } from './lease/run.js'
+export { LeaseSpecError, type RunSpec, run, type TermEnd, type TermInfo } from './lease/run.js'
 export type {
   AcquireOptions,
   LeaseCallOptions,
@@ -72,7 +72,6 @@ export {
   type CatchUpPolicy,
   defineNet,
   type NetDefinition,
-  type NetLogger,
   type NetScope,
   type NetSetupContext,
   type NetTermContext,
@@ -90,7 +89,7 @@ export {
   repositoryListOption,
   stringOption,
 } from './nets/options.js'
-export type { Logger as WorkerLogger, LogMethod } from './observe/logger.js'
+export type { Logger, LogMethod } from './logger.js'
 export { MemoryRunLedger } from './runs/memory-run-ledger.js'
 export { MongoRunLedger, type MongoRunLedgerOptions } from './runs/mongo-run-ledger.js'
 export type {

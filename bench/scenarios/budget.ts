@@ -25,6 +25,7 @@
  * Per hour figures scale each net's passes to its default schedule (sweeper every minute, board sync
  * every five). Not a latency benchmark; pass times are reported only to weigh the Mongo round trips.
  */
+import type { Logger } from '../../src/logger.js'
 import { type Db, MongoClient } from 'mongodb'
 import { createForge, type Forge } from '../../src/forge/client/github-app.js'
 import { withLane } from '../../src/forge/lane.js'
@@ -34,7 +35,7 @@ import { MemoryBoardStore } from '../../src/nets/board-sync/memory-board-store.j
 import { createMergeGateSweeper } from '../../src/nets/merge-gate/merge-gate-sweeper.js'
 import { MemoryGateRunStore } from '../../src/nets/merge-gate/memory-gate-run-store.js'
 import { recordGatingRun } from '../../src/nets/merge-gate/record-gating-run.js'
-import type { NetLogger, Pass } from '../../src/nets/net.js'
+import type { Pass } from '../../src/nets/net.js'
 import { generateSandboxFixture } from '../../src/sandbox/sandbox-generator.js'
 import { type SandboxForge, sandboxForgeConfig, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import type { SandboxRequestLogEntry } from '../../src/sandbox/sandbox-request-log.js'
@@ -148,7 +149,13 @@ export interface BudgetRun {
   ledger: PointsLedger
 }
 
-const silent: NetLogger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as NetLogger
+const silent: Logger = {
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  debug: () => {},
+  child: () => silent,
+}
 
 function defaultsOf(options: Record<string, { schema: { parse(value: unknown): unknown } }>) {
   return Object.fromEntries(Object.entries(options).map(([k, o]) => [k, o.schema.parse(undefined)]))
@@ -176,20 +183,21 @@ async function seededGateStore(now: Date): Promise<MemoryGateRunStore> {
 }
 
 /** The board pass's report, read from its log line: cards created, refreshed and moved to done. */
-function cardCounter(): { log: NetLogger; written: () => number } {
+function cardCounter(): { log: Logger; written: () => number } {
   let written = 0
-  const info = (fields: Record<string, unknown>) => {
-    const repos = fields.repos as Array<Record<string, number>> | undefined
+  const info = (fields: object) => {
+    const repos = (fields as { repos?: unknown }).repos as Array<Record<string, number>> | undefined
     for (const r of repos ?? []) written += (r.created ?? 0) + (r.refreshed ?? 0) + (r.movedToDone ?? 0)
   }
-  return { log: { ...silent, info, child: () => ({ ...silent, info }) } as NetLogger, written: () => written }
+  const log: Logger = { ...silent, info, child: () => log }
+  return { log, written: () => written }
 }
 
 interface Nets {
   /** A new term of each net: once per `once` process, once per run for a worker. */
   terms(): { sweep: Pass; board: Pass }
   /** The board pass's logger, which counts the cards its report says it wrote. */
-  boardLog: NetLogger
+  boardLog: Logger
   cards: () => number
 }
 
@@ -275,7 +283,7 @@ async function runPass(
   k: number,
   base: Date,
   /** The board pass's logger, or undefined when the board sync does not run this minute. */
-  boardLog: NetLogger | undefined,
+  boardLog: Logger | undefined,
 ) {
   const startedAt = new Date(base.getTime() + k * 60_000)
   const context = {

@@ -25,11 +25,11 @@ import {
 } from './store.js'
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
-import { type LeaseLog, termEventLog } from './term-event-log.js'
+import type { Logger } from '../logger.js'
+import { termEventLog } from './term-event-log.js'
 import { waitFor } from './wait.js'
 
 export type { TermEnd, TermInfo } from './term.js'
-export type { LeaseLog } from './term-event-log.js'
 
 export interface RunSpec {
   /** The lease name (see leases.ts: one registry, so two nets never share one). */
@@ -49,7 +49,7 @@ export interface RunSpec {
    * The term events as log lines (through `termEventLog`), in pino's `(fields, msg)` shape: a pino logger
    * fits as is. A throwing log is ignored.
    */
-  log?: LeaseLog
+  log?: Logger
   /** Every term event, typed (metrics subscribe here). A throwing subscriber is ignored. */
   onEvent?: (event: TermEvent) => void
   /**

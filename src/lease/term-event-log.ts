@@ -4,16 +4,8 @@
  *
  * It is not the metrics: those subscribe to the events themselves.
  */
+import type { Logger } from '../logger.js'
 import type { TermEvent } from './term-event.js'
-
-/**
- * Where run() reports term transitions as lines, in pino's call shape: `info(fields, msg)` /
- * `warn(fields, msg)`, so a pino logger (or a child of one) fits as is.
- */
-export interface LeaseLog {
-  info(fields: Record<string, unknown>, msg: string): void
-  warn(fields: Record<string, unknown>, msg: string): void
-}
 
 type Line = { level: 'info' | 'warn'; msg: string; fields: Record<string, unknown> }
 
@@ -71,7 +63,7 @@ function warn(msg: string, fields: Record<string, unknown>): Line {
  * `event` (the event type; `stepping-down` for `stepped-down`, as before events existed), `fence` where the
  * event has one, and the event's own fields (errors as `err`). Undefined fields are left out.
  */
-export function termEventLog(log: LeaseLog): (event: TermEvent) => void {
+export function termEventLog(log: Logger): (event: TermEvent) => void {
   return (event) => {
     const render = lines[event.type] as (e: TermEvent) => Line
     const line = render(event)

@@ -9,20 +9,13 @@
 import type { Db } from 'mongodb'
 import type { ForgeOctokit } from '../forge/client/github-app.js'
 import type { NetOption } from './options.js'
-
-/** The pino call shape (`log.info({ fields }, 'message')`), bound to the net (and pass). */
-export interface NetLogger {
-  debug(fields: Record<string, unknown>, message: string): void
-  info(fields: Record<string, unknown>, message: string): void
-  warn(fields: Record<string, unknown>, message: string): void
-  error(fields: Record<string, unknown>, message: string): void
-}
+import type { Logger } from '../logger.js'
 
 /** What one pass receives. */
 export interface PassContext {
   /** Aborted when the term ends or the worker stops: stop sending requests, return soon. */
   signal: AbortSignal
-  log: NetLogger
+  log: Logger
   /** The installation client; every request made during the pass is charged to the net's lane. */
   forge: ForgeOctokit
   /** The installation the pass acts as (its forge's); absent where no installation is known (tests). */
@@ -54,7 +47,7 @@ export interface NetSetupContext<O> {
   options: O
   /** The worker's database when MONGO_URI is set; the net keeps memory twins of its stores otherwise. */
   db: Db | undefined
-  log: NetLogger
+  log: Logger
   /** `PUBLIC_URL` when configured: where a person can read about a run. */
   publicUrl: string | undefined
   now(): Date
@@ -63,7 +56,7 @@ export interface NetSetupContext<O> {
 /** What a term factory receives at the start of each term. */
 export interface NetTermContext<O> {
   options: O
-  log: NetLogger
+  log: Logger
   /** Aborted when this term ends (lost, stepped down, stopped): the same signal every pass of it receives. */
   signal?: AbortSignal
   /**

@@ -11,28 +11,13 @@ import pino from 'pino'
 import type { LogLevel } from '../config/log-level.js'
 import { scrubSecrets } from '../config/scrub.js'
 import { withoutEscapes } from '../plain-text.js'
-import type { NetLogger } from '../nets/net.js'
+import type { Logger } from '../logger.js'
 
 // CommonJS exports, not an ES import: an ES import of node:stream evaluates its lazy getters (0.4 MiB of RSS
 // on Node 24; see src/worker/http.ts).
 const { Writable } = process.getBuiltinModule('node:stream')
 
-/** One level's method: fields, then the message (pino's call shape). */
-export type LogMethod = (fields: object, message?: string) => void
-
-/**
- * The worker's logger as its types name it: the methods leasecron calls on a pino logger, described by our
- * own interface (pino is inside leasecron's bundle and is not installed beside it, so the public
- * declarations must not name it). `createLogger` makes one; a pino logger of your own fits it.
- */
-export interface Logger {
-  debug: LogMethod
-  info: LogMethod
-  warn: LogMethod
-  error: LogMethod
-  /** A logger whose every line carries `bindings` too. */
-  child(bindings: Record<string, unknown>): Logger
-}
+export type { Logger, LogMethod } from '../logger.js'
 
 /** Where log lines are written: one JSON line (or a human-readable one) per call (pino's DestinationStream). */
 export interface DestinationStream {
@@ -95,16 +80,6 @@ export function serializeError(error: unknown, depth = 0): unknown {
   if (depth === 0 && typeof error.stack === 'string')
     out.stack = clean(error.stack.split('\n').slice(0, 8).join('\n'))
   return out
-}
-
-/** The NetLogger view of a pino logger: the four levels, fields then message. */
-export function netLogger(log: Logger): NetLogger {
-  return {
-    debug: (fields, message) => log.debug(fields, message),
-    info: (fields, message) => log.info(fields, message),
-    warn: (fields, message) => log.warn(fields, message),
-    error: (fields, message) => log.error(fields, message),
-  }
 }
 
 export interface LoggerOptions {

@@ -19,7 +19,6 @@ import { loadWorkerFile, type WorkerFileConfig } from '../config/load-config-fil
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { settledOrAborted } from '../lease/wait.js'
 import { LEASES } from '../leases.js'
-import type { NetLogger } from '../nets/net.js'
 import { createLogger, type Logger } from '../observe/logger.js'
 import { openRuntime, type PassRuntime } from '../worker/runtime.js'
 import { ServerlessError } from './serverless-error.js'
@@ -41,7 +40,7 @@ export interface WarmParts {
   runtime: PassRuntime
   log: Logger
   /** The net's set-up, made once per instance and shared by its invocations; bounded by `signal`. */
-  setUp(net: NetConfig, log: NetLogger, signal?: AbortSignal): Promise<unknown>
+  setUp(net: NetConfig, log: Logger, signal?: AbortSignal): Promise<unknown>
 }
 
 export interface WarmRuntime {

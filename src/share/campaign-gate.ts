@@ -8,7 +8,7 @@
  */
 import type { CampaignAttempt } from '../lease/run.js'
 import type { ClockWatch } from './clock-watch.js'
-import type { CampaignGate } from '../term/scheduler.js'
+import type { CampaignGate } from '../term/net-runner.js'
 import type { ShareKeeper } from './share-keeper.js'
 import type { VacancyWatch } from './vacancy-watch.js'
 

@@ -12,11 +12,8 @@
 import type { ForgeReserve } from '../forge/installations/forge-reserve.js'
 import { deferralReason } from '../forge/installations/forge-reserve.js'
 import type { ForgeBudget } from '../forge/installations/forge-reserve.js'
-import type { Clock } from '../lease/clock.js'
-import type { RunLedger } from '../runs/run-ledger.js'
-import type { Logger } from '../observe/logger.js'
-import type { WorkerMetrics } from '../observe/metrics.js'
-import { callBoundSignal } from './term-call-bound.js'
+import type { ServedTerm } from './served-term.js'
+import type { DeferralStep } from './term-steps.js'
 
 /** How a net's campaign decides deferral: the reserve, and its installation's budget as last seen. */
 export interface DeferralPolicy {
@@ -29,46 +26,43 @@ export function deferralNow(policy: DeferralPolicy | undefined): string | undefi
   return policy === undefined ? undefined : deferralReason(policy.reserve, policy.budget())
 }
 
-/** What recording a deferred slot needs. */
-export interface DeferredSlot {
-  ledger: RunLedger
-  /** The ledger's name of the net (`<net>:<installation>` for one installation of a per-installation net). */
-  net: string
-  installation: number | undefined
-  owner: string
-  fence: number
-  clock: Clock
-  log: Logger
-  metrics: WorkerMetrics
-  /** Bound of the ledger call (the term's renewal cadence). */
-  boundMs: number
-}
+/** The deferral step of one term (term-steps.ts): the policy, asked before each scheduled slot. */
+export class BudgetDeferral implements DeferralStep {
+  readonly #term: ServedTerm
+  readonly #policy: DeferralPolicy
 
-/**
- * Records `slot` `deferred` with `reason` and counts it. A slot that already has a record is left as it is;
- * a ledger that does not answer is logged (the slot stays without a record, like any unrecorded slot: the
- * next term's catch-up accounts it). Never rejects.
- */
-export async function recordDeferred(o: DeferredSlot, slot: Date, reason: string): Promise<void> {
-  o.metrics.skippedTicks.inc({ net: o.net, reason: 'deferred' })
-  const at = slot.toISOString()
-  const installation = o.installation === undefined ? {} : { installation: o.installation }
-  try {
-    await o.ledger.account(
-      {
-        net: o.net,
-        slot,
-        owner: o.owner,
-        fence: o.fence,
-        at: o.clock.now(),
-        outcome: 'deferred',
-        reason,
-        ...installation,
-      },
-      { signal: callBoundSignal(o.boundMs) },
-    )
-    o.log.warn({ slot: at, ...installation, reason }, `slot not run, recorded deferred: ${reason}`)
-  } catch (error) {
-    o.log.warn({ slot: at, err: error }, 'could not record a deferred slot: the ledger did not answer')
+  constructor(term: ServedTerm, policy: DeferralPolicy) {
+    this.#term = term
+    this.#policy = policy
+  }
+
+  /**
+   * Records `slot` `deferred` and counts it when the budget is at its reserve: true if so. A slot that
+   * already has a record is left as it is; a ledger that does not answer is logged (the slot stays without
+   * a record, like any unrecorded slot: the next term's catch-up accounts it). Never rejects.
+   */
+  async deferred(slot: Date): Promise<boolean> {
+    const reason = deferralNow(this.#policy)
+    if (reason === undefined) return false
+    await this.#record(slot, reason)
+    return true
+  }
+
+  async #record(slot: Date, reason: string): Promise<void> {
+    const { setting, net, fence, log } = this.#term
+    setting.metrics?.skippedTicks.inc({ net, reason: 'deferred' })
+    const at = slot.toISOString()
+    const { installation } = setting.net
+    const scoped = installation === undefined ? {} : { installation }
+    try {
+      const entry = { net, slot, owner: setting.owner, fence, at: setting.clock.now(), reason, ...scoped }
+      await setting.ledger.account(
+        { ...entry, outcome: 'deferred' },
+        { signal: this.#term.callSignal('none') },
+      )
+      log.warn({ slot: at, ...scoped, reason }, `slot not run, recorded deferred: ${reason}`)
+    } catch (error) {
+      log.warn({ slot: at, err: error }, 'could not record a deferred slot: the ledger did not answer')
+    }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The catch-up a term makes at its election: it reads the net's newest runs from the ledger, plans
- * (catch-up-plan.ts: by CATCH_UP, CATCH_UP_WINDOW and CATCH_UP_MAX), records each slot the plan lets go
- * `missed`, then runs the planned slots oldest first, one at a time, each through the slot pass (claimed,
- * attempted, recorded). It logs one line: how many it ran and recorded missed.
+ * (catch-up-plan.ts: by CATCH_UP, CATCH_UP_WINDOW and CATCH_UP_MAX) and records each slot the plan lets go
+ * `missed`; the scheduler then runs the planned slots oldest first, one at a time, each through the slot
+ * pass (claimed, attempted, recorded), and ends the round: one line, how many it ran and recorded missed.
  *
  * It stops when the term ends or passes its step-down instant, before the next write or pass: what it
  * leaves is still unrecorded, so the successor's election plans it again, and every slot is still run or
@@ -16,47 +16,11 @@
  * meanwhile follow the net's OVERLAP), nor the coordinator's (node-cron decides its own fires there).
  */
 import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
-import type { NetConfig } from '../config/worker-config.js'
-import type { Clock } from '../lease/clock.js'
-import { historyUntil, type RunLedger, type RunRecord } from '../runs/run-ledger.js'
+import { historyUntil, type RunRecord } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
-import { type CatchUpOccasion, type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
-import type { Logger } from '../observe/logger.js'
-import type { LostRecord } from './ledger-recovery.js'
-import type { SlotPassResult } from './slot-pass.js'
-import { callBoundSignal } from './term-call-bound.js'
-
-export interface CatchUpSpec {
-  net: NetConfig
-  ledger: RunLedger
-  owner: string
-  fence: number
-  clock: Clock
-  /**
-   * The election's instant: the ticks serve the slots after it, the catch-up those at or before it. For a
-   * recovery, the instant the holder looks back from.
-   */
-  now: Date
-  /** At the term's election (the default), or within it after the run ledger did not answer (recovery). */
-  occasion?: CatchUpOccasion
-  /**
-   * A recovery's slots this term got no answer for: a claim (closed `aborted` if it landed) or an end
-   * (recorded now).
-   */
-  lost?: readonly LostRecord[]
-  /** Runs kept per net (LEASECRON_RUN_HISTORY): the catch-up looks back over no more slots than that. */
-  runHistory: number
-  /** The term's signal: ends the catch-up, and bounds each ledger call with `boundMs`. */
-  term: AbortSignal
-  live(): boolean
-  boundMs: number
-  /**
-   * Runs one slot through the slot pass and resolves when its end is recorded; undefined when the net's
-   * controls let it go instead (a paused net: recorded `paused`).
-   */
-  runSlot(slot: Date): Promise<SlotPassResult | undefined>
-  log: Logger
-}
+import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
+import type { ServedTerm } from './served-term.js'
+import type { CatchUpRound, CatchUpStep, LookBack, LostRecord } from './term-steps.js'
 
 /** What the catch-up came to, as its line logs it. */
 export interface CatchUpSummary {
@@ -76,30 +40,48 @@ export interface CatchUpSummary {
   unsettled: LostRecord[]
 }
 
-/** Reads, plans, records and runs; see the module's doc. Never rejects. */
-export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
-  const lookback = Math.min(MAX_CATCH_UP_SLOTS, spec.runHistory)
-  const recorded = await readRecorded(spec, lookback)
-  const { net } = spec
-  const plan = planCatchUp({
-    schedule: net.schedule,
-    timeZone: net.timeZone,
-    now: spec.now,
-    policy: net.catchUp,
-    windowMs: net.catchUpWindowMs,
-    max: net.catchUpMax,
-    recorded: recorded?.slots,
-    lookback,
-    ...(spec.occasion ? { occasion: spec.occasion } : {}),
-  })
-  const accounted = await recordMissed(spec, plan.missed)
-  const runs = await runPlanned(spec, plan.run)
-  const left = runs.left + accounted.left
-  const answered = recorded !== undefined
-  const unsettled = recorded?.unsettled ?? []
-  const summary = { ...runs, missed: accounted.inserted, left, answered, unsettled }
-  logSummary(spec, plan, summary)
-  return summary
+/** A term's catch-up step (term-steps.ts): reads, plans and records; the scheduler runs the planned slots. */
+export class TermCatchUp implements CatchUpStep {
+  readonly #term: ServedTerm
+
+  constructor(term: ServedTerm) {
+    this.#term = term
+  }
+
+  /** Reads, plans, records the slots let go `missed`; see the module's doc. Never rejects. */
+  async plan(at: LookBack): Promise<CatchUpRound> {
+    const { net, runHistory } = this.#term.setting
+    const lookback = Math.min(MAX_CATCH_UP_SLOTS, runHistory)
+    const recorded = await readRecorded(this.#term, at, lookback)
+    const plan = planCatchUp({
+      schedule: net.schedule,
+      timeZone: net.timeZone,
+      now: at.now,
+      policy: net.catchUp,
+      windowMs: net.catchUpWindowMs,
+      max: net.catchUpMax,
+      recorded: recorded?.slots,
+      lookback,
+      occasion: at.occasion,
+    })
+    const accounted = await recordMissed(this.#term, plan.missed)
+    return {
+      run: plan.run,
+      end: (runs) => {
+        const answered = recorded !== undefined
+        const unsettled = recorded?.unsettled ?? []
+        const summary = {
+          ...runs,
+          missed: accounted.inserted,
+          left: runs.left + accounted.left,
+          answered,
+          unsettled,
+        }
+        logSummary(this.#term, at, plan, summary)
+        return { settled: answered && summary.left === 0, unsettled }
+      },
+    }
+  }
 }
 
 /**
@@ -107,25 +89,27 @@ export async function catchUp(spec: CatchUpSpec): Promise<CatchUpSummary> {
  * term claimed and never finished are closed `aborted` on the way (closeUnfinished).
  */
 async function readRecorded(
-  spec: CatchUpSpec,
+  term: ServedTerm,
+  at: LookBack,
   lookback: number,
 ): Promise<{ slots: Date[]; unsettled: LostRecord[] } | undefined> {
+  const { ledger, clock } = term.setting
   try {
     // Runs dated past now (a record written by hand for 2030) would fill the look back and hide the slots
     // this catch-up must account: only slots a worker's clock could have written are read.
-    const until = historyUntil(spec.now)
-    const runs = await spec.ledger.history(spec.net.definition.name, lookback, { signal: bound(spec), until })
-    const unsettled = await closeLostClaims(spec, runs)
+    const until = historyUntil(at.now)
+    const runs = await ledger.history(term.net, lookback, { signal: term.callSignal(), until })
+    const unsettled = await closeLostClaims(term, at.lost, runs)
     await closeUnfinished(
       {
-        ...{ ledger: spec.ledger, fence: spec.fence, log: spec.log },
-        ...{ now: () => spec.clock.now(), signal: () => bound(spec), going: () => going(spec) },
+        ...{ ledger, fence: term.fence, log: term.termLog },
+        ...{ now: () => clock.now(), signal: () => term.callSignal(), going: () => term.working() },
       },
       runs,
     )
     return { slots: runs.map((run) => run.slot), unsettled }
   } catch (error) {
-    spec.log.warn(
+    term.termLog.warn(
       { err: error },
       'catch-up: the run ledger did not answer: no slot is recorded missed, the newest due slot’s claim decides',
     )
@@ -142,25 +126,30 @@ const LOST_CLAIM =
  * whose end went unanswered gets that end now (the ledger's `finish`, as the term's own). So the slot is
  * accounted, not left "running". Rejects when the ledger stops answering: the look back is owed again.
  */
-async function closeLostClaims(spec: CatchUpSpec, runs: readonly RunRecord[]): Promise<LostRecord[]> {
-  const lost = new Map((spec.lost ?? []).map((record) => [record.slot.getTime(), record]))
+async function closeLostClaims(
+  term: ServedTerm,
+  lostRecords: readonly LostRecord[],
+  runs: readonly RunRecord[],
+): Promise<LostRecord[]> {
+  const { ledger, owner, clock } = term.setting
+  const lost = new Map(lostRecords.map((record) => [record.slot.getTime(), record]))
   // A lost slot without a record yet stays unsettled: a claim still on its way may land after this read.
   const unsettled = new Map(lost)
   for (const run of runs) {
     const record = lost.get(run.slot.getTime())
     if (!record || run.manual) continue
     unsettled.delete(run.slot.getTime())
-    if (run.outcome !== undefined || run.fence !== spec.fence || run.owner !== spec.owner) continue
-    if (!going(spec)) break
+    if (run.outcome !== undefined || run.fence !== term.fence || run.owner !== owner) continue
+    if (!term.working()) break
     // A lost end is the pass's own; a lost claim's pass never started.
     const finish = record.end ?? {
-      finishedAt: spec.clock.now(),
+      finishedAt: clock.now(),
       outcome: 'aborted' as const,
       error: LOST_CLAIM,
       attempts: 0,
     }
-    if (await spec.ledger.finish(run.net, run.slot, spec.owner, spec.fence, finish, { signal: bound(spec) }))
-      spec.log.warn(
+    if (await ledger.finish(run.net, run.slot, owner, term.fence, finish, { signal: term.callSignal() }))
+      term.termLog.warn(
         { slot: run.slot.toISOString(), outcome: finish.outcome },
         record.end
           ? 'recorded a pass’s end the ledger did not answer before'
@@ -171,58 +160,34 @@ async function closeLostClaims(spec: CatchUpSpec, runs: readonly RunRecord[]): P
 }
 
 /** Records each slot `missed` until the term ends: how many this term inserted, how many it left. */
-async function recordMissed(spec: CatchUpSpec, slots: readonly MissedSlot[]) {
+async function recordMissed(term: ServedTerm, slots: readonly MissedSlot[]) {
+  const { ledger, owner, clock } = term.setting
   let inserted = 0
   for (const [index, { slot, reason }] of slots.entries()) {
-    if (!going(spec)) return { inserted, left: slots.length - index }
-    const at = spec.clock.now()
-    const entry = { net: spec.net.definition.name, slot, owner: spec.owner, fence: spec.fence, at, reason }
+    if (!term.working()) return { inserted, left: slots.length - index }
+    const entry = { net: term.net, slot, owner, fence: term.fence, at: clock.now(), reason }
     try {
-      if (await spec.ledger.account({ ...entry, outcome: 'missed' }, { signal: bound(spec) })) inserted++
+      if (await ledger.account({ ...entry, outcome: 'missed' }, { signal: term.callSignal() })) inserted++
     } catch (error) {
       // The ledger stopped answering: the rest stays unrecorded for the next election to account.
-      spec.log.warn({ err: error, slot: slot.toISOString() }, 'catch-up: could not record a missed slot')
+      term.termLog.warn({ err: error, slot: slot.toISOString() }, 'catch-up: could not record a missed slot')
       return { inserted, left: slots.length - index }
     }
   }
   return { inserted, left: 0 }
 }
 
-/** Runs the planned slots oldest first, one at a time, until the term ends or passes its step-down. */
-async function runPlanned(spec: CatchUpSpec, slots: readonly Date[]) {
-  const counts = { ran: 0, taken: 0, left: 0 }
-  for (const [index, slot] of slots.entries()) {
-    if (!going(spec)) {
-      counts.left = slots.length - index
-      break
-    }
-    const result = await spec.runSlot(slot)
-    if (result?.kind === 'ran') counts.ran++
-    else if (result?.kind === 'slot-taken') counts.taken++
-  }
-  return counts
-}
-
-function logSummary(spec: CatchUpSpec, plan: CatchUpPlan, summary: CatchUpSummary): void {
+function logSummary(term: ServedTerm, at: LookBack, plan: CatchUpPlan, summary: CatchUpSummary): void {
   const fields = {
-    catchUp: spec.net.catchUp,
-    ...(spec.occasion === 'recovery'
-      ? { recoveredAt: spec.now.toISOString() }
-      : { electedAt: spec.now.toISOString() }),
+    catchUp: term.setting.net.catchUp,
+    ...(at.occasion === 'recovery'
+      ? { recoveredAt: at.now.toISOString() }
+      : { electedAt: at.now.toISOString() }),
     ...summary,
     ...(plan.floor ? { floor: plan.floor.toISOString() } : { newNet: true }),
     ...(plan.lookbackExhausted ? { lookbackExhausted: true } : {}),
   }
   const left = summary.left > 0 ? `, ${summary.left} left for the next holder` : ''
-  const what = spec.occasion === 'recovery' ? 'catch-up after the run ledger answered again' : 'catch-up'
-  spec.log.info(fields, `${what}: ran ${summary.ran}, missed ${summary.missed}${left}`)
-}
-
-/** Whether the term may still write and run: not ended, not past its step-down instant. */
-function going(spec: CatchUpSpec): boolean {
-  return !spec.term.aborted && spec.live()
-}
-
-function bound(spec: CatchUpSpec): AbortSignal {
-  return callBoundSignal(spec.boundMs, spec.term)
+  const what = at.occasion === 'recovery' ? 'catch-up after the run ledger answered again' : 'catch-up'
+  term.termLog.info(fields, `${what}: ran ${summary.ran}, missed ${summary.missed}${left}`)
 }

@@ -1,8 +1,8 @@
 /**
  * A term's ledger recovery: once the run ledger did not answer something the term needed of it (a slot's
  * claim, a skip's record, the election's read), the term owes a look back, and this arms one timer that,
- * every `retryMs` while the term goes on, asks for the catch-up (catch-up.ts, `occasion: 'recovery'`) to be
- * made. The catch-up's own slot passes and reads then either settle the debt or, when the ledger still
+ * every `retryMs` while the term goes on, says a look back is due: the scheduler then makes the catch-up
+ * (catch-up.ts, `occasion: 'recovery'`) once no work is in flight. The catch-up's own slot passes and reads then either settle the debt or, when the ledger still
  * does not answer, owe it again — so a slot whose claim a store outage shorter than the TTL swallowed is
  * run late or recorded `missed` as soon as the store answers, and never left without a record.
  *
@@ -13,93 +13,75 @@
  * passes), nor a retry of the failed call: the plan decides afresh from what the ledger holds.
  */
 import type { Clock, TimerHandle } from '../lease/clock.js'
-import type { RunFinish } from '../runs/run-ledger.js'
+import type { ServedTerm } from './served-term.js'
+import type { LostRecord, RecoveryStep } from './term-steps.js'
 
-/**
- * A slot of this term the ledger did not answer for: its claim (`end` absent: it may have landed without an
- * end), or the end of its pass or skip (`end`: the claim is the term's, the end is still to be recorded).
- */
-export interface LostRecord {
-  slot: Date
-  end?: RunFinish
-  /** Look backs that found no record of the slot yet (a claim may still be on its way): bounded. */
-  tries?: number
-}
+/** Owes nothing at first; a look back comes due `retryMs` after the first debt, while the term goes on. */
+export class LedgerRecovery implements RecoveryStep {
+  readonly #clock: Clock
+  readonly #retryMs: number
+  readonly #term: Pick<ServedTerm, 'going'>
+  #timer: TimerHandle | undefined
+  #owed = false
+  /** The timer fired while something was owed and nobody waited in `due` (the next `due` answers at once). */
+  #due = false
+  #stopped = false
+  #wake: ((due: boolean) => void) | undefined
+  readonly #lost = new Map<number, LostRecord>()
 
-export interface LedgerRecoverySpec {
-  clock: Clock
-  /** How long after a failure (and between looks while the ledger still does not answer) to look back. */
-  retryMs: number
-  /** Whether the term still goes on (not ended, not past its step-down instant): if not, nothing is armed. */
-  going(): boolean
-  /** Whether a pass or another piece of work is in flight: the look back waits for `idle`. */
-  busy(): boolean
-  /**
-   * Starts the catch-up from `now`, handing over the slots whose claims went unanswered since the last look
-   * back; it calls `owe` again itself (with those slots) when the ledger still does not answer.
-   */
-  recover(now: Date, lost: LostRecord[]): void
-}
-
-export interface LedgerRecovery {
-  /**
-   * The ledger did not answer something the term needed: look back within `retryMs`. `lost`: the slot whose
-   * claim or end went unanswered (a claim may have landed: the look back records it `aborted`; an end is
-   * recorded then).
-   */
-  owe(lost?: LostRecord): void
-  /** Whether a look back is owed and not yet started. */
-  owed(): boolean
-  /** The work in flight ended: a look back that came due meanwhile starts now (true when it did). */
-  idle(): boolean
-  /** Clears the timer (the term ended); nothing is started after. */
-  stop(): void
-}
-
-/** Starts a term's ledger recovery, owing nothing; see the module's doc. */
-export function startLedgerRecovery(spec: LedgerRecoverySpec): LedgerRecovery {
-  let timer: TimerHandle | undefined
-  let owed = false
-  // A look back due while work was in flight: it starts when that work ends (`idle`), never starved.
-  let waiting = false
-  const lost = new Map<number, LostRecord>()
-  let stopped = false
-  const arm = () => {
-    if (stopped || timer !== undefined || !spec.going()) return
-    timer = spec.clock.setTimeout(fire, Math.max(1, spec.retryMs))
+  /** `retryMs`: how long after a failure (and between looks while the ledger still does not answer). */
+  constructor(clock: Clock, retryMs: number, term: Pick<ServedTerm, 'going'>) {
+    this.#clock = clock
+    this.#retryMs = Math.max(1, retryMs)
+    this.#term = term
   }
-  const fire = () => {
-    timer = undefined
-    if (stopped || !owed || !spec.going()) return
-    if (spec.busy()) {
-      waiting = true
-      return
+
+  owe(record?: LostRecord): void {
+    if (record) this.#lost.set(record.slot.getTime(), record)
+    this.#owed = true
+    if (this.#stopped || this.#timer !== undefined || !this.#term.going()) return
+    this.#timer = this.#clock.setTimeout(() => this.#fire(), this.#retryMs)
+  }
+
+  owed(): boolean {
+    return this.#owed
+  }
+
+  due(): Promise<boolean> {
+    if (this.#stopped) return Promise.resolve(false)
+    if (this.#due) {
+      this.#due = false
+      return Promise.resolve(true)
     }
-    start()
+    return new Promise((resolve) => {
+      this.#wake = resolve
+    })
   }
-  const start = () => {
-    waiting = false
-    owed = false
-    const records = [...lost.values()]
-    lost.clear()
-    spec.recover(spec.clock.now(), records)
+
+  take(): LostRecord[] {
+    this.#owed = false
+    const records = [...this.#lost.values()]
+    this.#lost.clear()
+    return records
   }
-  return {
-    owe(record) {
-      if (record) lost.set(record.slot.getTime(), record)
-      owed = true
-      arm()
-    },
-    owed: () => owed,
-    idle() {
-      if (!waiting || !owed || stopped || !spec.going() || spec.busy()) return false
-      start()
-      return true
-    },
-    stop() {
-      stopped = true
-      if (timer !== undefined) spec.clock.clearTimeout(timer)
-      timer = undefined
-    },
+
+  stop(): void {
+    this.#stopped = true
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#wakeWith(false)
+  }
+
+  #fire(): void {
+    this.#timer = undefined
+    if (this.#stopped || !this.#owed || !this.#term.going()) return
+    if (this.#wake) this.#wakeWith(true)
+    else this.#due = true
+  }
+
+  #wakeWith(due: boolean): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.(due)
   }
 }

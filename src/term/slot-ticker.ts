@@ -1,6 +1,7 @@
 /**
  * A term's ticks: one timer at a time, set for the schedule's next slot in the net's zone (nextFireTime);
- * when it fires, the slot served is slotAtOrBefore(now), and the next timer is set. The DST rule of
+ * when it fires, the slot served is slotAtOrBefore(now), handed to the one waiting in `next`, which sets the
+ * next timer when it asks again. The DST rule of
  * schedule.ts therefore decides both when a pass starts and which slot it claims.
  *
  * Why not node-cron's own ticks (it still validates schedules): probed under fake timers on real change
@@ -24,45 +25,73 @@ export interface SlotTickerOptions {
   clock: Clock
   /** How long after each slot its tick comes (ms, below the gap to the next slot's tick); 0 by default. */
   offsetMs?: number
-  /** Called for each tick with the slot it serves. */
-  onSlot(slot: Date): void
 }
 
-export interface SlotTicker {
-  /** Clears the pending timer; no tick follows. */
-  stop(): void
-}
+/**
+ * A term's ticks, pulled one at a time (`next`): the first is the schedule's next slot after the clock's
+ * instant at construction, the term's catch-up serves the ones at or before it.
+ */
+export class SlotTicker {
+  readonly #options: SlotTickerOptions
+  readonly #offset: number
+  #due: Date
+  #timer: TimerHandle | undefined
+  #waiting: ((slot: Date | undefined) => void) | undefined
+  #stopped = false
 
-/** Starts ticking from the clock's present instant: the first tick is the schedule's next slot. */
-export function startSlotTicker(options: SlotTickerOptions): SlotTicker {
-  const { schedule, timeZone, clock } = options
-  const offset = options.offsetMs ?? 0
-  let timer: TimerHandle | undefined
-  let stopped = false
-  const arm = (due: Date) => {
-    // Node's timers cannot wait past MAX_TIMER_MS: a longer wait wakes early and re-arms for the same slot.
-    const delay = Math.min(Math.max(0, due.getTime() - clock.now().getTime()), MAX_TIMER_MS)
-    timer = clock.setTimeout(() => fire(due), delay)
+  constructor(options: SlotTickerOptions) {
+    this.#options = options
+    this.#offset = options.offsetMs ?? 0
+    this.#due = this.#spread(nextFireTime(options.schedule, options.clock.now(), options.timeZone))
   }
-  const fire = (due: Date) => {
-    timer = undefined
-    if (stopped) return
+
+  /** Waits for the next tick: resolves the slot it serves, or undefined once stopped. One wait at a time. */
+  next(): Promise<Date | undefined> {
+    if (this.#stopped) return Promise.resolve(undefined)
+    return new Promise((resolve) => {
+      this.#waiting = resolve
+      this.#arm()
+    })
+  }
+
+  /** Clears the pending timer; a wait in `next` resolves undefined and no tick follows. */
+  stop(): void {
+    this.#stopped = true
+    if (this.#timer !== undefined) this.#options.clock.clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#answer(undefined)
+  }
+
+  #arm(): void {
+    const { clock } = this.#options
+    // Node's timers cannot wait past MAX_TIMER_MS: a longer wait wakes early and re-arms for the same slot.
+    const delay = Math.min(Math.max(0, this.#due.getTime() - clock.now().getTime()), MAX_TIMER_MS)
+    this.#timer = clock.setTimeout(() => this.#fire(), delay)
+  }
+
+  #fire(): void {
+    this.#timer = undefined
+    if (this.#stopped) return
+    const { schedule, timeZone, clock } = this.#options
     const now = clock.now()
     // Woken before the slot (a long wait cut short, or a wall clock set back): wait on for it.
-    if (now.getTime() < due.getTime()) return arm(due)
+    if (now.getTime() < this.#due.getTime()) {
+      this.#arm()
+      return
+    }
     // The slot whose tick this is: the newest whose spread instant (slot + offset) has passed.
-    const ofSlots = new Date(now.getTime() - offset)
-    options.onSlot(slotAtOrBefore(schedule, ofSlots, timeZone))
-    if (!stopped) arm(spread(nextFireTime(schedule, ofSlots, timeZone)))
+    const ofSlots = new Date(now.getTime() - this.#offset)
+    this.#due = this.#spread(nextFireTime(schedule, ofSlots, timeZone))
+    this.#answer(slotAtOrBefore(schedule, ofSlots, timeZone))
   }
-  const spread = (slot: Date) => new Date(slot.getTime() + offset)
-  // The first tick is for the first slot after now: the term's catch-up serves the ones at or before it.
-  arm(spread(nextFireTime(schedule, clock.now(), timeZone)))
-  return {
-    stop() {
-      stopped = true
-      if (timer !== undefined) clock.clearTimeout(timer)
-      timer = undefined
-    },
+
+  #answer(slot: Date | undefined): void {
+    const waiting = this.#waiting
+    this.#waiting = undefined
+    waiting?.(slot)
+  }
+
+  #spread(slot: Date): Date {
+    return new Date(slot.getTime() + this.#offset)
   }
 }

@@ -34,7 +34,6 @@ import type { LeaseStore } from '../lease/store.js'
 import { settledOrAborted } from '../lease/wait.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
-import type { NetLogger } from '../nets/net.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
 import { badDocumentSink } from './bad-documents.js'
@@ -101,7 +100,7 @@ export interface PassRuntime extends StoreRuntime {
    * The net's process-wide set-up, once the connection is up; rejects with `signal`'s reason when it
    * aborts first, or with the set-up's own error.
    */
-  setUpNet(net: NetConfig, log: NetLogger, signal?: AbortSignal): Promise<unknown>
+  setUpNet(net: NetConfig, log: Logger, signal?: AbortSignal): Promise<unknown>
 }
 
 /** One close list: each part's close, run in reverse order of opening. */

@@ -15,13 +15,13 @@ import { type CampaignHeartbeats, createCampaignHeartbeats } from '../term/campa
 import { redactedConfig } from '../config/redacted-config.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import { type HealthServer, type HealthServerOptions, startHealthServer } from './http.js'
-import { type Logger, netLogger } from '../observe/logger.js'
+import type { Logger } from '../observe/logger.js'
 import { registerLedgerMetrics } from './ledger-metrics.js'
 import { asPromRegistry } from '../forge/meter/prom-registry.js'
 import { createWorkerMetrics, type WorkerMetrics } from '../observe/metrics.js'
 import { openRuntime, type PassRuntime, type RuntimeOptions } from './runtime.js'
 import { netPinger } from '../observe/ping.js'
-import { type CampaignGate, runNetCampaign } from '../term/scheduler.js'
+import { type CampaignGate, runNetCampaign } from '../term/net-runner.js'
 import { installationNets, type NetInstance, shownNets } from './installation-nets.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 import { type ClockWatch, createClockWatch } from '../share/clock-watch.js'
@@ -233,7 +233,7 @@ function setUpNets(w: WorkerState, resources: Map<string, unknown>): Promise<boo
   const connected = mongo ? settledOrAborted(mongo.connected, signal) : Promise.resolve(true)
   return enabledNets(w).map(async (n) => {
     if (!(await connected)) return false
-    const log = netLogger(w.log.child({ net: n.definition.name }))
+    const log = w.log.child({ net: n.definition.name })
     // Its retries wait on a signal of its own, derived from the worker's (which gains no listener by it):
     // nets whose set-up fails together wait apart, each with one listener.
     const retries = AbortSignal.any([signal])

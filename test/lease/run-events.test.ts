@@ -1,12 +1,7 @@
+import type { Logger } from '../../src/logger.js'
+import { quietLog } from '../support/log-capture.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  type LeaseLog,
-  MemoryStore,
-  run,
-  systemClock,
-  type TermEvent,
-  type TermInfo,
-} from '../../src/index.js'
+import { MemoryStore, run, systemClock, type TermEvent, type TermInfo } from '../../src/index.js'
 import { FaultyStore } from './faulty-store.js'
 
 const TTL = 3000
@@ -20,9 +15,10 @@ interface Line {
 
 function recorder() {
   const lines: Line[] = []
-  const log: LeaseLog = {
-    info: (fields, msg) => lines.push({ level: 'info', msg, fields }),
-    warn: (fields, msg) => lines.push({ level: 'warn', msg, fields }),
+  const log: Logger = {
+    info: (fields, msg) => lines.push({ level: 'info', msg: msg ?? '', fields: fields as Line['fields'] }),
+    warn: (fields, msg) => lines.push({ level: 'warn', msg: msg ?? '', fields: fields as Line['fields'] }),
+    ...{ debug: () => {}, error: () => {}, child: () => log },
   }
   return { lines, log }
 }
@@ -279,14 +275,14 @@ describe('lease.run term events', () => {
         ttlMs: TTL,
         retryMs: RETRY,
         signal: stop.signal,
-        log: {
+        log: quietLog({
           info: () => {
             throw new Error('log sink broken')
           },
           warn: () => {
             throw new Error('log sink broken')
           },
-        },
+        }),
         onEvent: () => {
           throw new Error('metrics broken')
         },

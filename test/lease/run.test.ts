@@ -1,5 +1,7 @@
+import type { Logger } from '../../src/logger.js'
+import { quietLog } from '../support/log-capture.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type LeaseLog, type LeaseStore, MemoryStore, type RunSpec, run } from '../../src/index.js'
+import { type LeaseStore, MemoryStore, type RunSpec, run } from '../../src/index.js'
 import { type Fault, FaultyStore, type StoreOp } from './faulty-store.js'
 
 const TTL = 3000
@@ -27,9 +29,10 @@ function candidate(
 ) {
   const stop = new AbortController()
   const lines: LogLine[] = []
-  const log: LeaseLog = {
-    info: (fields, msg) => lines.push({ level: 'info', msg, fields }),
-    warn: (fields, msg) => lines.push({ level: 'warn', msg, fields }),
+  const log: Logger = {
+    info: (fields, msg) => lines.push({ level: 'info', msg: msg ?? '', fields: fields as LogLine['fields'] }),
+    warn: (fields, msg) => lines.push({ level: 'warn', msg: msg ?? '', fields: fields as LogLine['fields'] }),
+    ...{ debug: () => {}, error: () => {}, child: () => log },
   }
   const done = run(
     store,
@@ -345,7 +348,7 @@ describe('lease.run', () => {
         ttlMs: TTL,
         retryMs: RETRY,
         signal: stop.signal,
-        log: { info: (_, m) => lines.push(m), warn: (_, m) => lines.push(m) },
+        log: quietLog({ info: (_, m) => lines.push(m ?? ''), warn: (_, m) => lines.push(m ?? '') }),
       },
       () => {
         terms++

@@ -161,7 +161,7 @@ describe('the bundle loads only what a path uses', () => {
   test('a worker that talks to GitHub never loads the sandbox, and loads the driver only to connect', () => {
     const outputs = readOutputs()
     const inputs = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/worker.js'))
-    expect(inputs).toContain('dist/src/term/scheduler.js')
+    expect(inputs).toContain('dist/src/term/net-runner.js')
     expect(sandbox(inputs), 'a production worker would carry the sandbox forge in memory').toEqual([])
     expect(driver(inputs), 'a worker on the in-memory store would load the Mongo driver').toEqual([])
     const connection = staticInputs(outputs, outputOf(outputs, 'dist/src/worker/mongo-connection.js'))

@@ -327,7 +327,7 @@ describe('the packed leasecron', () => {
   }, 180_000)
 
   // The declarations name no type of a package the bundle holds (zod, pino, prom-client, Octokit, undici):
-  // leasecron's own interfaces stand in for them (OptionSchema, WorkerLogger, MetricsRegistry, ForgeOctokit),
+  // leasecron's own interfaces stand in for them (OptionSchema, Logger, MetricsRegistry, ForgeOctokit),
   // so a consumer who type-checks libraries too gets no error from leasecron.
   test('type-checks the consumer files with skipLibCheck off: no error from leasecron’s declarations', async () => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')

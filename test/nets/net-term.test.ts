@@ -5,7 +5,7 @@
  * not run it. Now both refuse it with a NetTermError naming the net and the fix.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { createWorker, defineLease, defineNet, type Pass, type WorkerLogger } from '../../src/index.js'
+import { createWorker, defineLease, defineNet, type Pass, type Logger } from '../../src/index.js'
 import { startSandboxForge } from '../../src/sandbox.js'
 import { runOnePass } from '../../src/testing.js'
 
@@ -28,10 +28,10 @@ const EXPECTED =
   /net "async-term": term\(\) returned a Promise; expected the pass function.*make term itself not async/
 
 /** A logger that keeps every line with its fields, as the worker hands them to pino. */
-function capturingLogger(lines: { msg: string; fields: Record<string, unknown> }[]): WorkerLogger {
+function capturingLogger(lines: { msg: string; fields: Record<string, unknown> }[]): Logger {
   const at = (bindings: Record<string, unknown>) => (fields: object, msg?: string) =>
     void lines.push({ msg: msg ?? '', fields: { ...bindings, ...fields } })
-  const logger = (bindings: Record<string, unknown>): WorkerLogger => ({
+  const logger = (bindings: Record<string, unknown>): Logger => ({
     debug: at(bindings),
     info: at(bindings),
     warn: at(bindings),

@@ -1,10 +1,9 @@
 /**
  * The one log capture of the tests: a logger in pino's call shape (`logger.info(fields, message)`) that
- * keeps every call, for asserting on what a component logged and on what it must never contain. It is a
- * ForgeLogger and a NetLogger at once. Test support, not a test.
+ * keeps every call, for asserting on what a component logged and on what it must never contain; a child's
+ * lines carry its bindings among their fields. Test support, not a test.
  */
-import type { ForgeLogger } from '../../src/forge/forge-logger.js'
-import type { NetLogger } from '../../src/nets/net.js'
+import type { Logger } from '../../src/logger.js'
 
 export interface CapturedLine {
   level: 'debug' | 'info' | 'warn' | 'error'
@@ -13,7 +12,7 @@ export interface CapturedLine {
 }
 
 export interface LogCapture {
-  logger: ForgeLogger & NetLogger
+  logger: Logger
   lines: CapturedLine[]
   /** Every line serialized as pino would write it, fields and message together. */
   serialized(): string[]
@@ -25,14 +24,34 @@ export interface LogCapture {
 
 export function captureLogs(): LogCapture {
   const lines: CapturedLine[] = []
-  const at = (level: CapturedLine['level']) => (fields: Record<string, unknown>, message: string) => {
-    lines.push({ level, fields, message })
+  const bound = (bindings: Record<string, unknown>): Logger => {
+    const at = (level: CapturedLine['level']) => (fields: object, message?: string) => {
+      lines.push({
+        level,
+        fields: { ...bindings, ...(fields as Record<string, unknown>) },
+        message: message ?? '',
+      })
+    }
+    return {
+      ...{ debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      child: (more) => bound({ ...bindings, ...more }),
+    }
   }
   return {
-    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+    logger: bound({}),
     lines,
     serialized: () => lines.map((l) => JSON.stringify({ level: l.level, ...l.fields, msg: l.message })),
     messages: (level) => lines.filter((l) => level === undefined || l.level === level).map((l) => l.message),
     matching: (level, text) => lines.filter((l) => l.level === level && l.message.includes(text)),
   }
+}
+
+/** A logger that writes nothing but what `methods` do; its children are itself. */
+export function quietLog(methods: Partial<Omit<Logger, 'child'>> = {}): Logger {
+  const log: Logger = {
+    ...{ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    ...methods,
+    child: () => log,
+  }
+  return log
 }

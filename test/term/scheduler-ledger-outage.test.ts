@@ -10,7 +10,7 @@ import { loadConfig, MemoryRunLedger, MemoryStore, RunLedgerError, systemClock }
 import type { RunLedgerCallOptions, RunRecord } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
-import { runNetCampaign } from '../../src/term/scheduler.js'
+import { runNetCampaign } from '../../src/term/net-runner.js'
 import type { PassForge } from '../../src/term/slot-pass.js'
 import { FaultyStore } from '../lease/faulty-store.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'

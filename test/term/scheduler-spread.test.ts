@@ -16,7 +16,7 @@ import {
 import { installationNets } from '../../src/worker/installation-nets.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
-import { runNetCampaign } from '../../src/term/scheduler.js'
+import { runNetCampaign } from '../../src/term/net-runner.js'
 import type { PassForge } from '../../src/term/slot-pass.js'
 
 const noForge: PassForge = {

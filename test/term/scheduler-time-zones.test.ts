@@ -7,7 +7,7 @@ import { loadConfig, MemoryRunLedger, MemoryStore, systemClock } from '../../src
 import type { RunLedger } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
-import { runNetCampaign } from '../../src/term/scheduler.js'
+import { runNetCampaign } from '../../src/term/net-runner.js'
 import type { PassForge } from '../../src/term/slot-pass.js'
 import { formatLocal } from '../../src/schedule/zoned-time.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'

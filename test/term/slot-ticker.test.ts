@@ -1,19 +1,31 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/lease/clock.js'
-import { startSlotTicker } from '../../src/term/slot-ticker.js'
+import { SlotTicker, type SlotTickerOptions } from '../../src/term/slot-ticker.js'
 
 afterEach(() => vi.useRealTimers())
+
+/** Pulls the ticker's ticks as the scheduler does, noting each as `<when> <slot>`. */
+function pullTicks(options: SlotTickerOptions, ticks: string[]): SlotTicker {
+  const ticker = new SlotTicker(options)
+  void (async () => {
+    for (let slot = await ticker.next(); slot; slot = await ticker.next())
+      ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`)
+  })()
+  return ticker
+}
 
 function tick(schedule: string, timeZone: string, from: string) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   vi.setSystemTime(new Date(from))
   const ticks: string[] = []
-  const ticker = startSlotTicker({
-    schedule,
-    timeZone,
-    clock: systemClock,
-    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
-  })
+  const ticker = pullTicks(
+    {
+      schedule,
+      timeZone,
+      clock: systemClock,
+    },
+    ticks,
+  )
   return { ticks, ticker }
 }
 
@@ -49,13 +61,15 @@ it('with an offset ticks that long after each slot and serves that slot, never t
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   vi.setSystemTime(new Date('2026-12-02T04:00:05Z'))
   const ticks: string[] = []
-  const ticker = startSlotTicker({
-    schedule: '*/30 * * * * *',
-    timeZone: 'UTC',
-    clock: systemClock,
-    offsetMs: 7_250,
-    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
-  })
+  const ticker = pullTicks(
+    {
+      schedule: '*/30 * * * * *',
+      timeZone: 'UTC',
+      clock: systemClock,
+      offsetMs: 7_250,
+    },
+    ticks,
+  )
   await vi.advanceTimersByTimeAsync(63_000)
   ticker.stop()
   expect(ticks, 'the passes did not start at their spread instant, one period apart').toEqual([
@@ -91,12 +105,14 @@ function tickFrom(from: string, offsetMs: number) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   vi.setSystemTime(new Date(from))
   const ticks: string[] = []
-  const ticker = startSlotTicker({
-    schedule: '*/30 * * * * *',
-    timeZone: 'UTC',
-    clock: systemClock,
-    offsetMs,
-    onSlot: (slot) => ticks.push(`${new Date().toISOString()} ${slot.toISOString()}`),
-  })
+  const ticker = pullTicks(
+    {
+      schedule: '*/30 * * * * *',
+      timeZone: 'UTC',
+      clock: systemClock,
+      offsetMs,
+    },
+    ticks,
+  )
   return { ticks, ticker }
 }

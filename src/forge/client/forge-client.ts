@@ -15,7 +15,7 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { ForgeCacheOptions } from '../cache/forge-cache.js'
 import type { ForgeAppConfig, ForgeConfig } from '../forge-config.js'
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import type { ForgeOctokit } from './forge-octokit.js'
 import { ForgeUnreachableError } from './forge-unreachable-error.js'
 import type { ForgeRetryOptions } from './forge-retry-options.js'
@@ -27,7 +27,7 @@ import { createForgeTransport, type ForgeTransport } from './transport.js'
 
 /** What createForge's options the client reads (ForgeOptions has them). */
 export interface ForgeClientOptions {
-  logger: ForgeLogger
+  logger: Logger
   retry?: ForgeRetryOptions
   /** Aborting it rejects every request still queued or waiting for a retry at once. */
   signal?: AbortSignal
@@ -111,7 +111,7 @@ function retryWindowMs(options: ForgeRetryOptions): number {
 function buildOctokitClass(
   config: ForgeAppConfig & { installationId?: number },
   fetch: (input: string | URL, init?: Record<string, unknown>) => Promise<Response>,
-  logger: ForgeLogger,
+  logger: Logger,
   retryOptions: ForgeRetryOptions,
   stopping: AbortSignal | undefined,
 ) {
@@ -204,7 +204,7 @@ function appInstallationAuth({ app, installationId }: InstallationAuthOptions) {
 }
 
 /** Octokit's logger, narrowed to messages: its extra arguments can hold request options, headers and tokens. */
-function octokitLog(logger: ForgeLogger) {
+function octokitLog(logger: Logger) {
   const line = (level: 'info' | 'warn' | 'error') => (message: unknown) =>
     logger[level]({ component: 'forge', source: 'octokit' }, `forge: ${String(message)}`)
   return { debug: () => {}, info: line('info'), warn: line('warn'), error: line('error') }

@@ -20,7 +20,7 @@ import type { ForgeClient } from './forge-client.js'
 import type { ForgeCacheOptions } from '../cache/forge-cache.js'
 import type { ForgeCacheBounds, ForgeCacheStore } from '../cache/forge-cache-store.js'
 import { type ForgeAppConfig, type ForgeConfig, checkForgeConfig } from '../forge-config.js'
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import type { ForgeOctokit, ForgeRequestParameters } from './forge-octokit.js'
 import type { ForgeRetryOptions } from './forge-retry-options.js'
 import type { ForgeBudget } from '../installations/forge-reserve.js'
@@ -35,7 +35,7 @@ export type { ForgeRetryOptions } from './forge-retry-options.js'
 /** Options for `createForge`. */
 export interface ForgeOptions {
   config: ForgeConfig
-  logger: ForgeLogger
+  logger: Logger
   /** The meter's clock (hour roll-over, flush); the wall clock when absent. */
   meterClock?: () => Date
   /** Where forge_requests_total and the rate-limit gauges register; a private registry when absent. */
@@ -131,7 +131,7 @@ export function createForge(options: ForgeOptions): Forge {
 function cacheOptions(
   settings: ForgeCacheSettings,
   installationId: number,
-  logger: ForgeLogger,
+  logger: Logger,
 ): ForgeCacheOptions | undefined {
   if (settings.enabled === false) return undefined
   const bounds = {

@@ -8,12 +8,12 @@
  *
  * Not a circuit breaker for HTTP errors (those are answers; the retry and throttling plugins own them).
  */
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import { describeReason, ForgeUnreachableError } from './forge-unreachable-error.js'
 import type { ForgeFetch } from './transport.js'
 
 export interface ReachabilityOptions {
-  logger: ForgeLogger
+  logger: Logger
   /** How long one request keeps being retried, for the "retrying until" of the first failure's line. */
   retryWindowMs: number
   /** Consecutive unknown-host failures before giving up on the host for a while; 3 by default. */

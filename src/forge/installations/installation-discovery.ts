@@ -14,7 +14,7 @@
  * every refresh) instead of stopping every campaign on one answer — an App really uninstalled everywhere
  * shows as failing passes (no token can be minted), not as campaigns gone quiet.
  */
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import type { ForgeOctokit, ForgeResponse } from '../client/forge-octokit.js'
 
 /** The most pages one discovery reads (100 installations each): a loop guard, not a product limit. */
@@ -45,7 +45,7 @@ export class InstallationDiscoveryError extends Error {
 export async function discoverInstallations(
   app: ForgeOctokit,
   signal?: AbortSignal,
-  log?: Pick<ForgeLogger, 'warn'>,
+  log?: Pick<Logger, 'warn'>,
 ): Promise<number[]> {
   const active = new Set<number>()
   const rejected: string[] = []

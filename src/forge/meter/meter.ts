@@ -15,7 +15,7 @@
 import { Registry } from 'prom-client'
 import type { MetricsRegistry } from './metrics-registry.js'
 import { asPromRegistry } from './prom-registry.js'
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import { type ForgeMetrics, registerForgeMetrics } from './meter-metrics.js'
 import {
   type ForgeApi,
@@ -65,7 +65,7 @@ type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error'
 
 /** Options for `createForgeMeter`. */
 export interface ForgeMeterOptions {
-  logger: ForgeLogger
+  logger: Logger
   /** The meter's notion of now; injectable so tests pin hours and flushes to fixed instants. */
   clock?: () => Date
   /** Where the Prometheus metrics register; a private registry when absent. */
@@ -118,7 +118,7 @@ export function createForgeMeter(options: ForgeMeterOptions): ForgeMeter {
 class HourlyForgeMeter implements ForgeMeter {
   readonly registry: MetricsRegistry
   readonly #clock: () => Date
-  readonly #logger: ForgeLogger
+  readonly #logger: Logger
   readonly #maxHosts: number
   readonly #metrics: ForgeMetrics
   readonly #watch: RateLimitWatch

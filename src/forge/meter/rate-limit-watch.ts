@@ -4,7 +4,7 @@
  *
  * Not a rate limiter: it never delays or refuses (Octokit's throttling plugin does that).
  */
-import type { ForgeLogger } from '../forge-logger.js'
+import type { Logger } from '../../logger.js'
 import type { ForgeMetrics } from './meter-metrics.js'
 
 const LOW_BUDGET_FRACTION = 0.1
@@ -17,7 +17,7 @@ export class RateLimitWatch {
 
   constructor(
     private readonly metrics: ForgeMetrics,
-    private readonly logger: ForgeLogger,
+    private readonly logger: Logger,
   ) {}
 
   /**

@@ -21,9 +21,9 @@
  *
  * Not the net declaration (`board-issue-sync.ts`) and not a store.
  */
+import type { Logger } from '../../logger.js'
 import type { ForgeOctokit } from '../../forge/client/github-app.js'
 import { watermarkHeader } from '../../forge/cache/watermark-parameter.js'
-import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { BoardStore } from './board-store.js'
 import { cardId, forgeLabels, holdsFields, type IssueFields, newCard } from './card.js'
@@ -40,7 +40,7 @@ export interface BoardSyncPassContext {
   /** The pass's start: new cards are stamped with it and watermarks are set from it. */
   startedAt: Date
   signal?: AbortSignal | undefined
-  log: NetLogger
+  log: Logger
 }
 
 /** What one repository's sync did. */

@@ -17,8 +17,8 @@
  *
  * Not the reconciler (it decides nothing about a run) and not a scheduler (the worker fires `pass`).
  */
+import type { Logger } from '../../logger.js'
 import type { ForgeOctokit } from '../../forge/client/github-app.js'
-import type { NetLogger } from '../net.js'
 import { describeError } from '../../store-call/describe-error.js'
 import type { GateRunCursor, GateRunInstallationFilter, GateRunStore } from './gate-run-store.js'
 import type { GatingRun } from './gate-run.js'
@@ -61,7 +61,7 @@ export interface SweepPassContext {
   /** The pass's instant: windows are measured from it and offers judge staleness at it. */
   now: Date
   signal?: AbortSignal | undefined
-  log: NetLogger
+  log: Logger
   /** Whose runs the pass sweeps (the installation it acts as); every run when absent. */
   installation?: GateRunInstallationFilter | undefined
 }
@@ -284,7 +284,7 @@ export class Sweeper {
     await Promise.all(Array.from({ length: lanes }, worker))
   }
 
-  #logInvalid(id: string, problems: string, log: NetLogger): void {
+  #logInvalid(id: string, problems: string, log: Logger): void {
     if (this.#invalidLogged.has(id)) return
     if (this.#invalidLogged.size >= MAX_INVALID_REMEMBERED) this.#invalidLogged.clear()
     this.#invalidLogged.add(id)

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { quietLog } from '../../support/log-capture.js'
 import { ForgeUnreachableError } from '../../../src/forge/client/forge-unreachable-error.js'
 import { createForge, type Forge } from '../../../src/forge/client/github-app.js'
 import { type SandboxForge, startSandboxForge } from '../../../src/sandbox/sandbox-forge.js'
@@ -102,7 +103,7 @@ describe('a forge told to stop', () => {
         privateKey: sandbox.privateKey,
         apiUrl: sandbox.url,
       },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      logger: quietLog(),
       signal: stopping.signal,
     })
     const octokit = forge.octokit

@@ -89,10 +89,16 @@ describe('reading the status', () => {
     const base = await serveStatus(connection)
     const get = async (path: string) => (await fetch(`${base}${path}`)).status
 
+    const burstStarted = Date.now()
     const burst = await Promise.all(Array.from({ length: 50 }, (_, i) => get(i % 2 ? '/status' : '/')))
+    // A loaded machine may stretch the burst past a second: then one more snapshot per second is shared.
+    const burstSeconds = Math.floor((Date.now() - burstStarted) / 1000)
     expect(burst.every((s) => s === 200)).toBe(true)
     const collections = () => commands.filter((c) => c === 'ping').length
-    expect(collections(), '50 concurrent GETs collected the snapshot more than once').toBe(1)
+    expect(
+      collections(),
+      '50 concurrent GETs collected the snapshot more than once a second',
+    ).toBeLessThanOrEqual(1 + burstSeconds)
 
     const started = Date.now()
     let sequential = 0

@@ -1,0 +1,226 @@
+/**
+ * A net's runner: for one enabled net, a lease campaign (lease.run) whose terms each serve the net's
+ * schedule in its time zone. For every term it builds the term's one object (served-term.ts: fence,
+ * liveness, signals, the call bound computed once), wires the term's declared steps (term-steps.ts: the
+ * pause gate, the budget's deferral, the catch-up, the ledger recovery) and hands both to the term's
+ * scheduler (term-scheduler.ts), which runs the catch-up of the slots due at the election, then a pass per
+ * tick (slot-ticker.ts: the DST rule of schedule.ts decides when and which slot), each for one slot claimed
+ * in the run ledger (slot-pass.ts), in the net's forge lane.
+ *
+ * When the term ends the ticks stop and the work in flight gets the abort and is awaited; a step-down the
+ * worker asks for (`gate.onTerm`: the fair share) lets the work in flight finish. A pass that throws is
+ * logged and recorded `failed`; it never ends the term or the process.
+ *
+ * What it is not: the worker (worker.ts decides which nets run and wires the gate) or the pass loop.
+ */
+import { type CampaignAttempt, run, type TermInfo } from '../lease/run.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
+import type { TermEvent } from '../lease/term-event.js'
+import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
+import type { NetConfig } from '../config/worker-config.js'
+import type { Logger } from '../observe/logger.js'
+import type { WorkerMetrics } from '../observe/metrics.js'
+import { nextFireTime } from '../schedule/schedule.js'
+import { formatLocal } from '../schedule/zoned-time.js'
+import type { PassSetting } from './slot-pass.js'
+import { SlotTicker } from './slot-ticker.js'
+import { slotSpreadMs } from './slot-spread.js'
+import { TermCatchUp } from './catch-up.js'
+import { LedgerRecovery } from './ledger-recovery.js'
+import { HolderControls } from './holder-controls.js'
+import type { NetControlStore } from '../control/net-control-store.js'
+import { BudgetDeferral, type DeferralPolicy } from './budget-deferral.js'
+import { openTerm } from '../nets/net-term.js'
+import { ServedTerm } from './served-term.js'
+import { TermScheduler } from './term-scheduler.js'
+import type { TermSteps } from './term-steps.js'
+
+/** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
+const RECOVERY_RETRY_MAX_MS = 10_000
+
+/** A net's campaign: what its passes share (PassSetting, built into each pass by slotPassSpec) and more. */
+export interface NetCampaignOptions extends PassSetting {
+  store: LeaseStore
+  resources: unknown
+  metrics: WorkerMetrics
+  signal: AbortSignal
+  /** Filled with the net's term while one is served (by lease name), so a forced shutdown can release it. */
+  held?: Map<string, LeaseTerm>
+  /** Where the campaign beats on every attempt, for /healthz (campaign-heartbeats.ts). */
+  heartbeats?: CampaignHeartbeats
+  /** The nets' pauses and run requests; without it every slot runs as scheduled. */
+  controls?: NetControlStore
+  /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
+  controlPollMs?: number
+  /** Holds the campaign back and ends its terms early: the clock guard and the fair share (worker.ts). */
+  gate?: CampaignGate
+  /** The reserve and the installation's budget: a scheduled slot that would eat into it is `deferred`. */
+  deferral?: DeferralPolicy
+}
+
+/** What holds a net's campaign back and ends its terms early (the worker's clock guard and fair share). */
+export interface CampaignGate {
+  /** Asked before each acquire (lease.run's `mayCampaign`). */
+  mayCampaign(): boolean
+  /** Each attempt settled or was withheld (lease.run's `onAttempt`). */
+  attempted(kind: CampaignAttempt): void
+  /** A term began: `stepDown` ends it after its pass in flight. Returns what to call once it ended. */
+  onTerm(stepDown: () => void): () => void
+}
+
+/** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
+export function runNetCampaign(options: NetCampaignOptions): Promise<void> {
+  return new NetRunner(options).campaign()
+}
+
+/** One net's campaign and the terms it wins; see the module's doc. */
+export class NetRunner {
+  readonly #options: NetCampaignOptions
+  /** Bound to the net and its lease. */
+  readonly #log: Logger
+  readonly #setting: PassSetting
+
+  constructor(options: NetCampaignOptions) {
+    const { net } = options
+    this.#options = options
+    this.#log = options.log.child({ net: net.definition.name, lease: net.definition.lease })
+    this.#setting = { ...options, log: this.#log }
+  }
+
+  /** Campaigns until the signal aborts; resolves once the term (if any) is over and released. */
+  campaign(): Promise<void> {
+    const { net, owner, metrics, gate } = this.#options
+    const lease = net.definition.lease
+    const heartbeat = this.#options.heartbeats?.watch({
+      lease,
+      net: net.definition.name,
+      limitMs: staleLimitMs(net.pacing),
+    })
+    const spec = {
+      ...{ name: lease, owner, ttlMs: net.pacing.ttlMs, retryMs: net.pacing.retryMs },
+      ...{ signal: this.#options.signal, clock: this.#options.clock, log: this.#log },
+      onEvent: termMetrics(metrics),
+      onAttempt: (kind: CampaignAttempt) => {
+        heartbeat?.beat()
+        gate?.attempted(kind)
+      },
+      ...(gate ? { mayCampaign: gate.mayCampaign } : {}),
+    }
+    return run(this.#options.store, spec, (term, info) => this.#held(term, info)).then(
+      () => heartbeat?.end(),
+      (error: unknown) => {
+        // Nobody campaigns for this net in this process any more: /healthz names it until a restart.
+        heartbeat?.fail(error)
+        throw error
+      },
+    )
+  }
+
+  /** A term won: known to the worker (`held`, the gate) while it is served. */
+  async #held(signal: AbortSignal, info: TermInfo): Promise<void> {
+    const { held, gate, owner } = this.#options
+    const lease = this.#options.net.definition.lease
+    held?.set(lease, { name: lease, owner, token: info.token })
+    const stepDown = new AbortController()
+    const forget = gate?.onTerm(() => stepDown.abort())
+    try {
+      await this.#serve(signal, info, stepDown.signal)
+    } finally {
+      forget?.()
+      held?.delete(lease)
+    }
+  }
+
+  /**
+   * Serves one term until it ends, or until `stepDown` aborts (the fair share): then no new pass starts,
+   * the pass in flight finishes, and returning lets lease.run release the lease.
+   */
+  async #serve(signal: AbortSignal, info: TermInfo, stepDown: AbortSignal): Promise<void> {
+    const { net, clock } = this.#options
+    const context = { options: net.options, log: this.#log, signal, stepDownAt: info.stepDownAt }
+    const pass = openTerm(net.definition, this.#options.resources, context)
+    const term = new ServedTerm({ setting: this.#setting, info, signal, stepDown, pass })
+    // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
+    const elected = clock.now()
+    const offsetMs = spreadOf(net, elected)
+    const ticker = new SlotTicker({ schedule: net.schedule, timeZone: net.timeZone, clock, offsetMs })
+    const scheduler = new TermScheduler(term, this.#steps(term), ticker)
+    logNextPass(term.termLog, net, elected, offsetMs)
+    scheduler.start(elected)
+    try {
+      await ended(term.serving)
+      if (stepDown.aborted && !signal.aborted)
+        this.#log.info({ fence: info.fence }, 'stepping down: this replica holds more than its fair share')
+    } finally {
+      await scheduler.settled()
+    }
+  }
+
+  /** The term's declared steps, as this net is configured: controls and a reserve are optional. */
+  #steps(term: ServedTerm): TermSteps {
+    const { controls, controlPollMs, deferral, net, clock } = this.#options
+    return {
+      pause: controls ? new HolderControls(term, controls, controlPollMs) : undefined,
+      deferral: deferral ? new BudgetDeferral(term, deferral) : undefined,
+      catchUp: new TermCatchUp(term),
+      recovery: new LedgerRecovery(clock, Math.min(net.pacing.retryMs, RECOVERY_RETRY_MAX_MS), term),
+    }
+  }
+}
+
+/** Resolves once `signal` aborted. */
+function ended(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+}
+
+/** The lease metrics, derived from run()'s typed term events. */
+export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void {
+  return (event) => {
+    const { lease, owner } = event
+    switch (event.type) {
+      case 'elected':
+        metrics.termsStarted.inc({ lease })
+        metrics.leaseHeld.set({ lease, owner }, 1)
+        break
+      case 'lost':
+        metrics.stepDowns.inc({ lease, reason: 'lost' })
+        break
+      case 'stepped-down':
+        metrics.stepDowns.inc({ lease, reason: 'deadline' })
+        break
+      case 'attempt-failed':
+        metrics.attemptFailures.inc({ lease })
+        break
+      case 'released':
+      case 'release-lost':
+      case 'release-failed':
+        metrics.leaseHeld.set({ lease, owner }, 0)
+        break
+    }
+  }
+}
+
+/**
+ * How long after each slot the net's passes start: the spread (slot-spread.ts) of one installation's copy
+ * of a per-installation net (`<net>:<installation>`, under GITHUB_INSTALLATION_IDS), so N installations'
+ * passes do not reach the store and the forge at one instant. 0 for a global net, and for a
+ * per-installation net under GITHUB_INSTALLATION_ID (its plain name: one installation, nothing to spread).
+ */
+function spreadOf(net: NetConfig, at: Date): number {
+  const scoped = net.installation !== undefined && net.definition.name.endsWith(`:${net.installation}`)
+  if ((net.definition.scope ?? 'global') !== 'installation' || !scoped) return 0
+  return slotSpreadMs(net.definition.name, net.schedule, net.timeZone, at)
+}
+
+/** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
+function logNextPass(log: Logger, net: NetConfig, now: Date, spreadMs: number): void {
+  const { schedule, timeZone } = net
+  const next = new Date(nextFireTime(schedule, now, timeZone).getTime() + spreadMs)
+  const nextPassAt = next.toISOString()
+  const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
+  const fields = { schedule, timeZone, nextPassAt, ...(spreadMs > 0 ? { spreadMs } : {}) }
+  log.info(fields, `term began: next scheduled pass at ${nextPassAt}${local}`)
+}
