@@ -107,12 +107,11 @@ export async function runBackfill(spec: BackfillSpec): Promise<BackfillResult> {
 async function runSlots(spec: BackfillSpec, term: PassTerm): Promise<BackfillSlot[]> {
   const pass = termPass(spec.pass, term)
   const done: BackfillSlot[] = []
-  let number = 0
   for (const [index, slot] of spec.slots.entries()) {
     // Checked synchronously before each claim: a term past its deadline (or a signal) starts nothing more.
     if (!term.live()) break
     const startedAt = spec.clock.monotonic()
-    const result = await runSlotPass(slotPassSpec(spec, term, pass, slot, () => ++number))
+    const result = await runSlotPass(slotPassSpec(spec, term, pass, slot))
     const ms = Math.round(spec.clock.monotonic() - startedAt)
     const entry: BackfillSlot = { slot: slot.toISOString(), ...slotOutcome(result), ms }
     done.push(entry)

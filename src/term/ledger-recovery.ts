@@ -13,14 +13,12 @@
  * passes), nor a retry of the failed call: the plan decides afresh from what the ledger holds.
  */
 import type { Clock, TimerHandle } from '../lease/clock.js'
-import type { ServedTerm } from './served-term.js'
 import type { LostRecord, RecoveryStep } from './term-steps.js'
 
 /** Owes nothing at first; a look back comes due `retryMs` after the first debt, while the term goes on. */
 export class LedgerRecovery implements RecoveryStep {
   readonly #clock: Clock
   readonly #retryMs: number
-  readonly #term: Pick<ServedTerm, 'going'>
   #timer: TimerHandle | undefined
   #owed = false
   /** The timer fired while something was owed and nobody waited in `due` (the next `due` answers at once). */
@@ -29,17 +27,19 @@ export class LedgerRecovery implements RecoveryStep {
   #wake: ((due: boolean) => void) | undefined
   readonly #lost = new Map<number, LostRecord>()
 
-  /** `retryMs`: how long after a failure (and between looks while the ledger still does not answer). */
-  constructor(clock: Clock, retryMs: number, term: Pick<ServedTerm, 'going'>) {
+  /**
+   * `retryMs`: how long after a failure (and between looks while the ledger still does not answer). Whether
+   * the term still goes on when one comes due is the scheduler's to ask.
+   */
+  constructor(clock: Clock, retryMs: number) {
     this.#clock = clock
     this.#retryMs = Math.max(1, retryMs)
-    this.#term = term
   }
 
   owe(record?: LostRecord): void {
     if (record) this.#lost.set(record.slot.getTime(), record)
     this.#owed = true
-    if (this.#stopped || this.#timer !== undefined || !this.#term.going()) return
+    if (this.#stopped || this.#timer !== undefined) return
     this.#timer = this.#clock.setTimeout(() => this.#fire(), this.#retryMs)
   }
 
@@ -74,7 +74,7 @@ export class LedgerRecovery implements RecoveryStep {
 
   #fire(): void {
     this.#timer = undefined
-    if (this.#stopped || !this.#owed || !this.#term.going()) return
+    if (this.#stopped || !this.#owed) return
     if (this.#wake) this.#wakeWith(true)
     else this.#due = true
   }

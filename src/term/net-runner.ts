@@ -163,7 +163,7 @@ export class NetRunner {
       pause: controls ? new HolderControls(term, controls, controlPollMs) : undefined,
       deferral: deferral ? new BudgetDeferral(term, deferral) : undefined,
       catchUp: new TermCatchUp(term),
-      recovery: new LedgerRecovery(clock, Math.min(net.pacing.retryMs, RECOVERY_RETRY_MAX_MS), term),
+      recovery: new LedgerRecovery(clock, Math.min(net.pacing.retryMs, RECOVERY_RETRY_MAX_MS)),
     }
   }
 }

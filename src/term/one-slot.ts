@@ -138,7 +138,7 @@ export async function runOnce(spec: OnceSpec): Promise<OnceResult> {
   const late = await lateAnswer(spec)
   if (late) return { ...base, ...late }
   const served = await serveOneTerm(spec, (term) => {
-    const built = slotPassSpec(spec, term, termPass(spec.pass, term), spec.slot, () => 1)
+    const built = slotPassSpec(spec, term, termPass(spec.pass, term), spec.slot)
     return runSlotPass(spec.manual ? { ...built, manual: true } : built)
   })
   // A short-lived process exits after this: the pass's pings (each bounded) get their answers first.

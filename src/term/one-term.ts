@@ -63,7 +63,9 @@ export async function serveOneTerm<T>(
       async (term, info) => {
         fence = info.fence
         try {
-          value = await work({ fence: info.fence, term, live: info.live, stepDownAt: info.stepDownAt })
+          let passes = 0
+          const { live, stepDownAt } = info
+          value = await work({ fence: info.fence, term, live, stepDownAt, nextPassNumber: () => ++passes })
         } catch (error) {
           workError = { error }
         } finally {

@@ -98,18 +98,13 @@ export class ServedTerm {
       term: jobAbort ? AbortSignal.any([this.signal, jobAbort]) : this.signal,
       live: () => this.live(),
       stepDownAt: () => this.stepDownAt(),
+      nextPassNumber: () => ++this.#passNumber,
     }
   }
 
   /** The spec of the pass for `slot` (a manual run's when `manual`), numbered within the term. */
   passSpec(slot: Date, options: { manual?: boolean; jobAbort?: AbortSignal | undefined } = {}): SlotPassSpec {
-    const spec = slotPassSpec(
-      this.setting,
-      this.passTerm(options.jobAbort),
-      this.#pass,
-      slot,
-      () => ++this.#passNumber,
-    )
+    const spec = slotPassSpec(this.setting, this.passTerm(options.jobAbort), this.#pass, slot)
     return options.manual ? { ...spec, manual: true } : spec
   }
 }

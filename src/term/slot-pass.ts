@@ -134,19 +134,15 @@ export interface PassTerm {
   live(): boolean
   /** The term's step-down deadline (monotonic). */
   stepDownAt(): number
+  /** The next pass's number within the term (1 for its first), taken once a claim is won. */
+  nextPassNumber(): number
 }
 
 /**
  * The one builder of a pass's spec: the scheduler (each tick of a term) and `once` (its one pass) both
  * call it, so the claim's bound, the ledger, the pruning and the forge are the same for both.
  */
-export function slotPassSpec(
-  setting: PassSetting,
-  term: PassTerm,
-  pass: Pass,
-  slot: Date,
-  nextNumber: () => number,
-): SlotPassSpec {
+export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, slot: Date): SlotPassSpec {
   return {
     net: setting.net.definition.name,
     ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
@@ -157,7 +153,7 @@ export function slotPassSpec(
     owner: setting.owner,
     fence: term.fence,
     pass,
-    nextNumber,
+    nextNumber: () => term.nextPassNumber(),
     term: term.term,
     live: term.live,
     stepDownAt: term.stepDownAt,

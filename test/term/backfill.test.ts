@@ -7,10 +7,9 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import type { NetConfig } from '../../src/config/worker-config.js'
-import { systemClock } from '../../src/lease/clock.js'
 import { type BackfillSpec, runBackfill } from '../../src/term/backfill.js'
-import { createLogger } from '../../src/observe/logger.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { backfillSpec } from '../support/term-specs.js'
 
 const SLOTS = Array.from({ length: 6 }, (_, i) => new Date(Date.UTC(2026, 8, 30, 10, 0, i)))
 
@@ -26,27 +25,7 @@ function netConfig(
 }
 
 function spec(net: NetConfig, overrides: Partial<BackfillSpec> = {}): BackfillSpec {
-  const log = createLogger({ level: 'silent' })
-  return {
-    net,
-    owner: 'backfill-test-0123456789ab',
-    slots: SLOTS,
-    store: new MemoryStore(),
-    ledger: new MemoryRunLedger(),
-    runHistory: 1000,
-    // The recording nets never call the forge: reading it is a test failure, said so.
-    forge: {
-      get octokit(): never {
-        throw new Error('the backfill test net used the forge')
-      },
-    },
-    pass: async (term, stepDownAt) =>
-      net.definition.term({}, { options: net.options, log, signal: term, stepDownAt }),
-    clock: systemClock,
-    log,
-    signal: new AbortController().signal,
-    ...overrides,
-  }
+  return backfillSpec(net, SLOTS, { owner: 'backfill-test-0123456789ab', ...overrides })
 }
 
 describe('runBackfill', () => {

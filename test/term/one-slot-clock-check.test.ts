@@ -20,6 +20,7 @@ import { runOnceOnRuntime } from '../../src/worker/one-slot-on-runtime.js'
 import { openRuntime, type PassRuntime } from '../../src/worker/runtime.js'
 import { mongoServer, type TestDatabase, useTestDatabase } from '../support/mongo.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { backfillSpec } from '../support/term-specs.js'
 
 const DAY = 24 * 3_600_000
 /** A process clock a day ahead of the server's (and of this test's). */
@@ -93,20 +94,14 @@ describe('the clock check of the short-lived entries', () => {
     const { config, runtime, net, passes } = await open()
     const check = runtimeClockCheck(runtime, config)
     expect(check, 'a runtime on Mongo had no clock check').toBeDefined()
-    const refused = await runBackfill({
-      net,
-      slots: [slotAtOrBefore(net.schedule, new Date())],
-      owner: ownerId('skewed-backfill'),
-      store: runtime.store,
-      ledger: runtime.ledger,
-      runHistory: config.runHistory,
-      pass: async () => async () => {},
-      forge: runtime.forge,
-      log,
-      clock: tomorrowClock,
-      signal: new AbortController().signal,
-      ...(check ? { clockCheck: check } : {}),
-    }).then(
+    const slots = [slotAtOrBefore(net.schedule, new Date())]
+    const refused = await runBackfill(
+      backfillSpec(net, slots, {
+        ...{ owner: ownerId('skewed-backfill'), store: runtime.store, ledger: runtime.ledger },
+        ...{ runHistory: config.runHistory, pass: async () => async () => {}, forge: runtime.forge },
+        ...{ clock: tomorrowClock, ...(check ? { clockCheck: check } : {}) },
+      }),
+    ).then(
       () => undefined,
       (e: unknown) => e,
     )

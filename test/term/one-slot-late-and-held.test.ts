@@ -7,10 +7,9 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import type { NetConfig } from '../../src/config/worker-config.js'
-import { systemClock } from '../../src/lease/clock.js'
-import { createLogger } from '../../src/observe/logger.js'
 import { type OnceSpec, runOnce } from '../../src/term/one-slot.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { onceSpec } from '../support/term-specs.js'
 
 const HOUR = 3_600_000
 const OTHER = 'another-owner-0123456789ab'
@@ -27,26 +26,7 @@ function slotAgo(hoursAgo: number): Date {
 }
 
 function spec(net: NetConfig, slot: Date, overrides: Partial<OnceSpec> = {}): OnceSpec {
-  const log = createLogger({ level: 'silent' })
-  return {
-    net,
-    slot,
-    owner: 'once-test-0123456789ab',
-    store: new MemoryStore(),
-    ledger: new MemoryRunLedger(),
-    runHistory: 100,
-    forge: {
-      get octokit(): never {
-        throw new Error('the recording net used the forge')
-      },
-    },
-    pass: async (term, stepDownAt) =>
-      net.definition.term({}, { options: net.options, log, signal: term, stepDownAt }),
-    clock: systemClock,
-    log,
-    signal: new AbortController().signal,
-    ...overrides,
-  }
+  return onceSpec(net, slot, { owner: 'once-test-0123456789ab', runHistory: 100, ...overrides })
 }
 
 describe('runOnce for a late trigger', () => {

@@ -9,15 +9,11 @@ import type { PassContext } from '../../src/nets/net.js'
 import type { RunClaim, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
-import { type PassForge, runSlotPass, slotPassSpec } from '../../src/term/slot-pass.js'
+import { runSlotPass, slotPassSpec } from '../../src/term/slot-pass.js'
 import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
+import { passSetting } from '../support/term-specs.js'
 
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const P = 'LEASECRON_NET_TICK_NET_'
 const slot = new Date('2026-09-30T15:00:00.000Z')
 
@@ -52,21 +48,13 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
   const term = new AbortController()
   const deadline = systemClock.monotonic() + (given.stepDownInMs ?? Number.POSITIVE_INFINITY)
   const spec = slotPassSpec(
-    {
-      net: config,
-      owner: 'alpha',
-      ledger,
-      runHistory: 100,
-      forge: noForge,
-      metrics,
-      clock: systemClock,
-      log: createLogger({ level: 'silent' }),
-    },
+    passSetting(config, { ledger, runHistory: 100, metrics }),
     {
       fence: 1,
       term: term.signal,
       live: () => !term.signal.aborted && systemClock.monotonic() < deadline,
       stepDownAt: () => deadline,
+      nextPassNumber: () => 1,
     },
     config.definition.term(
       {},
@@ -78,7 +66,6 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
       },
     ),
     slot,
-    () => 1,
   )
   return { result: runSlotPass(spec), ledger, metrics, term, state }
 }

@@ -15,18 +15,11 @@ import {
 } from '../../src/index.js'
 import type { RunLedger, RunRecord } from '../../src/runs/run-ledger.js'
 import { createLogger } from '../../src/observe/logger.js'
-import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { DrivenClock } from '../support/driven-clock.js'
 import { useTestDatabase } from '../support/mongo.js'
 import { type PassRecord, recordingNet, TEST_LEASES } from '../support/test-nets.js'
-
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
+import { campaignOptions } from '../support/term-specs.js'
 
 const NET = 'tick-net'
 const ELECTION = '2026-10-01T15:30:20.000Z'
@@ -103,18 +96,9 @@ function replica(
     pretty: false,
   })
   const stop = new AbortController()
-  const done = runNetCampaign({
-    ...world,
-    runHistory,
-    owner,
-    net: loaded.config.nets[0]!,
-    resources: {},
-    forge: noForge,
-    log,
-    metrics: createWorkerMetrics(),
-    clock,
-    signal: stop.signal,
-  })
+  const done = runNetCampaign(
+    campaignOptions(loaded.config.nets[0]!, { ...world, runHistory, owner, log, clock, signal: stop.signal }),
+  )
   const summary = () =>
     until(`${owner}'s catch-up line`, () => lines.find((l) => String(l.msg).startsWith('catch-up:')))
   const finish = async () => {

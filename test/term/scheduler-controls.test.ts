@@ -7,22 +7,16 @@
  * did not answer, a holder that died mid-run: the request is kept for the next poll or the successor).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type LeaseStore, loadConfig, MemoryRunLedger, MemoryStore, systemClock } from '../../src/index.js'
+import { type LeaseStore, loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import { MemoryNetControlStore } from '../../src/control/memory-net-control-store.js'
 import type { NetControlStore } from '../../src/control/net-control-store.js'
 import { CONTROL_POLL_MS } from '../../src/term/holder-controls.js'
-import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
 import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { campaignOptions } from '../support/term-specs.js'
 
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const T0 = new Date('2026-09-30T15:00:00.200Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)
 const TICK_ONLY = { LEASECRON_NET_TICK_NET_CATCH_UP: 'none', LEASECRON_NET_TICK_NET_TIMEOUT: '10m' }
@@ -46,20 +40,12 @@ function campaign(
   const stop = new AbortController()
   const ledger = world.ledger ?? new MemoryRunLedger()
   const metrics = createWorkerMetrics()
-  const done = runNetCampaign({
-    store: world.store ?? new MemoryStore(),
-    ledger,
-    runHistory: 1000,
-    owner: world.owner ?? 'alpha',
-    net: loaded.config.nets[0]!,
-    resources: {},
-    forge: noForge,
-    log: createLogger({ level: 'silent' }),
-    metrics,
-    clock: systemClock,
-    signal: stop.signal,
-    controls,
-  })
+  const done = runNetCampaign(
+    campaignOptions(loaded.config.nets[0]!, {
+      ...{ store: world.store ?? new MemoryStore(), ledger, owner: world.owner ?? 'alpha' },
+      ...{ metrics, signal: stop.signal, controls },
+    }),
+  )
   const finish = async () => {
     stop.abort()
     await vi.advanceTimersByTimeAsync(1000)

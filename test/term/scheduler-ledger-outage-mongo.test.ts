@@ -9,21 +9,14 @@
  */
 import { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig, MemoryStore, MongoRunLedger, systemClock } from '../../src/index.js'
-import { createLogger } from '../../src/observe/logger.js'
-import { createWorkerMetrics } from '../../src/observe/metrics.js'
+import { loadConfig, MongoRunLedger } from '../../src/index.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { accountSlots } from '../chaos/checker.js'
 import { startTcpProxy } from '../chaos/tcp-proxy.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { campaignOptions } from '../support/term-specs.js'
 
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const NET = 'tick-net'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -63,16 +56,7 @@ describe('a ledger blackholed for less than the TTL within a term, on the test M
     const loaded = loadConfig(variables, [net], TEST_LEASES)
     if (!loaded.ok) throw new Error(`test net configuration rejected: ${JSON.stringify(loaded.issues)}`)
     const stop = new AbortController()
-    const done = runNetCampaign({
-      ...{ store: new MemoryStore(), ledger, runHistory: 1000, owner: 'alpha', net: loaded.config.nets[0]! },
-      ...{
-        resources: {},
-        forge: noForge,
-        log: createLogger({ level: 'silent' }),
-        metrics: createWorkerMetrics(),
-      },
-      ...{ clock: systemClock, signal: stop.signal },
-    })
+    const done = runNetCampaign(campaignOptions(loaded.config.nets[0]!, { ledger, signal: stop.signal }))
     await until('three passes', () => passes.length >= 3)
     await proxy.setMode({ kind: 'blackhole' })
     const cutAt = Date.now()

@@ -6,20 +6,13 @@
  * must then be run late or recorded `missed` — never left without a record (issue #26's finding).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { loadConfig, MemoryRunLedger, MemoryStore, RunLedgerError, systemClock } from '../../src/index.js'
+import { loadConfig, MemoryRunLedger, MemoryStore, RunLedgerError } from '../../src/index.js'
 import type { RunLedgerCallOptions, RunRecord } from '../../src/runs/run-ledger.js'
-import { createLogger } from '../../src/observe/logger.js'
-import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { FaultyStore } from '../lease/faulty-store.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { campaignOptions } from '../support/term-specs.js'
 
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const NET = 'tick-net'
 const at = (hhmmss: string) => new Date(`2026-10-01T${hhmmss}.000Z`)
 
@@ -73,19 +66,7 @@ function holder(variables: Record<string, string> = {}) {
   const ledger = new OutageLedger()
   const store = new FaultyStore(new MemoryStore(), () => (ledger.down ? { kind: 'fail' } : { kind: 'pass' }))
   const stop = new AbortController()
-  const done = runNetCampaign({
-    store,
-    ledger,
-    runHistory: 1000,
-    owner: 'alpha',
-    net: loaded.config.nets[0]!,
-    resources: {},
-    forge: noForge,
-    log: createLogger({ level: 'silent' }),
-    metrics: createWorkerMetrics(),
-    clock: systemClock,
-    signal: stop.signal,
-  })
+  const done = runNetCampaign(campaignOptions(loaded.config.nets[0]!, { store, ledger, signal: stop.signal }))
   const finish = async () => {
     stop.abort()
     await vi.advanceTimersByTimeAsync(1000)

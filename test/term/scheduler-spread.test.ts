@@ -5,25 +5,11 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import type { InstallationSet } from '../../src/forge/installations/installation-set.js'
-import {
-  defineLease,
-  defineNet,
-  loadConfig,
-  MemoryRunLedger,
-  MemoryStore,
-  systemClock,
-} from '../../src/index.js'
+import { defineLease, defineNet, loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import { installationNets } from '../../src/worker/installation-nets.js'
-import { createLogger } from '../../src/observe/logger.js'
-import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
+import { campaignOptions } from '../support/term-specs.js'
 
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const LEASE = defineLease('spread-net', 'test net')
 
 /** Runs the net for each installation of `set` until 04:01:00; the passes' start instants and slots. */
@@ -47,11 +33,7 @@ async function passesUnder(set: InstallationSet, ids: readonly number[]) {
   const ledger = new MemoryRunLedger()
   const stop = new AbortController()
   const done = installationNets(loaded.config.nets, set, ids).map(({ net: config }) =>
-    runNetCampaign({
-      ...{ store, ledger, runHistory: 100, owner: 'alpha', net: config, resources: {}, forge: noForge },
-      ...{ log: createLogger({ level: 'silent' }), metrics: createWorkerMetrics() },
-      ...{ clock: systemClock, signal: stop.signal },
-    }),
+    runNetCampaign(campaignOptions(config, { store, ledger, runHistory: 100, signal: stop.signal })),
   )
   await vi.advanceTimersByTimeAsync(new Date('2026-12-02T04:01:00Z').getTime() - Date.now())
   stop.abort()

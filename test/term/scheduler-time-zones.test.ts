@@ -3,20 +3,12 @@
  * exactly the DST rule's (test/schedule/dst-rule.test.ts), each claimed once in the ledger.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { loadConfig, MemoryRunLedger, MemoryStore, systemClock } from '../../src/index.js'
+import { loadConfig, MemoryRunLedger } from '../../src/index.js'
 import type { RunLedger } from '../../src/runs/run-ledger.js'
-import { createLogger } from '../../src/observe/logger.js'
-import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { formatLocal } from '../../src/schedule/zoned-time.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
-
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
+import { campaignOptions } from '../support/term-specs.js'
 
 interface Drive {
   schedule: string
@@ -41,19 +33,12 @@ async function drive(options: Drive): Promise<string[]> {
   const loaded = loadConfig(env, [net], TEST_LEASES)
   if (!loaded.ok) throw new Error(`test net configuration rejected: ${JSON.stringify(loaded)}`)
   const stop = new AbortController()
-  const done = runNetCampaign({
-    store: new MemoryStore(),
-    ledger: options.ledger ?? new MemoryRunLedger(),
-    runHistory: 100_000,
-    owner: options.owner ?? 'alpha',
-    net: loaded.config.nets[0]!,
-    resources: {},
-    forge: noForge,
-    log: createLogger({ level: 'silent' }),
-    metrics: createWorkerMetrics(),
-    clock: systemClock,
-    signal: stop.signal,
-  })
+  const done = runNetCampaign(
+    campaignOptions(loaded.config.nets[0]!, {
+      ...{ ledger: options.ledger ?? new MemoryRunLedger(), runHistory: 100_000 },
+      ...{ owner: options.owner ?? 'alpha', signal: stop.signal },
+    }),
+  )
   for (let minute = 0; minute < options.hours * 60; minute++) await vi.advanceTimersByTimeAsync(60_000)
   stop.abort()
   await vi.advanceTimersByTimeAsync(1000)

@@ -14,16 +14,10 @@ import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/r
 import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { PassForge } from '../../src/term/slot-pass.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
+import { campaignOptions } from '../support/term-specs.js'
 
-// These passes never talk to the forge; the scheduler only hands it through (a read would fail the pass).
-const noForge: PassForge = {
-  get octokit(): never {
-    throw new Error('these passes never talk to the forge')
-  },
-}
 const silent = createLogger({ level: 'silent' })
 /**
  * The net's first pass waits for the schedule's first tick, as before the ledger; and its passes may
@@ -58,20 +52,12 @@ function campaign(net: Parameters<typeof loadConfig>[1][number], options: Campai
   if (!loaded.ok) throw new Error('test net configuration rejected')
   const stop = new AbortController()
   const metrics = createWorkerMetrics()
-  const done = runNetCampaign({
-    store,
-    ledger,
-    runHistory: options.runHistory ?? 1000,
-    owner,
-    net: loaded.config.nets[0]!,
-    resources: {},
-    forge: noForge,
-    log: options.log ?? silent,
-    metrics,
-    clock: systemClock,
-    signal: stop.signal,
-    ...(heartbeats ? { heartbeats } : {}),
-  })
+  const done = runNetCampaign(
+    campaignOptions(loaded.config.nets[0]!, {
+      ...{ store, ledger, runHistory: options.runHistory ?? 1000, owner, log: options.log ?? silent },
+      ...{ metrics, signal: stop.signal, ...(heartbeats ? { heartbeats } : {}) },
+    }),
+  )
   const { ttlMs } = loaded.config.nets[0]!.pacing
   /** Stops the campaign and lets its term end and release (fake timers advance past the release). */
   const finish = async () => {
