@@ -1,5 +1,5 @@
 /**
- * A net's campaign gate (scheduler.ts's CampaignGate): the clock guard first (a replica whose clock is
+ * A net's campaign gate (net-runner.ts's CampaignGate): the clock guard first (a replica whose clock is
  * off by more than the net's ttl/6 campaigns for nothing), the vacancy watch (an acquire only for a lease
  * the last vacancy read found free), then the fair share (an acquire only while held terms plus acquires
  * in flight are under the share, or under the share with one replica fewer for a lease the vacancy watch
@@ -48,6 +48,6 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
       reserved.gate.settled()
       reserved = undefined
     },
-    onTerm: (stepDown) => share()?.onTerm(stepDown, orphan) ?? (() => {}),
+    onTerm: () => share()?.onTerm(orphan),
   }
 }

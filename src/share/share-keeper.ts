@@ -70,6 +70,12 @@ export interface ShareGate {
   settled(): void
 }
 
+/** A term's place in the share: aborted when the term must step down; `ended` gives the place back. */
+export interface TermShare {
+  readonly stepDown: AbortSignal
+  ended(): void
+}
+
 export class ShareKeeper {
   readonly #o: ShareKeeperOptions
   /** The live-replica counts of the last reads, oldest first (at most WINDOW_READS). */
@@ -83,10 +89,10 @@ export class ShareKeeper {
   #leases: number
   #pending = 0
   /**
-   * The terms being served, oldest first, each with the function that ends it between passes, and the
+   * The terms being served, oldest first, each with the abort that ends it between passes, and the
    * read count until which it is spared by the rebalance (an orphan's; 0 for the others).
    */
-  readonly #terms: Array<{ stepDown: () => void; leaving: boolean; sparedUntil: number }> = []
+  readonly #terms: Array<{ stepDown: AbortController; leaving: boolean; sparedUntil: number }> = []
   /** Successful reads so far: an orphan's term is spared for WINDOW_READS of them. */
   #reads = 0
   #read = false
@@ -162,20 +168,25 @@ export class ShareKeeper {
   }
 
   /**
-   * A term began; `stepDown` ends it between passes. Returns the function to call when it ended.
+   * A term began: the share keeper aborts the returned `stepDown` to end it between passes (the term's
+   * serving listens; nothing is called back). Call `ended` once the term is over.
    *
    * An `orphaned` term (taken under the orphan allowance) is spared by the rebalance for WINDOW_READS reads:
    * the dead holder's announcement is still counted until it expires (ANNOUNCEMENT_INTERVALS), and until
    * then the kept share is the one with the dead replica. Without the spare, the survivor that took the
    * orphan stepped down from it at once and the lease waited another retry or two for a taker.
    */
-  onTerm(stepDown: () => void, orphaned = false): () => void {
+  onTerm(orphaned = false): TermShare {
+    const stepDown = new AbortController()
     const entry = { stepDown, leaving: false, sparedUntil: orphaned ? this.#reads + WINDOW_READS : 0 }
     this.#terms.push(entry)
     this.#rebalance()
-    return () => {
-      const i = this.#terms.indexOf(entry)
-      if (i >= 0) this.#terms.splice(i, 1)
+    return {
+      stepDown: stepDown.signal,
+      ended: () => {
+        const i = this.#terms.indexOf(entry)
+        if (i >= 0) this.#terms.splice(i, 1)
+      },
     }
   }
 
@@ -240,7 +251,7 @@ export class ShareKeeper {
     )
     for (const term of serving.slice(-stepDown)) {
       term.leaving = true
-      term.stepDown()
+      term.stepDown.abort()
     }
   }
 }

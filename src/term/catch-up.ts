@@ -12,7 +12,7 @@
  * did not answer a claim (ledger-recovery.ts), so a slot lost to a store outage shorter than the TTL is run
  * late or recorded `missed` by the same plan, never silently dropped.
  *
- * What it is not: the tick loop (scheduler.ts runs it as the term's first piece of work, ticks arriving
+ * What it is not: the tick loop (term-scheduler.ts runs it as the term's first piece of work, ticks arriving
  * meanwhile follow the net's OVERLAP), nor the coordinator's (node-cron decides its own fires there).
  */
 import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'

@@ -10,7 +10,7 @@
  * still decides that each slot runs once). A malformed control document reads as not paused (reported by
  * the store twin).
  *
- * What it is not: the pass loop (scheduler.ts runs the jobs it is handed, one at a time) or the store.
+ * What it is not: the pass loop (term-scheduler.ts runs the requests it is told of, one at a time) or the store.
  */
 import { waitFor } from '../lease/wait.js'
 import {

@@ -34,6 +34,7 @@ import { openTerm } from '../nets/net-term.js'
 import { ServedTerm } from './served-term.js'
 import { TermScheduler } from './term-scheduler.js'
 import type { TermSteps } from './term-steps.js'
+import type { TermShare } from '../share/share-keeper.js'
 
 /** The longest a holder waits, after the run ledger did not answer, before it looks back (ledger-recovery.ts). */
 const RECOVERY_RETRY_MAX_MS = 10_000
@@ -64,8 +65,11 @@ export interface CampaignGate {
   mayCampaign(): boolean
   /** Each attempt settled or was withheld (lease.run's `onAttempt`). */
   attempted(kind: CampaignAttempt): void
-  /** A term began: `stepDown` ends it after its pass in flight. Returns what to call once it ended. */
-  onTerm(stepDown: () => void): () => void
+  /**
+   * A term began: its place in the fair share, if the worker keeps one; the term steps down after its work
+   * in flight when `stepDown` aborts, and calls `ended` once it is over.
+   */
+  onTerm(): TermShare | undefined
 }
 
 /** Campaigns for the net's lease until `signal` aborts; resolves when its term (if any) is over and released. */
@@ -121,12 +125,11 @@ export class NetRunner {
     const { held, gate, owner } = this.#options
     const lease = this.#options.net.definition.lease
     held?.set(lease, { name: lease, owner, token: info.token })
-    const stepDown = new AbortController()
-    const forget = gate?.onTerm(() => stepDown.abort())
+    const share = gate?.onTerm()
     try {
-      await this.#serve(signal, info, stepDown.signal)
+      await this.#serve(signal, info, share?.stepDown)
     } finally {
-      forget?.()
+      share?.ended()
       held?.delete(lease)
     }
   }
@@ -135,7 +138,7 @@ export class NetRunner {
    * Serves one term until it ends, or until `stepDown` aborts (the fair share): then no new pass starts,
    * the pass in flight finishes, and returning lets lease.run release the lease.
    */
-  async #serve(signal: AbortSignal, info: TermInfo, stepDown: AbortSignal): Promise<void> {
+  async #serve(signal: AbortSignal, info: TermInfo, stepDown: AbortSignal | undefined): Promise<void> {
     const { net, clock } = this.#options
     const context = { options: net.options, log: this.#log, signal, stepDownAt: info.stepDownAt }
     const pass = openTerm(net.definition, this.#options.resources, context)
@@ -149,7 +152,7 @@ export class NetRunner {
     scheduler.start(elected)
     try {
       await ended(term.serving)
-      if (stepDown.aborted && !signal.aborted)
+      if (stepDown?.aborted && !signal.aborted)
         this.#log.info({ fence: info.fence }, 'stepping down: this replica holds more than its fair share')
     } finally {
       await scheduler.settled()

@@ -6,6 +6,15 @@ import { createLogger } from '../../src/observe/logger.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { ANNOUNCEMENT_INTERVALS, ShareKeeper, WINDOW_READS } from '../../src/share/share-keeper.js'
 
+/** A term in `keeper`'s share whose step-down calls `onStepDown` (as the runner's serving listens to it). */
+function termOf(keeper: ShareKeeper, onStepDown: () => void, orphaned?: boolean) {
+  const share = keeper.onTerm(orphaned)
+  // The keeper may ask the new term to step down at once (it rebalances as the term joins).
+  if (share.stepDown.aborted) onStepDown()
+  else share.stepDown.addEventListener('abort', onStepDown, { once: true })
+  return share
+}
+
 const INTERVAL = 1000
 /** The longest announcement a keeper believes (replica-store.ts, the live horizon): a replica alive through a test. */
 const LONGEST = LIVE_HORIZON_MIN_MS
@@ -56,7 +65,7 @@ describe('the share keeper', () => {
     expect(a.share).toBe(2)
     expect([a.gate.reserve(), a.gate.reserve(), a.gate.reserve()]).toEqual([true, true, false])
     a.gate.settled()
-    a.onTerm(() => {})
+    termOf(a, () => {})
     expect(a.gate.reserve(), 'a term and an acquire in flight left room for a third').toBe(false)
     a.gate.settled()
     expect(a.gate.reserve()).toBe(true)
@@ -71,7 +80,7 @@ describe('the share keeper', () => {
     const loopA = a.run(stopA.signal)
     await a.firstRead
     const steppedDown: number[] = []
-    for (let i = 0; i < 4; i++) a.onTerm(() => steppedDown.push(i))
+    for (let i = 0; i < 4; i++) termOf(a, () => steppedDown.push(i))
     expect(steppedDown, 'a replica alone stepped down').toEqual([])
     const b = keeper(store, 'b', 4)
     const stopB = new AbortController()
@@ -102,9 +111,9 @@ describe('the share keeper', () => {
     const loop = a.run(stop.signal)
     await a.firstRead
     const steppedDown: number[] = []
-    for (let i = 0; i < 3; i++) a.onTerm(() => steppedDown.push(i))
+    for (let i = 0; i < 3; i++) termOf(a, () => steppedDown.push(i))
     expect(steppedDown, 'three terms on a share of two with a slack of one stepped down').toEqual([])
-    a.onTerm(() => steppedDown.push(3))
+    termOf(a, () => steppedDown.push(3))
     expect(steppedDown, 'four terms on a share of two with a slack of one: down to the share').toEqual([2, 3])
     stop.abort()
     await loop
@@ -122,7 +131,7 @@ describe('the share keeper', () => {
       ['b', b],
       ['c', c],
     ] as const)
-      for (let i = 0; i < 3; i++) k.onTerm(() => steppedDown.push(`${name}${i}`))
+      for (let i = 0; i < 3; i++) termOf(k, () => steppedDown.push(`${name}${i}`))
     await vi.advanceTimersByTimeAsync((WINDOW_READS + 1) * INTERVAL)
     expect([b.share, c.share], 'the shares by rank of a, b, c, d are 3, 3, 2, 2').toEqual([3, 2])
     expect(steppedDown, 'at 3/3/3/1 nobody made room for the fourth replica').toEqual(['c2'])
@@ -143,7 +152,7 @@ describe('the share keeper', () => {
       ['a', a],
       ['b', b],
     ] as const)
-      for (let i = 0; i < 2; i++) k.onTerm(() => steppedDown.push(`${name}${i}`))
+      for (let i = 0; i < 2; i++) termOf(k, () => steppedDown.push(`${name}${i}`))
     const reserves: boolean[] = []
     // c beats every interval, but one beat lands an interval late: its announcement lapses for one read.
     for (let beat = 1; beat <= 12; beat++) {
@@ -166,7 +175,7 @@ describe('the share keeper', () => {
     const loops = [a.run(stop.signal), b.run(stop.signal)]
     await Promise.all([a.firstRead, b.firstRead])
     const steppedDown: number[] = []
-    for (let i = 0; i < 3; i++) a.onTerm(() => steppedDown.push(i))
+    for (let i = 0; i < 3; i++) termOf(a, () => steppedDown.push(i))
     // The restarted replica's old announcement lives on beside the new one for its whole life.
     await store.announce('b-before-restart', new Date(), ANNOUNCEMENT_INTERVALS * INTERVAL)
     await vi.advanceTimersByTimeAsync((ANNOUNCEMENT_INTERVALS + 3) * INTERVAL)
@@ -184,8 +193,8 @@ describe('the share keeper', () => {
     const stop = new AbortController()
     const loop = a.run(stop.signal)
     await a.firstRead
-    a.onTerm(() => {})
-    a.onTerm(() => {})
+    termOf(a, () => {})
+    termOf(a, () => {})
     expect(a.share).toBe(3)
     // A third replica counted: b too.
     await store.announce('b', new Date(), LONGEST)
@@ -211,7 +220,7 @@ describe('the share keeper', () => {
       await store.announce(ghost, tomorrow, ANNOUNCEMENT_INTERVALS * INTERVAL)
     const a = keeper(store, 'a', 4)
     const steppedDown: number[] = []
-    for (let i = 0; i < 4; i++) a.onTerm(() => steppedDown.push(i))
+    for (let i = 0; i < 4; i++) termOf(a, () => steppedDown.push(i))
     const stop = new AbortController()
     const loop = a.run(stop.signal)
     await vi.advanceTimersByTimeAsync((WINDOW_READS + 1) * INTERVAL)
@@ -257,14 +266,14 @@ describe('the share keeper', () => {
     const loop = a.run(stop.signal)
     await a.firstRead
     const steppedDown: number[] = []
-    a.onTerm(() => steppedDown.push(0))
+    termOf(a, () => steppedDown.push(0))
     expect([a.share, a.gate.reserve()]).toEqual([1, false])
     a.setLeases(6)
     expect([a.leases, a.share], 'new installations’ leases opened no room').toEqual([6, 3])
     expect(a.gate.reserve()).toBe(true)
     a.gate.settled()
-    a.onTerm(() => steppedDown.push(1))
-    a.onTerm(() => steppedDown.push(2))
+    termOf(a, () => steppedDown.push(1))
+    termOf(a, () => steppedDown.push(2))
     a.setLeases(2)
     expect(steppedDown, 'a gone installation’s leases still counted towards the share').toEqual([1, 2])
     expect(() => a.setLeases(-1)).toThrow(/leases must be a whole number/)

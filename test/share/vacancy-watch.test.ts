@@ -9,6 +9,15 @@ import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { ANNOUNCEMENT_INTERVALS, ShareKeeper } from '../../src/share/share-keeper.js'
 import { VacancyWatch } from '../../src/share/vacancy-watch.js'
 
+/** A term in `keeper`'s share whose step-down calls `onStepDown` (as the runner's serving listens to it). */
+function termOf(keeper: ShareKeeper, onStepDown: () => void, orphaned?: boolean) {
+  const share = keeper.onTerm(orphaned)
+  // The keeper may ask the new term to step down at once (it rebalances as the term joins).
+  if (share.stepDown.aborted) onStepDown()
+  else share.stepDown.addEventListener('abort', onStepDown, { once: true })
+  return share
+}
+
 const TTL = 3000
 const RETRY = 1000
 const LEASES = Array.from({ length: 10 }, (_, i) => `net-${i}`)
@@ -132,8 +141,8 @@ describe('campaigns behind the vacancy watch', () => {
         ...{ store: replicas, owner, leases: six.length, slack: 0, intervalMs: RETRY, clock: systemClock },
         ...{ log, metrics: createWorkerMetrics() },
       })
-      keeper.onTerm(() => {})
-      keeper.onTerm(() => {})
+      termOf(keeper, () => {})
+      termOf(keeper, () => {})
       const watch = new VacancyWatch({ store: shared, leases: six, clock: systemClock, log })
       loops.push(keeper.run(stop.signal), watch.run(RETRY, stop.signal))
       await keeper.firstRead
@@ -191,8 +200,8 @@ describe('survivors taking a killed holder’s leases', () => {
         ...{ log, metrics: createWorkerMetrics() },
       })
       // Its own two terms, older than any orphan (never asked to step down here: they are within the share).
-      keeper.onTerm(() => stepDowns.push(`${owner} from an own term`))
-      keeper.onTerm(() => stepDowns.push(`${owner} from an own term`))
+      termOf(keeper, () => stepDowns.push(`${owner} from an own term`))
+      termOf(keeper, () => stepDowns.push(`${owner} from an own term`))
       const watch = new VacancyWatch({ store: shared, leases: six, clock: systemClock, log })
       loops.push(keeper.run(stop.signal), watch.run(RETRY, stop.signal))
       await keeper.firstRead
@@ -210,15 +219,17 @@ describe('survivors taking a killed holder’s leases', () => {
             elections.push(`${name} by ${owner} after ${Date.now() - killedAt} ms`)
             // The worker's term: a step-down ends it (as serveTerm does between passes).
             await new Promise<void>((resolve) => {
-              const forget = gate.onTerm(() => {
-                stepDowns.push(`${owner} from ${name}`)
-                forget()
-                resolve()
-              })
+              const share = gate.onTerm()
               const ended = () => {
-                forget()
+                share?.ended()
                 resolve()
               }
+              const steppedDown = () => {
+                stepDowns.push(`${owner} from ${name}`)
+                ended()
+              }
+              if (share?.stepDown.aborted) steppedDown()
+              else share?.stepDown.addEventListener('abort', steppedDown, { once: true })
               term.addEventListener('abort', ended, { once: true })
             })
           },

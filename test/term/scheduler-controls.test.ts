@@ -2,7 +2,7 @@
  * The holder honours its net's controls: a paused net's slots are recorded `paused`, a pause expires by
  * itself, a run request runs as a manual slot within the poll interval, `--abort` ends the pass in flight,
  * a catch-up runs the paused slots, and a control store that does not answer fails open. The two
- * safeguards of control-jobs.ts each have a case that fails without them: a catch-up re-reads the pause
+ * safeguards of control-requests.ts and holder-controls.ts each have a case that fails without them: a catch-up re-reads the pause
  * between its slots, and a run request is cleared only once its claim had an answer (a claim the ledger
  * did not answer, a holder that died mid-run: the request is kept for the next poll or the successor).
  */
