@@ -89,7 +89,8 @@ export const OVERLAP_POLICIES = ['buffer-one', 'skip'] as const satisfies readon
 
 /**
  * What a term's election does with the net's slots that fell due while no replica ran it (the README's
- * "Catch-up"): `latest` runs the newest due slot and records the older ones `missed`; `all` runs those within
+ * "Catch-up"): `latest` runs a takeover's whole gap oldest first (every such slot fell due within TTL +
+ * 2 × RETRY), else the newest due slot, and records the older ones `missed`; `all` runs those within
  * the catch-up window (the newest CATCH_UP_MAX of them, oldest first) and records the rest `missed`; `none`
  * records them all `missed` and waits for the next tick.
  */
@@ -119,7 +120,8 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   overlap?: OverlapPolicy
   /**
    * What an election does with the slots that fell due while no replica ran the net (`CatchUpPolicy`);
-   * `latest` when absent. Overridden by `LEASECRON_NET_<NAME>_CATCH_UP`.
+   * `latest` when absent: after a takeover (every such slot within TTL + 2 × RETRY) all of them, oldest
+   * first; after a longer outage the newest. Overridden by `LEASECRON_NET_<NAME>_CATCH_UP`.
    */
   catchUp?: CatchUpPolicy
   /**
@@ -127,7 +129,10 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * when absent. Overridden by `LEASECRON_NET_<NAME>_CATCH_UP_WINDOW`.
    */
   catchUpWindow?: string
-  /** The most slots one election runs under `catchUp: 'all'`; 10 when absent. Overridden by `…_CATCH_UP_MAX`. */
+  /**
+   * The most slots one election runs under `catchUp: 'all'`, and of a takeover's gap under `latest`; 10 when
+   * absent. Overridden by `…_CATCH_UP_MAX`.
+   */
   catchUpMax?: number
   /**
    * A Healthchecks.io-style URL each pass reports to: `/start` when it starts, the URL on success, `/fail`

@@ -12,6 +12,11 @@
  * new (or its ledger was emptied), and recording its whole past `missed` would say nothing true, so its plan
  * records nothing and runs at most the newest due slot.
  *
+ * Under `latest` (the default), an election after a takeover runs every slot of the gap the takeover left,
+ * oldest first: when all the unrecorded slots fell due within the takeover's bound (TTL + two retries), the
+ * holder died or stepped down and a successor took over, and a minute schedule would otherwise lose the
+ * slots that fell due meanwhile. An outage longer than that (a fleet down overnight) runs the newest only.
+ *
  * The same plan serves a holder within its term once the run ledger answers again after it did not answer
  * a claim (`occasion: 'recovery'`): the slot it could not claim is then run late or recorded `missed`.
  *
@@ -29,8 +34,14 @@ export interface CatchUpInput {
   policy: CatchUpPolicy
   /** How old a slot may be (now − slot) and still run under `all`. */
   windowMs: number
-  /** The most slots run under `all`. */
+  /** The most slots run under `all`, and of a takeover's gap under `latest`. */
   max: number
+  /**
+   * The longest a takeover leaves the net unheld (takeoverGapMs: TTL + two retries). Under `latest`, an
+   * election whose unrecorded slots all fell due within it is a takeover: its gap's slots all run, oldest
+   * first (at most `max`). Absent: `latest` runs the newest due slot only.
+   */
+  takeoverMs?: number
   /**
    * The slots of the net's newest runs as the ledger returned them (any order, at most `lookback` of them);
    * `undefined` when the ledger did not answer: nothing is recorded then, and the newest due slot's claim
@@ -74,7 +85,7 @@ export function planCatchUp(input: CatchUpInput): CatchUpPlan {
   if (recorded === undefined || recorded.length === 0) return firstPlan(input, newest)
   const floor = new Date(Math.min(...recorded.map((slot) => slot.getTime())))
   const { unrecorded, exhausted } = unrecordedSlots(input, newest, floor, recorded)
-  return { ...decide(input, newest, unrecorded), floor, lookbackExhausted: exhausted }
+  return { ...decide(input, newest, unrecorded, exhausted), floor, lookbackExhausted: exhausted }
 }
 
 /** Without a floor: nothing recorded; `latest` runs the newest due slot, `all` too within its window. */
@@ -107,7 +118,12 @@ function unrecordedSlots(
 }
 
 /** Splits the unrecorded slots (newest first) into runs and misses by the policy. */
-function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<CatchUpPlan, 'run' | 'missed'> {
+function decide(
+  input: CatchUpInput,
+  newest: Date,
+  unrecorded: Date[],
+  exhausted: boolean,
+): Pick<CatchUpPlan, 'run' | 'missed'> {
   const missed = (slots: Date[], reason: string) => slots.map((slot) => ({ slot, reason }))
   const recovery = input.occasion === 'recovery'
   if (input.policy === 'none')
@@ -120,6 +136,14 @@ function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<Cat
           : 'CATCH_UP=none: a slot that fell due while no replica ran the net never runs',
       ),
     }
+  // A lookback that ran out saw only part of the gap: older slots are unrecorded too, so no takeover's.
+  if (input.policy === 'latest' && !recovery && !exhausted && takeoverGap(input, unrecorded)) {
+    const { max } = input
+    return {
+      run: unrecorded.slice(0, max).reverse(),
+      missed: missed(unrecorded.slice(max), `over the catch-up cap of ${max} slots (CATCH_UP_MAX)`),
+    }
+  }
   if (input.policy === 'latest') {
     const runsNewest = unrecorded[0]?.getTime() === newest.getTime()
     return {
@@ -128,7 +152,7 @@ function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<Cat
         runsNewest ? unrecorded.slice(1) : unrecorded,
         recovery
           ? 'CATCH_UP=latest: the run ledger did not answer its claim, and a newer slot fell due before it answered again'
-          : 'CATCH_UP=latest: only the newest due slot runs at an election',
+          : 'CATCH_UP=latest: only the newest due slot runs after an outage longer than a takeover',
       ),
     }
   }
@@ -144,6 +168,16 @@ function decide(input: CatchUpInput, newest: Date, unrecorded: Date[]): Pick<Cat
       ),
     ],
   }
+}
+
+/**
+ * Whether every unrecorded slot fell due within a takeover's bound of the election: the gap a holder's death
+ * (or a clean hand-over) left, which `latest` runs whole — a fleet down for longer gets the newest slot only.
+ */
+function takeoverGap(input: CatchUpInput, unrecorded: readonly Date[]): boolean {
+  const oldest = unrecorded.at(-1)
+  if (input.takeoverMs === undefined || oldest === undefined) return false
+  return input.now.getTime() - oldest.getTime() <= input.takeoverMs
 }
 
 /** Whether `slot` is at most the window old at the election (a slot exactly that old still runs). */

@@ -60,6 +60,7 @@ export class TermCatchUp implements CatchUpStep {
       policy: net.catchUp,
       windowMs: net.catchUpWindowMs,
       max: net.catchUpMax,
+      takeoverMs: takeoverGapMs(net.pacing),
       recorded: recorded?.slots,
       lookback,
       occasion: at.occasion,
@@ -190,4 +191,13 @@ function logSummary(term: ServedTerm, at: LookBack, plan: CatchUpPlan, summary: 
   const left = summary.left > 0 ? `, ${summary.left} left for the next holder` : ''
   const what = at.occasion === 'recovery' ? 'catch-up after the run ledger answered again' : 'catch-up'
   term.termLog.info(fields, `${what}: ran ${summary.ran}, missed ${summary.missed}${left}`)
+}
+
+/**
+ * The longest a net's lease stays unheld when its holder dies: its TTL (the last renewal's expiry), then a
+ * retry for a standby to try, and one more retry of margin (the acquire's round trip, a standby that had just
+ * tried). Slots that fell due within it of an election are a takeover's gap.
+ */
+export function takeoverGapMs(pacing: { ttlMs: number; retryMs: number }): number {
+  return pacing.ttlMs + 2 * pacing.retryMs
 }

@@ -102,7 +102,42 @@ describe('planning a catch-up', () => {
     const p = plan({ policy: 'latest', recorded: ranFrom(10, 5) })
     expect(iso(p.run)).toEqual(hours(0))
     expect(iso(p.missed.map((m) => m.slot))).toEqual(hours(1, 2, 3, 4))
-    expect(p.missed[0]?.reason).toBe('CATCH_UP=latest: only the newest due slot runs at an election')
+    expect(p.missed[0]?.reason).toBe(
+      'CATCH_UP=latest: only the newest due slot runs after an outage longer than a takeover',
+    )
+  })
+
+  it('under latest, runs a takeover’s whole gap oldest first when every unrecorded slot fell due within its bound', () => {
+    // The holder ran 08:00 and died; 09:00–12:00 fell due by the election at 12:00:30, within a 4 h bound.
+    const p = plan({ policy: 'latest', recorded: ranFrom(10, 4), takeoverMs: 3 * HOUR + 30_000 })
+    expect(iso(p.run), 'a slot of the takeover’s gap was left unrun').toEqual(hours(3, 2, 1, 0))
+    expect(p.missed).toEqual([])
+  })
+
+  it('under latest, runs only the newest slot when the oldest unrecorded one is older than the takeover bound', () => {
+    // A millisecond short of the gap: an outage longer than a takeover, so latest keeps its meaning.
+    const p = plan({ policy: 'latest', recorded: ranFrom(10, 4), takeoverMs: 3 * HOUR + 29_999 })
+    expect(iso(p.run)).toEqual(hours(0))
+    expect(iso(p.missed.map((m) => m.slot))).toEqual(hours(1, 2, 3))
+  })
+
+  it('under latest, runs at most CATCH_UP_MAX of a takeover’s gap, the newest, and records the older ones missed', () => {
+    const p = plan({ policy: 'latest', recorded: ranFrom(10, 4), takeoverMs: 4 * HOUR, max: 2 })
+    expect(iso(p.run)).toEqual(hours(1, 0))
+    expect(iso(p.missed.map((m) => m.slot))).toEqual(hours(2, 3))
+    expect(p.missed[0]?.reason).toBe('over the catch-up cap of 2 slots (CATCH_UP_MAX)')
+  })
+
+  it('under latest, runs only the newest slot when the lookback ran out before the gap’s oldest slot', () => {
+    const p = plan({ policy: 'latest', recorded: ranFrom(10, 4), takeoverMs: 4 * HOUR, lookback: 3 })
+    expect(p.lookbackExhausted).toBe(true)
+    expect(iso(p.run)).toEqual(hours(0))
+  })
+
+  it('under latest, a recovery within a term runs only the newest slot, whatever the takeover bound', () => {
+    const p = plan({ policy: 'latest', recorded: ranFrom(10, 4), takeoverMs: 4 * HOUR, occasion: 'recovery' })
+    expect(iso(p.run)).toEqual(hours(0))
+    expect(iso(p.missed.map((m) => m.slot))).toEqual(hours(1, 2, 3))
   })
 
   it('under latest, runs nothing when the newest due slot has a record, and still accounts the older gap', () => {

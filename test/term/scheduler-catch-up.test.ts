@@ -155,6 +155,23 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     ])
   })
 
+  it('after a takeover at the shipped pace, runs every slot that fell due unheld, oldest first (CATCH_UP default)', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    // The holder of 15:09 died; a successor is elected at 15:13:50, 4 min 50 s after 15:09 — within TTL
+    // 3 min + 2 × RETRY 1 min of the oldest slot due unheld, 15:10.
+    const alpha = replica(world, new DrivenClock('2026-10-01T15:13:50.000Z'), 'alpha', {})
+    expect(await alpha.summary(), 'a slot of the takeover’s gap was not run').toMatchObject({
+      ran: 4,
+      missed: 0,
+    })
+    expect(slotsOf(alpha.passes)).toEqual(['15:10', '15:11', '15:12', '15:13'])
+    await alpha.finish()
+    expect((await ledgerByMinute(world.ledger)).slice(10)).toEqual(
+      hhmm(minutes(10, 13)).map((m) => [m, 'ok']),
+    )
+  })
+
   it('with CATCH_UP=none runs nothing and records every due slot missed', async () => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
@@ -169,7 +186,7 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
 
   // Well-formed runs dated 2030 (another program's, or by hand) sort first in the ledger: read without
   // `until` they filled the look back, the catch-up saw no recorded slot and left 15:10–15:11 unaccounted.
-  it('is not misled by runs dated years ahead: it still records the missed slots and runs the due one', async () => {
+  it('is not misled by runs dated years ahead: it still sees the takeover’s gap and runs its slots in order', async () => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
     const lookback = 20
@@ -180,11 +197,10 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     }
     const clock = new DrivenClock('2026-10-01T15:12:20.000Z')
     const alpha = replica(world, clock, 'alpha', { CATCH_UP: 'latest' }, undefined, lookback)
-    // `missed` counts the records the catch-up inserted (the ledger's own prune, keeping the 20 newest
-    // slots, may drop them right after: the 2030 runs are newer).
-    expect(await alpha.summary(), 'the 2030 runs hid the missed slots').toMatchObject({ ran: 1, missed: 2 })
+    // 15:10–15:12 fell due within a takeover's bound of the election (TTL 3 min + 2 × 1 min): all run.
+    expect(await alpha.summary(), 'the 2030 runs hid the gap’s slots').toMatchObject({ ran: 3, missed: 0 })
     await alpha.finish()
-    expect(slotsOf(alpha.passes)).toEqual(['15:12'])
+    expect(slotsOf(alpha.passes)).toEqual(['15:10', '15:11', '15:12'])
   })
 
   it('re-runs and re-records nothing at a second election right after', async () => {
