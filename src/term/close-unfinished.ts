@@ -8,6 +8,7 @@
  * What it is not: a judge of live passes. The ledger's `close` writes only where the run has no end and an
  * older fence than the caller's term, and a late finish of the old term still overwrites it.
  */
+import type { Logger } from '../logger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
 
 export interface CloseUnfinishedSpec {
@@ -19,7 +20,7 @@ export interface CloseUnfinishedSpec {
   /** Whether to go on (the term still holds); checked before each write. */
   going: () => boolean
   /** Where each close is said (the worker's logger, bound to the net). */
-  log: { info(fields: Record<string, unknown>, message: string): void }
+  log: Logger
 }
 
 const WHY =

@@ -65,7 +65,9 @@ export async function serveOneTerm<T>(
         try {
           let passes = 0
           const { live, stepDownAt } = info
-          value = await work({ fence: info.fence, term, live, stepDownAt, nextPassNumber: () => ++passes })
+          const boundMs = termCallBoundMs(ttlMs)
+          const nextPassNumber = () => ++passes
+          value = await work({ fence: info.fence, term, live, stepDownAt, nextPassNumber, boundMs })
         } catch (error) {
           workError = { error }
         } finally {

@@ -99,6 +99,7 @@ export class ServedTerm {
       live: () => this.live(),
       stepDownAt: () => this.stepDownAt(),
       nextPassNumber: () => ++this.#passNumber,
+      boundMs: this.boundMs,
     }
   }
 

@@ -39,7 +39,6 @@ import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from '../observe/pass-span.js'
 import type { Pinger } from '../observe/ping.js'
-import { termCallBoundMs } from '../lease/call-bound.js'
 import { callBoundSignal } from './term-call-bound.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
@@ -136,6 +135,8 @@ export interface PassTerm {
   stepDownAt(): number
   /** The next pass's number within the term (1 for its first), taken once a claim is won. */
   nextPassNumber(): number
+  /** The bound of one store call within the term (whole ms, termCallBoundMs): the claim's. */
+  readonly boundMs: number
 }
 
 /**
@@ -159,7 +160,7 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
     nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant, setting.net.timeZone),
-    claimBoundMs: termCallBoundMs(setting.net.pacing.ttlMs),
+    claimBoundMs: term.boundMs,
     ledger: setting.ledger,
     keepRuns: setting.runHistory,
     forge: setting.forge,

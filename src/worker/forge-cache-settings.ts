@@ -5,6 +5,7 @@
 import type { ForgeCacheSettings } from '../forge/client/github-app.js'
 import { MongoForgeCacheStore } from '../forge/cache/mongo-forge-cache-store.js'
 import type { MongoConnection } from './mongo-connection.js'
+import type { Logger } from '../logger.js'
 
 /**
  * The forge cache for LEASECRON_FORGE_CACHE_MB: off at 0; else a memory tier of that size and, with
@@ -15,7 +16,7 @@ import type { MongoConnection } from './mongo-connection.js'
 export function forgeCacheSettings(
   megabytes: number,
   mongo: Pick<MongoConnection, 'db' | 'connected'> | undefined,
-  log: { warn(fields: Record<string, unknown>, message: string): void },
+  log: Logger,
   signal: AbortSignal,
 ): ForgeCacheSettings {
   if (megabytes === 0) return { enabled: false }

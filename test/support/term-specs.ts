@@ -58,17 +58,20 @@ function netPass(net: NetConfig, setting: PassSetting): OnceSpec['pass'] {
     net.definition.term({}, { options: net.options, log: setting.log, signal: term, stepDownAt })
 }
 
-/** One `once` pass of `net` for `slot`. */
-export function onceSpec(net: NetConfig, slot: Date, overrides: Partial<OnceSpec> = {}): OnceSpec {
+/** What `once` and `backfill` share: the setting, a lease store of their own, the net's pass, a signal. */
+function oneTermParts(net: NetConfig, overrides: Partial<PassSetting>) {
   const setting = passSetting(net, overrides)
-  return {
-    ...setting,
-    slot,
+  const parts = {
     store: new MemoryStore(),
     pass: netPass(net, setting),
     signal: new AbortController().signal,
-    ...overrides,
   }
+  return { ...setting, ...parts }
+}
+
+/** One `once` pass of `net` for `slot`. */
+export function onceSpec(net: NetConfig, slot: Date, overrides: Partial<OnceSpec> = {}): OnceSpec {
+  return { ...oneTermParts(net, overrides), slot, ...overrides }
 }
 
 /** A backfill of `net` over `slots`. */
@@ -77,13 +80,5 @@ export function backfillSpec(
   slots: readonly Date[],
   overrides: Partial<BackfillSpec> = {},
 ): BackfillSpec {
-  const setting = passSetting(net, overrides)
-  return {
-    ...setting,
-    slots,
-    store: new MemoryStore(),
-    pass: netPass(net, setting),
-    signal: new AbortController().signal,
-    ...overrides,
-  }
+  return { ...oneTermParts(net, overrides), slots, ...overrides }
 }

@@ -13,6 +13,7 @@ import { runSlotPass, slotPassSpec } from '../../src/term/slot-pass.js'
 import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
 import { passSetting } from '../support/term-specs.js'
+import { termCallBoundMs } from '../../src/lease/call-bound.js'
 
 const P = 'LEASECRON_NET_TICK_NET_'
 const slot = new Date('2026-09-30T15:00:00.000Z')
@@ -55,6 +56,7 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
       live: () => !term.signal.aborted && systemClock.monotonic() < deadline,
       stepDownAt: () => deadline,
       nextPassNumber: () => 1,
+      boundMs: termCallBoundMs(config.pacing.ttlMs),
     },
     config.definition.term(
       {},
