@@ -1,6 +1,6 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, TIMEOUT, RETRIES, RETRY_BACKOFF, PING_URL and its own options
+ * CATCH_UP_MAX, OVERLAP, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import * as z from 'zod'
@@ -25,6 +25,13 @@ export const MIN_TTL_MS = 1_000
 
 /** The most retries a slot's pass may make: each is bounded by the next slot anyway; more is a typo. */
 export const MAX_RETRIES = 10
+/**
+ * RETAKES by default: a pass cut off by its holder's end runs once more under the successor; a second
+ * cut-off of the same slot (a pass that kills its process) is recorded aborted, so it cannot crash-loop a fleet.
+ */
+export const DEFAULT_RETAKES = 1
+/** The most RETAKES: each is a holder lost mid-pass; more is a typo. */
+export const MAX_RETAKES = 10
 /** The shortest TIMEOUT and RETRY_BACKOFF accepted. */
 const MIN_ATTEMPT_MS = 100
 /** The default RETRY_BACKOFF: long enough for a transient fault (a 502, a failover) to pass. */
@@ -212,7 +219,18 @@ function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: strin
     DEFAULT_RETRY_BACKOFF_MS,
     `a duration with a unit (ms, s, m, h, d) ${between}, e.g. 10s (doubled for each later retry)`,
   )
-  return { timeoutMs, retries, retryBackoffMs }
+  const retakes = r.parse(
+    variable('RETAKES'),
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,2}$/)
+      .transform(Number)
+      .refine((n) => n <= MAX_RETAKES),
+    DEFAULT_RETAKES,
+    `a whole number from 0 (a pass cut off by its holder's end is recorded aborted, never run again) to ${MAX_RETAKES}`,
+  )
+  return { timeoutMs, retries, retryBackoffMs, retakes }
 }
 
 /** A duration with a unit (durations.ts) from `min` to `max` ms, as a variable's text. */

@@ -39,7 +39,7 @@ export interface NetConfig {
   catchUpMax: number
   /** A tick that finds the previous pass running: `buffer-one` runs its slot next, `skip` records it skipped. */
   overlap: OverlapPolicy
-  /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF. */
+  /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES. */
   attempts: AttemptPolicy
   /** PING_URL: where each pass reports its start and end (observe/ping.ts); a secret. Undefined: no pings. */
   pingUrl?: string | undefined
@@ -55,6 +55,11 @@ export interface AttemptPolicy {
   timeoutMs: number
   retries: number
   retryBackoffMs: number
+  /**
+   * RETAKES: how many times a later term runs again a pass cut off by its holder's end (the holder died
+   * or stalled mid-pass: term/retake.ts); 0 never does, and the run is recorded `aborted`. Absent: 1.
+   */
+  retakes?: number
 }
 
 /**

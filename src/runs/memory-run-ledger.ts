@@ -98,6 +98,19 @@ export class MemoryRunLedger implements RunLedger {
     return true
   }
 
+  async retake(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    const clean = checkClaim(COMPONENT, claim, 'retake')
+    checkNotAborted(
+      { component: COMPONENT, operation: 'retake', net: clean.net, slot: clean.slot },
+      options?.signal,
+    )
+    const record = this.#runs.get(runId(clean.net, clean.slot, clean.manual))
+    if (!record || record.outcome !== undefined || record.fence >= clean.fence) return false
+    const { owner, fence, startedAt } = clean
+    this.#runs.set(record.id, { ...record, owner, fence, startedAt, retakes: (record.retakes ?? 0) + 1 })
+    return true
+  }
+
   async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)

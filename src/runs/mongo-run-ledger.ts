@@ -281,6 +281,19 @@ export class MongoRunLedger implements RunLedger {
     })
   }
 
+  async retake(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    const c = checkClaim(COMPONENT, claim, 'retake')
+    const context = { component: COMPONENT, operation: 'retake', net: c.net, slot: c.slot }
+    return this.#call(context, options, async (runs, bounds) => {
+      const result = await runs.updateOne(
+        { _id: runId(c.net, c.slot, c.manual), outcome: null, fence: { $lt: c.fence } },
+        { $set: { owner: c.owner, fence: c.fence, startedAt: c.startedAt }, $inc: { retakes: 1 } },
+        bounds.write,
+      )
+      return result.matchedCount === 1
+    })
+  }
+
   async get(net: string, slot: Date, options?: RunSlotOptions): Promise<RunRecord | undefined> {
     const name = checkNet(COMPONENT, 'get', net)
     const at = checkInstant({ component: COMPONENT, operation: 'get', net: name }, 'slot', slot)

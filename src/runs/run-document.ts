@@ -22,6 +22,8 @@ export interface RunDocument {
   requests: Record<string, number> | null
   /** Absent from documents written before attempts were kept: a finished one reads as 1. */
   attempts?: number | null
+  /** Times a later term took the unfinished run over (`retake`); absent: never. */
+  retakes?: number | null
   /** Written (true) for a manual run only. */
   manual?: boolean | null
   /** The installation the run acted as; absent (or null) for a global net and in older documents. */
@@ -42,6 +44,7 @@ const runDocumentSchema = z.object({
   error: z.string().nullish(),
   requests: z.record(z.string(), count).nullish(),
   attempts: count.nullish(),
+  retakes: count.nullish(),
   manual: z.boolean().nullish(),
   installation: z.number().int().positive().nullish(),
 })
@@ -70,6 +73,7 @@ export function parseRunDocument(doc: object): ParsedRun {
   }
   if (d.error) record.error = d.error
   if (d.requests) record.requests = d.requests
+  if (d.retakes) record.retakes = d.retakes
   if (d.manual) record.manual = true
   if (d.installation) record.installation = d.installation
   return { ok: true, record }

@@ -67,9 +67,9 @@ export function checkTerm(
 }
 
 /** A whole claim. */
-export function checkClaim(component: string, claim: RunClaim): RunClaim {
-  const net = checkNet(component, 'claim', claim?.net)
-  const context = { component, operation: 'claim', net }
+export function checkClaim(component: string, claim: RunClaim, operation = 'claim'): RunClaim {
+  const net = checkNet(component, operation, claim?.net)
+  const context = { component, operation, net }
   const slot = checkInstant(context, 'slot', claim.slot)
   const { owner, fence } = checkTerm({ ...context, slot }, claim.owner, claim.fence)
   const clean: RunClaim = {

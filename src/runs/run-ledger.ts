@@ -91,6 +91,11 @@ export interface RunRecord extends RunClaim {
   requests?: Record<string, number>
   /** Set with the outcome: attempts made for the one claim (a record written before attempts read as 1). */
   attempts?: number
+  /**
+   * How many times a later term took the run over (`retake`) after its holder's term ended with the pass
+   * unfinished; absent: never.
+   */
+  retakes?: number
 }
 
 /** A slot accounted as not run (`account`): who decided so, when, and why. */
@@ -167,6 +172,15 @@ export interface RunLedger {
    * that has its end, is left as it is; a late finish of the old term still overwrites this end.
    */
   close(net: string, slot: Date, fence: number, finish: RunFinish, options?: RunSlotOptions): Promise<boolean>
+  /**
+   * Takes over a run an older term claimed and never finished, to run its slot again (term/retake.ts):
+   * where the record has no outcome and was claimed with a fence below `claim.fence`, its owner, fence and
+   * start become `claim`'s and its `retakes` count goes up by one; resolves whether this call took it. A
+   * finished run, an empty slot, or a claim of the retaking term or a newer one is left as it is (`false`).
+   * Once taken, the old term's late `finish` is refused (the record names another owner and fence), so the
+   * run's end is the retaking term's. Of concurrent retakes with one fence, exactly one resolves `true`.
+   */
+  retake(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean>
   /**
    * Records the end of the run claimed by `owner` with `fence`; a record claimed by another owner or
    * fence is left as it is (resolves `false`), so a late finish never overwrites another term's record.

@@ -8,7 +8,9 @@
  * record the ledger returned (the floor; records after `now` are not counted), the newest `lookback` of
  * them at most. Only those without a record
  * are planned: a slot with any record (a run, `skipped`, `missed`, `paused`, a claim in flight) is left as
- * it is, so planning again right after plans nothing. A net the ledger holds nothing of has no floor: it is
+ * it is, so planning again right after plans nothing — except a pass an older term's holder left unfinished,
+ * which the caller names `retakable` (retake.ts): it is planned as if unrecorded, so it runs again by the
+ * same policy as a slot of the gap its holder's end left. A net the ledger holds nothing of has no floor: it is
  * new (or its ledger was emptied), and recording its whole past `missed` would say nothing true, so its plan
  * records nothing and runs at most the newest due slot.
  *
@@ -48,6 +50,12 @@ export interface CatchUpInput {
    * decides as at any tick.
    */
   recorded: readonly Date[] | undefined
+  /**
+   * Of `recorded`, the slots whose record is a pass an older term's holder left unfinished and may run
+   * again (retake.ts): they set the floor like any record, but are planned as if unrecorded — run, or let
+   * go (the caller closes them `aborted` then, never `missed`).
+   */
+  retakable?: readonly Date[]
   /** The most scheduled slots looked at, newest first (a bound on the walk and on the ledger writes). */
   lookback: number
   /**
@@ -84,7 +92,11 @@ export function planCatchUp(input: CatchUpInput): CatchUpPlan {
   const recorded = input.recorded?.filter((slot) => slot.getTime() <= input.now.getTime())
   if (recorded === undefined || recorded.length === 0) return firstPlan(input, newest)
   const floor = new Date(Math.min(...recorded.map((slot) => slot.getTime())))
-  const { unrecorded, exhausted } = unrecordedSlots(input, newest, floor, recorded)
+  const retakable = new Set(input.retakable?.map((slot) => slot.getTime()))
+  const held = recorded.filter((slot) => !retakable.has(slot.getTime()))
+  // A retakable floor is looked at itself: the walk stops before its slot only when that slot is held.
+  const walkFloor = retakable.has(floor.getTime()) ? new Date(floor.getTime() - 1) : floor
+  const { unrecorded, exhausted } = unrecordedSlots(input, newest, walkFloor, held)
   return { ...decide(input, newest, unrecorded, exhausted), floor, lookbackExhausted: exhausted }
 }
 

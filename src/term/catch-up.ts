@@ -3,6 +3,8 @@
  * (catch-up-plan.ts: by CATCH_UP, CATCH_UP_WINDOW and CATCH_UP_MAX) and records each slot the plan lets go
  * `missed`; the scheduler then runs the planned slots oldest first, one at a time, each through the slot
  * pass (claimed, attempted, recorded), and ends the round: one line, how many it ran and recorded missed.
+ * A pass an older term's holder left unfinished is planned as a slot to run again (retake.ts) or, when the
+ * plan lets it go, closed `aborted` (close-unfinished.ts).
  *
  * It stops when the term ends or passes its step-down instant, before the next write or pass: what it
  * leaves is still unrecorded, so the successor's election plans it again, and every slot is still run or
@@ -19,12 +21,15 @@ import { MAX_CATCH_UP_SLOTS } from '../config/net-section.js'
 import { historyUntil, type RunRecord } from '../runs/run-ledger.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.js'
+import { retakableRuns, retakeNumbers } from './retake.js'
 import type { ServedTerm } from './served-term.js'
 import type { CatchUpRound, CatchUpStep, LookBack, LostRecord } from './term-steps.js'
 
 /** What the catch-up came to, as its line logs it. */
 export interface CatchUpSummary {
   ran: number
+  /** Planned slots whose pass an older term's holder left unfinished, taken over to run again (retake.ts). */
+  retaken: number
   /** Slots it recorded `missed` (a slot that had a record by then is not counted). */
   missed: number
   /** Planned slots another term had claimed by the time this one came to them. */
@@ -53,6 +58,7 @@ export class TermCatchUp implements CatchUpStep {
     const { net, runHistory } = this.#term.setting
     const lookback = Math.min(MAX_CATCH_UP_SLOTS, runHistory)
     const recorded = await readRecorded(this.#term, at, lookback)
+    const cutOff = recorded ? retakableRuns(this.#term, recorded.runs) : []
     const plan = planCatchUp({
       schedule: net.schedule,
       timeZone: net.timeZone,
@@ -61,18 +67,25 @@ export class TermCatchUp implements CatchUpStep {
       windowMs: net.catchUpWindowMs,
       max: net.catchUpMax,
       takeoverMs: takeoverGapMs(net.pacing),
-      recorded: recorded?.slots,
+      recorded: recorded?.runs.map((run) => run.slot),
+      retakable: cutOff.map((run) => run.slot),
       lookback,
       occasion: at.occasion,
     })
+    const planned = new Set(plan.run.map((slot) => slot.getTime()))
+    const retaken = cutOff.filter((run) => planned.has(run.slot.getTime()))
+    if (recorded) await closeLeftUnfinished(this.#term, recorded.runs, retaken)
+    // A cut-off slot the plan lets go has its record: `account` leaves it, and it was closed `aborted` above.
     const accounted = await recordMissed(this.#term, plan.missed)
     return {
       run: plan.run,
+      retakes: retakeNumbers(retaken),
       end: (runs) => {
         const answered = recorded !== undefined
         const unsettled = recorded?.unsettled ?? []
         const summary = {
           ...runs,
+          retaken: retaken.length,
           missed: accounted.inserted,
           left: runs.left + accounted.left,
           answered,
@@ -86,35 +99,55 @@ export class TermCatchUp implements CatchUpStep {
 }
 
 /**
- * The slots of the net's newest `lookback` runs; undefined when the ledger did not answer. Runs an older
- * term claimed and never finished are closed `aborted` on the way (closeUnfinished).
+ * The net's newest `lookback` runs; undefined when the ledger did not answer. This term's own lost claims
+ * and ends are settled on the way (closeLostClaims).
  */
 async function readRecorded(
   term: ServedTerm,
   at: LookBack,
   lookback: number,
-): Promise<{ slots: Date[]; unsettled: LostRecord[] } | undefined> {
-  const { ledger, clock } = term.setting
+): Promise<{ runs: RunRecord[]; unsettled: LostRecord[] } | undefined> {
+  const { ledger } = term.setting
   try {
     // Runs dated past now (a record written by hand for 2030) would fill the look back and hide the slots
     // this catch-up must account: only slots a worker's clock could have written are read.
     const until = historyUntil(at.now)
     const runs = await ledger.history(term.net, lookback, { signal: term.callSignal(), until })
     const unsettled = await closeLostClaims(term, at.lost, runs)
-    await closeUnfinished(
-      {
-        ...{ ledger, fence: term.fence, log: term.termLog },
-        ...{ now: () => clock.now(), signal: () => term.callSignal(), going: () => term.working() },
-      },
-      runs,
-    )
-    return { slots: runs.map((run) => run.slot), unsettled }
+    return { runs, unsettled }
   } catch (error) {
     term.termLog.warn(
       { err: error },
       'catch-up: the run ledger did not answer: no slot is recorded missed, the newest due slot’s claim decides',
     )
     return undefined
+  }
+}
+
+/**
+ * Closes `aborted` the runs an older term claimed and never finished (closeUnfinished), but those this
+ * term runs again (`retaken`). A ledger that stops answering leaves the rest to the term's passes.
+ */
+async function closeLeftUnfinished(
+  term: ServedTerm,
+  runs: readonly RunRecord[],
+  retaken: readonly RunRecord[],
+): Promise<void> {
+  const { ledger, clock } = term.setting
+  const spec = {
+    ...{ ledger, fence: term.fence, log: term.termLog },
+    ...{ now: () => clock.now(), signal: () => term.callSignal(), going: () => term.working() },
+  }
+  try {
+    await closeUnfinished(
+      spec,
+      runs.filter((run) => !retaken.includes(run)),
+    )
+  } catch (error) {
+    term.termLog.warn(
+      { err: error },
+      'catch-up: could not close an older term’s unfinished run; the term’s passes close it',
+    )
   }
 }
 
@@ -189,8 +222,10 @@ function logSummary(term: ServedTerm, at: LookBack, plan: CatchUpPlan, summary: 
     ...(plan.lookbackExhausted ? { lookbackExhausted: true } : {}),
   }
   const left = summary.left > 0 ? `, ${summary.left} left for the next holder` : ''
+  const again =
+    summary.retaken > 0 ? ` (${summary.retaken} of them cut off with their holder, run again)` : ''
   const what = at.occasion === 'recovery' ? 'catch-up after the run ledger answered again' : 'catch-up'
-  term.termLog.info(fields, `${what}: ran ${summary.ran}, missed ${summary.missed}${left}`)
+  term.termLog.info(fields, `${what}: ran ${summary.ran}${again}, missed ${summary.missed}${left}`)
 }
 
 /**

@@ -103,9 +103,19 @@ export class ServedTerm {
     }
   }
 
-  /** The spec of the pass for `slot` (a manual run's when `manual`), numbered within the term. */
-  passSpec(slot: Date, options: { manual?: boolean; jobAbort?: AbortSignal | undefined } = {}): SlotPassSpec {
+  /**
+   * The spec of the pass for `slot` (a manual run's when `manual`; with `retake`, the n-th run again of a
+   * pass an older term's holder left unfinished: retake.ts), numbered within the term.
+   */
+  passSpec(
+    slot: Date,
+    options: { manual?: boolean; jobAbort?: AbortSignal | undefined; retake?: number | undefined } = {},
+  ): SlotPassSpec {
     const spec = slotPassSpec(this.setting, this.passTerm(options.jobAbort), this.#pass, slot)
-    return options.manual ? { ...spec, manual: true } : spec
+    return {
+      ...spec,
+      ...(options.manual ? { manual: true } : {}),
+      ...(options.retake ? { retake: options.retake } : {}),
+    }
   }
 }

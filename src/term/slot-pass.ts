@@ -69,6 +69,11 @@ export interface SlotPassSpec {
   slot: Date
   /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
   manual?: boolean
+  /**
+   * The n-th run again of a pass an older term's holder left unfinished (retake.ts): the slot is taken over
+   * with the ledger's `retake`, not claimed, and the pass's lines say `retake: n`.
+   */
+  retake?: number
   owner: string
   fence: number
   pass: Pass
@@ -194,14 +199,15 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const claimed = await claimSlot(spec, startedAt)
   if (claimed !== true) return claimed
   const number = spec.nextNumber()
-  const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString() })
+  const retake = spec.retake ? { retake: spec.retake } : {}
+  const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString(), ...retake })
   if (!spec.live()) {
     log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
     const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
     return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
   }
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
-  log.info({}, 'pass started')
+  log.info({}, spec.retake ? 'pass started again: an older term’s holder left it unfinished' : 'pass started')
   const ping = spec.pinger?.start()
   const span = startPassSpan({ ...spec, number })
   const before = laneRequests(spec.forge.meter, laneOf(spec.net))
@@ -248,10 +254,10 @@ async function claimSlot(
     const { net, slot, owner, fence } = spec
     const manual = spec.manual ? { manual: true } : {}
     const installation = spec.installation === undefined ? {} : { installation: spec.installation }
-    const won = await spec.ledger.claim(
-      { net, slot, owner, fence, startedAt, ...manual, ...installation },
-      { signal },
-    )
+    const claim = { net, slot, owner, fence, startedAt, ...manual, ...installation }
+    const won = spec.retake
+      ? await spec.ledger.retake(claim, { signal })
+      : await spec.ledger.claim(claim, { signal })
     return won ? true : { kind: 'slot-taken' }
   } catch (error) {
     return { kind: 'claim-failed', error }

@@ -29,6 +29,13 @@ import { countUnrun } from './unrun-slot.js'
 /** How many more look backs check a lost slot the ledger has no record of yet (its claim may land late). */
 const UNSETTLED_LOOK_BACKS = 3
 
+/** How a scheduled slot runs: the job's abort, a recovery's slot (`again`), a retake's number. */
+interface ScheduledSlotHow {
+  abort?: AbortSignal | undefined
+  again?: boolean
+  retake?: number | undefined
+}
+
 /** The work in flight: when it started, and its own abort (a pause with --abort ends its passes). */
 interface WorkInFlight {
   at: Date
@@ -100,7 +107,7 @@ export class TermScheduler {
       return
     }
     if (this.#work) this.#overlap(slot)
-    else this.#occupy((abort) => this.#scheduledSlot(slot, abort))
+    else this.#occupy((abort) => this.#scheduledSlot(slot, { abort }))
   }
 
   #overlap(slot: Date): void {
@@ -184,7 +191,8 @@ export class TermScheduler {
         runs.left = round.run.length - index
         break
       }
-      const result = await this.#scheduledSlot(slot, abort, at.occasion === 'recovery')
+      const retake = round.retakes?.get(slot.getTime())
+      const result = await this.#scheduledSlot(slot, { abort, again: at.occasion === 'recovery', retake })
       if (result?.kind === 'ran') runs.ran++
       else if (result?.kind === 'slot-taken') runs.taken++
     }
@@ -200,15 +208,16 @@ export class TermScheduler {
 
   /**
    * A scheduled slot's pass unless a step holds it back (paused, deferred: recorded so, undefined). A
-   * recovery's slot (`again`) was counted at its tick already: it only owes a look back on failure.
+   * recovery's slot (`again`) was counted at its tick already: it only owes a look back on failure. A
+   * retake's slot takes over the older term's unfinished run instead of claiming (retake.ts).
    */
-  async #scheduledSlot(slot: Date, abort?: AbortSignal, again = false): Promise<SlotPassResult | undefined> {
+  async #scheduledSlot(slot: Date, how: ScheduledSlotHow = {}): Promise<SlotPassResult | undefined> {
     const { pause, deferral } = this.#steps
     const paused = await pause?.pausedNow(slot)
     if (paused && pause) return void (await pause.accountPaused(slot, paused))
     if (await deferral?.deferred(slot)) return undefined
-    const result = await runSlotPass(this.#term.passSpec(slot, { jobAbort: abort }))
-    if (!again) countUnrun(this.#term, result, slot)
+    const result = await runSlotPass(this.#term.passSpec(slot, { jobAbort: how.abort, retake: how.retake }))
+    if (!how.again) countUnrun(this.#term, result, slot)
     if (result.kind === 'claim-failed') this.#steps.recovery.owe({ slot })
     else if (result.kind === 'ran' && result.unrecorded)
       this.#steps.recovery.owe({ slot, end: result.unrecorded })

@@ -73,6 +73,11 @@ export interface LookBack {
 export interface CatchUpRound {
   /** The slots to run, oldest first. */
   run: readonly Date[]
+  /**
+   * Of `run`, the slots whose pass an older term's holder left unfinished, run again (retake.ts): the
+   * retake's number by the slot's instant (ms). A slot not in it is claimed as usual.
+   */
+  retakes?: ReadonlyMap<number, number>
   /** Ends the round with what running came to: logs its line and says what is still owed. */
   end(runs: { ran: number; taken: number; left: number }): CatchUpEnd
 }

@@ -93,6 +93,11 @@ export interface Verdict {
   doubleRunSlots: number
   /** The slots run twice, with who ran them (for reading a failure). */
   doubleRuns: Array<{ slot: string; runs: string[] }>
+  /**
+   * Slots a later term ran again because their pass was cut off with its holder (term/retake.ts): each
+   * later start said `retake` and followed a start that never ended. Not double runs.
+   */
+  retakenSlots: number
   /** Distinct slots some pass started for. */
   slotsRun: number
   takeoverMs: Stats
@@ -323,6 +328,7 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
     passOverlaps,
     doubleRunSlots: doubleRuns.double.length,
     doubleRuns: doubleRuns.double,
+    retakenSlots: doubleRuns.retaken,
     slotsRun: doubleRuns.slots,
     takeoverMs: stats(takeovers.filter(Number.isFinite)),
     takeovers: takeovers.map((t) => (Number.isFinite(t) ? Math.round(t) : -1)),
@@ -344,20 +350,51 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
 export function doubleRunsOf(traces: WorkerTrace[]): {
   slots: number
   double: Array<{ slot: string; runs: string[] }>
+  retaken: number
 } {
-  const runs = new Map<string, Set<string>>()
+  const runs = new Map<string, SlotStart[]>()
   for (const t of traces) {
     for (const l of t.lines) {
       if (l.event !== 'pass-start' || typeof l.slot !== 'string') continue
       const key = `${String(l.net)}@${l.slot}`
-      const who = `${String(l.owner ?? t.owner)} fence ${String(l.fence)} pass ${String(l.pass)}`
-      runs.set(key, (runs.get(key) ?? new Set()).add(who))
+      const start: SlotStart = {
+        who: `${String(l.owner ?? t.owner)} fence ${String(l.fence)} pass ${String(l.pass)}`,
+        mono: num(l.mono),
+        retake: typeof l.retake === 'number',
+        finished: t.lines.some((e) => e.event === 'pass-end' && e.term === l.term && e.pass === l.pass),
+      }
+      runs.set(key, [...(runs.get(key) ?? []), start])
     }
   }
-  const double = [...runs]
-    .filter(([, who]) => who.size > 1)
-    .map(([slot, who]) => ({ slot, runs: [...who].sort() }))
-  return { slots: runs.size, double }
+  let retaken = 0
+  const double: Array<{ slot: string; runs: string[] }> = []
+  for (const [slot, starts] of runs) {
+    const who = new Set(starts.map((s) => s.who))
+    if (who.size === 1) continue
+    if (startsAreRetakes(starts)) retaken++
+    else double.push({ slot, runs: [...who].sort() })
+  }
+  return { slots: runs.size, double, retaken }
+}
+
+/** One pass's start for a slot, as its log line said it. */
+interface SlotStart {
+  who: string
+  mono: number
+  /** The pass said it runs again a pass an older term's holder left unfinished (term/retake.ts). */
+  retake: boolean
+  /** Its process logged the pass's end (a cut-off pass never does). */
+  finished: boolean
+}
+
+/**
+ * Whether a slot's later starts are each a retake of a pass cut off before it: every start after the first
+ * says `retake`, and every start before a retake never ended (its holder died or stalled away). A retake
+ * of a pass that finished, or a second start without `retake`, is a double run.
+ */
+function startsAreRetakes(starts: SlotStart[]): boolean {
+  const ordered = [...starts].sort((a, b) => a.mono - b.mono)
+  return ordered.slice(1).every((s, i) => s.retake && !ordered[i]!.finished)
 }
 
 /** One ledger record as the accounting reads it. */

@@ -71,36 +71,54 @@ describe('a net’s attempts within a slot', () => {
   const loadNet = (env: Record<string, string>) => loadConfig(env, [every5], TEST_LEASES)
   const P = 'LEASECRON_NET_TICK_NET_'
 
-  it('times a pass out after the schedule’s interval and makes no retry by default', () => {
+  it('times a pass out after the schedule’s interval, makes no retry, and runs a cut-off pass again once by default', () => {
     const result = loadNet({})
     expect(result.ok && result.config.nets[0]?.attempts).toEqual({
       timeoutMs: 300_000,
       retries: 0,
       retryBackoffMs: 10_000,
+      retakes: 1,
     })
   })
 
-  it('reads TIMEOUT, RETRIES and RETRY_BACKOFF, durations with their unit, and shows them so in `config`', async () => {
-    const result = loadNet({ [`${P}TIMEOUT`]: '90s', [`${P}RETRIES`]: '3', [`${P}RETRY_BACKOFF`]: '2m' })
+  it('reads TIMEOUT, RETRIES, RETRY_BACKOFF and RETAKES, durations with their unit, and shows them so in `config`', async () => {
+    const result = loadNet({
+      [`${P}TIMEOUT`]: '90s',
+      [`${P}RETRIES`]: '3',
+      [`${P}RETRY_BACKOFF`]: '2m',
+      [`${P}RETAKES`]: '0',
+    })
     if (!result.ok) throw new Error('valid attempt variables were refused')
     expect(result.config.nets[0]?.attempts).toEqual({
       timeoutMs: 90_000,
       retries: 3,
       retryBackoffMs: 120_000,
+      retakes: 0,
     })
     const { redactedConfig } = await import('../../src/config/redacted-config.js')
     expect(redactedConfig(result.config).nets).toEqual([
-      expect.objectContaining({ timeout: '90s', retries: 3, retryBackoff: '2m' }),
+      expect.objectContaining({ timeout: '90s', retries: 3, retryBackoff: '2m', retakes: 0 }),
     ])
   })
 
-  it('refuses a bare number, too many retries and a backoff without a unit, naming each variable', () => {
-    const result = loadNet({ [`${P}TIMEOUT`]: '30', [`${P}RETRIES`]: '11', [`${P}RETRY_BACKOFF`]: '10 s' })
+  it('refuses a bare number, too many retries, a backoff without a unit and a word for RETAKES, naming each variable', () => {
+    const result = loadNet({
+      [`${P}TIMEOUT`]: '30',
+      [`${P}RETRIES`]: '11',
+      [`${P}RETRY_BACKOFF`]: '10 s',
+      [`${P}RETAKES`]: 'yes',
+    })
     expect(result.ok).toBe(false)
     if (result.ok) return
-    expect(result.issues.map((i) => i.variable)).toEqual([`${P}TIMEOUT`, `${P}RETRIES`, `${P}RETRY_BACKOFF`])
+    expect(result.issues.map((i) => i.variable)).toEqual([
+      `${P}TIMEOUT`,
+      `${P}RETRIES`,
+      `${P}RETRY_BACKOFF`,
+      `${P}RETAKES`,
+    ])
     expect(result.issues[0]?.expected).toMatch(/a duration with a unit/)
     expect(result.issues[1]?.expected).toBe('a whole number of retries from 0 to 10')
+    expect(result.issues[3]?.expected).toMatch(/^a whole number from 0 \(a pass cut off by its holder's end/)
   })
 
   it('knows the variables, so a typo of one is refused with a hint', () => {

@@ -19,7 +19,20 @@ function claimOf(slotMinutes: number, extra: Partial<RunClaim> = {}): RunClaim {
   }
 }
 
-export function runLedgerConformance(label: string, makeLedger: () => Promise<RunLedger>): void {
+/** What a server may do differently, with the reason (printed with the test's name). */
+export interface RunLedgerAllowances {
+  /**
+   * Two retakes racing with one fence may both win: FerretDB applies an update as read-then-write. The
+   * claim (a unique `_id` insert) stays exactly-once there.
+   */
+  racingRetakesMayBothWin?: string
+}
+
+export function runLedgerConformance(
+  label: string,
+  makeLedger: () => Promise<RunLedger>,
+  allowances: RunLedgerAllowances = {},
+): void {
   describe(`${label} run-ledger conformance`, () => {
     describe('claim', () => {
       it('grants the first claim of a slot and refuses every later one, the same owner included', async () => {
@@ -337,6 +350,91 @@ export function runLedgerConformance(label: string, makeLedger: () => Promise<Ru
         expect(await ledger.close('merge-gate-sweeper', at(2), 4, aborted)).toBe(false)
         expect((await ledger.get('merge-gate-sweeper', at(0)))?.outcome).toBe('ok')
         expect((await ledger.get('merge-gate-sweeper', at(1)))?.outcome).toBeUndefined()
+      })
+    })
+
+    describe('retaking an older term’s unfinished run', () => {
+      it('hands a dead term’s unfinished claim to the retaking term, counts it, and refuses the old term’s late finish', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0)) // fence 3, never finished: its holder died mid-pass
+        const retaker = claimOf(0, { owner: 'host-b-2', fence: 4, startedAt: at(3) })
+        expect(await ledger.retake(retaker), 'the cut-off pass cannot run again').toBe(true)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: 'merge-gate-sweeper@2026-09-30T15:00:00.000Z',
+          ...retaker,
+          retakes: 1,
+        })
+        const late = { finishedAt: at(4), outcome: 'ok' as const }
+        expect(
+          await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, late),
+          'the dead term’s late finish overwrote the retaking term’s run',
+        ).toBe(false)
+        expect(await ledger.retake(retaker), 'one term retook its own claim').toBe(false)
+        expect(await ledger.retake(claimOf(0, { owner: 'host-c-3', fence: 5 }))).toBe(true)
+        expect((await ledger.get('merge-gate-sweeper', at(0)))?.retakes).toBe(2)
+        await ledger.finish('merge-gate-sweeper', at(0), 'host-c-3', 5, late)
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toMatchObject({
+          outcome: 'ok',
+          owner: 'host-c-3',
+          retakes: 2,
+        })
+      })
+
+      it('leaves a finished run, a claim of the retaking term or a newer one, and an empty slot alone', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, { finishedAt: at(1), outcome: 'ok' })
+        await ledger.claim(claimOf(1, { fence: 4 }))
+        await ledger.account({ ...claimOf(2), at: at(2), outcome: 'missed' })
+        const by = (slot: number) => claimOf(slot, { owner: 'host-b-2', fence: 4 })
+        expect(await ledger.retake(by(0)), 'a finished run was run again').toBe(false)
+        expect(await ledger.retake(by(1)), 'a live term’s pass was taken over').toBe(false)
+        expect(await ledger.retake(by(2)), 'an account of an unrun slot was taken as a run').toBe(false)
+        expect(await ledger.retake(by(3)), 'a retake claimed an empty slot').toBe(false)
+        expect(await ledger.get('merge-gate-sweeper', at(3))).toBeUndefined()
+        expect(await ledger.get('merge-gate-sweeper', at(1))).toEqual({
+          id: expect.any(String),
+          ...claimOf(1, { fence: 4 }),
+        })
+      })
+
+      it('takes a manual run over by its own key, never the scheduled slot of its instant', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0, { manual: true }))
+        await ledger.claim(claimOf(0))
+        await ledger.finish('merge-gate-sweeper', at(0), 'host-a-1', 3, { finishedAt: at(1), outcome: 'ok' })
+        expect(await ledger.retake(claimOf(0, { owner: 'host-b-2', fence: 4, manual: true }))).toBe(true)
+        expect((await ledger.get('merge-gate-sweeper', at(0)))?.outcome).toBe('ok')
+        expect((await ledger.get('merge-gate-sweeper', at(0), { manual: true }))?.owner).toBe('host-b-2')
+      })
+
+      const racing = allowances.racingRetakesMayBothWin
+      it(`lets exactly one of several concurrent retakes by one term win${racing ? ` (at least one here: ${racing})` : ''}`, async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        const answers = await Promise.all(
+          ['b', 'c', 'd', 'e', 'f'].map((host) =>
+            ledger.retake(claimOf(0, { owner: `host-${host}`, fence: 4 })),
+          ),
+        )
+        const wins = answers.filter(Boolean).length
+        if (racing === undefined) expect(wins, 'a cut-off pass was taken over twice at once').toBe(1)
+        else expect(wins, 'no racing retake won').toBeGreaterThanOrEqual(1)
+        expect((await ledger.get('merge-gate-sweeper', at(0)))?.fence).toBe(4)
+      })
+
+      it('refuses a malformed claim with a typed error naming the operation, and writes nothing', async () => {
+        const ledger = await makeLedger()
+        await ledger.claim(claimOf(0))
+        await expect(ledger.retake(claimOf(0, { fence: -1 }))).rejects.toMatchObject({
+          name: 'RunLedgerError',
+          code: 'RUN_LEDGER_INVALID',
+          operation: 'retake',
+        })
+        expect(await ledger.get('merge-gate-sweeper', at(0))).toEqual({
+          id: expect.any(String),
+          ...claimOf(0),
+        })
       })
     })
 

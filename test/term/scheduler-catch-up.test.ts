@@ -18,7 +18,7 @@ import { createLogger } from '../../src/observe/logger.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
 import { DrivenClock } from '../support/driven-clock.js'
 import { useTestDatabase } from '../support/mongo.js'
-import { type PassRecord, recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { type PassRecord, recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { campaignOptions } from '../support/term-specs.js'
 
 const NET = 'tick-net'
@@ -116,6 +116,26 @@ async function ledgerByMinute(ledger: RunLedger): Promise<Array<[string, string 
   const runs: RunRecord[] = (await ledger.history(NET, 1000)).reverse()
   return runs.map((r) => [r.slot.toISOString().slice(11, 16), r.outcome])
 }
+
+/** The holder of 15:10 (fence 0) was killed mid-pass: its claim has no end. */
+async function cutOff(
+  ledger: RunLedger,
+  slot = minute(10),
+  options: { manual?: boolean } = {},
+): Promise<void> {
+  await ledger.claim({ net: NET, slot, owner: 'killed', fence: 0, startedAt: slot, ...options })
+}
+
+/** Terms that came and went on the net's lease, so the next election's fence is `fences + 1`. */
+async function pastTerms(store: LeaseStore, fences: number): Promise<void> {
+  for (let i = 0; i < fences; i++) {
+    const grant = await store.acquire(TICK_LEASE.name, `past-${i}`, new Date(ELECTION), 60_000)
+    if (grant) await store.release(grant)
+  }
+}
+
+/** The successor of 15:10's killed holder, elected 15:13:50: 15:10–15:13 are a takeover's gap. */
+const AFTER_KILL = '2026-10-01T15:13:50.000Z'
 
 describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }) => {
   it('with CATCH_UP=all runs each window slot once, oldest first, up to the cap, and records the rest missed', async () => {
@@ -251,5 +271,102 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
       'a slot has no record or two',
     ).toEqual(hhmm(minutes(0, 30)))
     expect(byMinute.slice(23).map(([, outcome]) => outcome)).toEqual(Array(8).fill('ok'))
+  })
+  it('runs again, first, the pass its killed holder left unfinished, as the same slot under its own fence', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    const line = await alpha.summary()
+    expect(line, 'the cut-off pass was not run again').toMatchObject({ ran: 4, retaken: 1, missed: 0 })
+    expect(String(line.msg)).toBe(
+      'catch-up: ran 4 (1 of them cut off with their holder, run again), missed 0',
+    )
+    expect(slotsOf(alpha.passes)).toEqual(['15:10', '15:11', '15:12', '15:13'])
+    await alpha.finish()
+    expect(await world.ledger.get(NET, minute(10)), 'the run again is not the successor’s').toMatchObject({
+      owner: 'alpha',
+      fence: 1,
+      outcome: 'ok',
+      retakes: 1,
+    })
+    expect((await ledgerByMinute(world.ledger)).slice(10)).toEqual(
+      hhmm(minutes(10, 13)).map((m) => [m, 'ok']),
+    )
+  })
+
+  it('runs again a new net’s first pass, cut off with its holder, though it is the only record', async () => {
+    const world = await makeWorld()
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    expect(await alpha.summary(), 'the oldest record, cut off, was not looked at').toMatchObject({
+      ran: 4,
+      retaken: 1,
+    })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes)).toEqual(hhmm(minutes(10, 13)))
+  })
+
+  it('with RETAKES=0 records the cut-off pass aborted and runs only the slots without a record', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETAKES: '0' })
+    expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes), 'a net that opted out had its cut-off pass run again').toEqual(
+      hhmm(minutes(11, 13)),
+    )
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
+  })
+
+  it('records aborted a pass cut off as often as RETAKES allows, so a pass that kills its process stops', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    await pastTerms(world.store, 2) // the election's fence is 3
+    const taken = { net: NET, slot: minute(10), owner: 'retook', fence: 2, startedAt: minute(12) }
+    expect(await world.ledger.retake(taken), 'the first retake was refused').toBe(true)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes), 'a pass cut off twice ran a third time').toEqual(hhmm(minutes(11, 13)))
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'retook', outcome: 'aborted' })
+  })
+
+  it('with CATCH_UP=none records the cut-off pass aborted and runs nothing late', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { CATCH_UP: 'none' })
+    expect(await alpha.summary()).toMatchObject({ ran: 0, retaken: 0, missed: 3 })
+    await alpha.finish()
+    expect(alpha.passes).toEqual([])
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
+  })
+
+  it('records aborted a cut-off pass older than an outage `latest` runs whole, running the newest slot only', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(ELECTION), 'alpha', { CATCH_UP: 'latest' })
+    expect(await alpha.summary()).toMatchObject({ ran: 1, retaken: 0, missed: 19 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes)).toEqual(['15:30'])
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
+  })
+
+  it('records aborted a manual run cut off with its holder: its request was taken, an operator asks again', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    const asked = new Date(minute(10).getTime() + 30_000)
+    await cutOff(world.ledger, asked, { manual: true })
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    expect(await alpha.summary()).toMatchObject({ ran: 4, retaken: 0 })
+    await alpha.finish()
+    expect(await world.ledger.get(NET, asked, { manual: true })).toMatchObject({
+      owner: 'killed',
+      outcome: 'aborted',
+    })
   })
 })
