@@ -40,7 +40,8 @@ export interface RunSpec {
   ttlMs: number
   /**
    * Pause between campaign attempts; ttlMs/3 by default, also when ≤ 0, and never under ttlMs/30 (a
-   * smaller pause would campaign in a hot loop). Jittered by up to +20%.
+   * smaller pause would campaign in a hot loop). Jittered by up to +20%. A standby that read the holder's
+   * expiry and finds it nearer than the pause tries at that expiry instead (plus up to a fifth of a retry).
    */
   retryMs?: number
   /** Ends the campaign: the term (if any) is aborted, its work awaited, the lease released. */
@@ -231,8 +232,23 @@ class Campaign {
     while (!signal.aborted) {
       await this.#attemptOrReport()
       if (signal.aborted) break
-      await waitFor(this.#spec.retryMs * (1 + JITTER * this.#spec.random()), signal, clock)
+      await waitFor(this.#pauseMs(), signal, clock)
     }
+  }
+
+  /**
+   * The pause before the next attempt: the retry, jittered by up to +20%; but when the holder last seen
+   * has its term expire sooner, until that expiry and a jitter after it (never longer than the retry), so a
+   * dead holder's lease is tried as it frees, not up to a retry later, and standbys that saw the same
+   * expiry do not all send their acquire in the same millisecond. A live holder's expiry is always about a
+   * TTL away (it renews every ttl/3), so while it lives this changes nothing: no call is added.
+   */
+  #pauseMs(): number {
+    const { retryMs, random, clock } = this.#spec
+    const retry = retryMs * (1 + JITTER * random())
+    const untilExpiry = (this.#seen?.expiresAtMs ?? Number.NaN) - clock.now().getTime()
+    if (!(untilExpiry > 0 && untilExpiry < retry)) return retry
+    return Math.min(retry, untilExpiry + 1 + retryMs * JITTER * random())
   }
 
   /**

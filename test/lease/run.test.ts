@@ -150,6 +150,54 @@ describe('lease.run', () => {
     await vi.advanceTimersByTimeAsync(10_000)
   })
 
+  it('tries a dead holder’s lease as its term expires, not up to a retry later', async () => {
+    const store = new MemoryStore()
+    const diedAt = performance.now()
+    // A holder that was granted the lease and died at once: it never renews, its term expires at TTL.
+    await store.acquire('net-a', 'dead', new Date(), TTL)
+    const terms: Term[] = []
+    const b = candidate(store, 'beta', terms, { retryMs: 2_000 })
+    await vi.advanceTimersByTimeAsync(TTL + 2_000 * 1.2 + 100)
+    const beta = terms.find((t) => t.owner === 'beta')
+    expect(beta, 'nobody took the dead holder’s lease over').toBeDefined()
+    // On the retry grid alone its attempts fall at 0, 2.0–2.4 s and 4.0–4.8 s: the third is the first after 3 s.
+    expect(
+      beta!.start - diedAt,
+      'the standby waited out its retry past the expiry it had read',
+    ).toBeLessThanOrEqual(TTL + 2_000 * 0.2 + 10)
+    expect(
+      beta!.start - diedAt,
+      'the standby took a lease whose term had not expired',
+    ).toBeGreaterThanOrEqual(TTL)
+    b.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+  })
+
+  it('adds no attempt while the holder lives: one acquire per retry, as before', async () => {
+    const store = new MemoryStore()
+    const terms: Term[] = []
+    const a = candidate(store, 'alpha', terms)
+    await vi.advanceTimersByTimeAsync(10)
+    const acquires: string[] = []
+    const counting: LeaseStore = Object.assign(Object.create(store), {
+      acquire: (...args: Parameters<LeaseStore['acquire']>) => {
+        acquires.push(args[1])
+        return store.acquire(...args)
+      },
+    })
+    const b = candidate(counting, 'beta', terms, { retryMs: 2_000 })
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(
+      terms.map((t) => t.owner),
+      'the standby took a live holder’s lease',
+    ).toEqual(['alpha'])
+    // 60 s at one attempt per 2.0–2.4 s: 26 to 31 with the first.
+    expect(acquires.length, 'the standby tried more often than its retry').toBeLessThanOrEqual(31)
+    a.stop()
+    b.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+  })
+
   it('steps down no later than ttl − ttl/6 after a slow grant was sent when no renewal lands', async () => {
     const slowGrant = 400
     const store = new FaultyStore(new MemoryStore(), (op) =>
