@@ -25,11 +25,6 @@ export const MIN_TTL_MS = 1_000
 
 /** The most retries a slot's pass may make: each is bounded by the next slot anyway; more is a typo. */
 export const MAX_RETRIES = 10
-/**
- * RETAKES by default: a pass cut off by its holder's end runs once more under the successor; a second
- * cut-off of the same slot (a pass that kills its process) is recorded aborted, so it cannot crash-loop a fleet.
- */
-export const DEFAULT_RETAKES = 1
 /** The most RETAKES: each is a holder lost mid-pass; more is a typo. */
 export const MAX_RETAKES = 10
 /** The shortest TIMEOUT and RETRY_BACKOFF accepted. */
@@ -227,8 +222,8 @@ function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: strin
       .regex(/^\d{1,2}$/)
       .transform(Number)
       .refine((n) => n <= MAX_RETAKES),
-    DEFAULT_RETAKES,
-    `a whole number from 0 (a pass cut off by its holder's end is recorded aborted, never run again) to ${MAX_RETAKES}`,
+    retries,
+    `a whole number from 0 (a pass cut off by its holder's end is recorded aborted, never run again) to ${MAX_RETAKES}; unset, the net's RETRIES`,
   )
   return { timeoutMs, retries, retryBackoffMs, retakes }
 }

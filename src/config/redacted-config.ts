@@ -4,7 +4,6 @@
  */
 import { formatDuration, parseDuration } from '../durations.js'
 import type { NetDefinition } from '../nets/net.js'
-import { DEFAULT_RETAKES } from './net-section.js'
 import { describePingUrl } from './ping-url.js'
 import { scrubSecrets } from './scrub.js'
 import { otherUriDatabase } from './store-section.js'
@@ -49,7 +48,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,
       retryBackoff: formatDuration(n.attempts.retryBackoffMs),
-      retakes: n.attempts.retakes ?? DEFAULT_RETAKES,
+      retakes: n.attempts.retakes,
       pingUrl: n.pingUrl === undefined ? '(unset)' : describePingUrl(n.pingUrl),
       ...n.pacing,
       options: Object.fromEntries(

@@ -57,9 +57,11 @@ export interface AttemptPolicy {
   retryBackoffMs: number
   /**
    * RETAKES: how many times a later term runs again a pass cut off by its holder's end (the holder died
-   * or stalled mid-pass: term/retake.ts); 0 never does, and the run is recorded `aborted`. Absent: 1.
+   * or stalled mid-pass: term/retake.ts); 0 never does, and the run is recorded `aborted`. The net's
+   * RETRIES unless RETAKES is set (a net that accepts its pass running again after a failure accepts it
+   * after a crash).
    */
-  retakes?: number
+  retakes: number
 }
 
 /**

@@ -185,10 +185,14 @@ function decide(
 /**
  * Whether every unrecorded slot fell due within a takeover's bound of the election: the gap a holder's death
  * (or a clean hand-over) left, which `latest` runs whole — a fleet down for longer gets the newest slot only.
+ * A retakable slot (a pass cut off with its holder) does not count against it: it runs with its gap.
  */
 function takeoverGap(input: CatchUpInput, unrecorded: readonly Date[]): boolean {
-  const oldest = unrecorded.at(-1)
-  if (input.takeoverMs === undefined || oldest === undefined) return false
+  if (input.takeoverMs === undefined) return false
+  // A cut-off pass's slot is as old as its pass was long: its holder's end, not its instant, is the takeover's.
+  const retakable = new Set(input.retakable?.map((slot) => slot.getTime()))
+  const oldest = unrecorded.filter((slot) => !retakable.has(slot.getTime())).at(-1)
+  if (oldest === undefined) return unrecorded.length > 0
   return input.now.getTime() - oldest.getTime() <= input.takeoverMs
 }
 

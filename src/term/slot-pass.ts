@@ -268,7 +268,10 @@ function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger, span: Pa
   return {
     net: spec.net,
     slot: spec.slot,
-    policy: spec.attempts,
+    // A retake is the slot's next attempt: its pass gets the retries the cut-off ones left.
+    policy: spec.retake
+      ? { ...spec.attempts, retries: Math.max(0, spec.attempts.retries - spec.retake) }
+      : spec.attempts,
     term: spec.term,
     live: spec.live,
     stepDownAt: spec.stepDownAt,

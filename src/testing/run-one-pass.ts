@@ -212,6 +212,8 @@ function netConfig(
       timeoutMs: attempts.timeoutMs ?? intervalMs,
       retries: attempts.retries ?? 0,
       retryBackoffMs: attempts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
+      // One pass, no takeover: nothing of a cut-off pass to run again.
+      retakes: 0,
     },
     options,
   }

@@ -71,14 +71,19 @@ describe('a net’s attempts within a slot', () => {
   const loadNet = (env: Record<string, string>) => loadConfig(env, [every5], TEST_LEASES)
   const P = 'LEASECRON_NET_TICK_NET_'
 
-  it('times a pass out after the schedule’s interval, makes no retry, and runs a cut-off pass again once by default', () => {
+  it('times a pass out after the schedule’s interval and makes no retry, nor runs a cut-off pass again, by default', () => {
     const result = loadNet({})
     expect(result.ok && result.config.nets[0]?.attempts).toEqual({
       timeoutMs: 300_000,
       retries: 0,
       retryBackoffMs: 10_000,
-      retakes: 1,
+      retakes: 0,
     })
+    const retrying = loadNet({ [`${P}RETRIES`]: '2' })
+    expect(
+      retrying.ok && retrying.config.nets[0]?.attempts.retakes,
+      'RETAKES is not RETRIES when unset',
+    ).toBe(2)
   })
 
   it('reads TIMEOUT, RETRIES, RETRY_BACKOFF and RETAKES, durations with their unit, and shows them so in `config`', async () => {

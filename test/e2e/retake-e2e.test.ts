@@ -1,5 +1,6 @@
 /**
- * A pass cut off by its holder's SIGKILL runs again under the successor (term/retake.ts), as built worker
+ * A pass cut off by its holder's SIGKILL runs again under the successor (term/retake.ts: a net that retries
+ * takes its cut-off passes over by default), as built worker
  * processes on the run's Mongo: the ledger's record of the slot ends `ok`, under the successor's owner and
  * fence, counted as one retake.
  */
@@ -26,13 +27,14 @@ function worker(env: Record<string, string>): WorkerProcess {
     LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000',
     LEASECRON_NET_E2E_RETAKE_TTL_MS: '3000',
     LEASECRON_NET_E2E_RETAKE_RETRY_MS: '1000',
+    LEASECRON_NET_E2E_RETAKE_RETRIES: '1',
     ...env,
   })
   running.push(w)
   return w
 }
 
-describe('a holder SIGKILLed mid-pass', () => {
+describe('a holder SIGKILLed mid-pass, for a net with RETRIES=1', () => {
   it('has its slot run again by the successor, recorded ok under the successor’s fence as one retake', async () => {
     const mongo = mongoServer()
     const db = `e2e_retake_${Date.now().toString(36)}`

@@ -74,15 +74,13 @@ function replica(
   clock: DrivenClock,
   owner: string,
   variables: Record<string, string>,
-  onPass?: (pass: number) => void,
+  /** Told each pass's number; a pass it answers `true` for fails. */
+  onPass?: (pass: number) => unknown,
   runHistory = 1000,
 ) {
   const { net, passes } = recordingNet({
     schedule: '* * * * *',
-    fail: (n) => {
-      onPass?.(n)
-      return false
-    },
+    fail: (n) => onPass?.(n) === true,
   })
   const env = Object.fromEntries(
     Object.entries(variables).map(([k, v]) => [`LEASECRON_NET_TICK_NET_${k}`, v]),
@@ -272,11 +270,11 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     ).toEqual(hhmm(minutes(0, 30)))
     expect(byMinute.slice(23).map(([, outcome]) => outcome)).toEqual(Array(8).fill('ok'))
   })
-  it('runs again, first, the pass its killed holder left unfinished, as the same slot under its own fence', async () => {
+  it('with RETRIES runs again, first, the pass its killed holder left unfinished, as the same slot under its own fence', async () => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETRIES: '1' })
     const line = await alpha.summary()
     expect(line, 'the cut-off pass was not run again').toMatchObject({ ran: 4, retaken: 1, missed: 0 })
     expect(String(line.msg)).toBe(
@@ -295,10 +293,44 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     )
   })
 
+  it('runs again a long pass cut off minutes after its slot, with the gap its holder’s end left', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger) // 15:10's pass ran on; the holder let 15:11–15:15 go as overlap, then died
+    for (const mm of minutes(11, 15)) {
+      const slot = minute(mm)
+      await world.ledger.claim({ net: NET, slot, owner: 'killed', fence: 0, startedAt: slot })
+      await world.ledger.finish(NET, slot, 'killed', 0, { finishedAt: slot, outcome: 'skipped', attempts: 0 })
+    }
+    const alpha = replica(world, new DrivenClock('2026-10-01T15:19:30.000Z'), 'alpha', { RETRIES: '1' })
+    expect(await alpha.summary(), 'a cut-off pass older than the takeover bound was let go').toMatchObject({
+      ran: 5,
+      retaken: 1,
+      missed: 0,
+    })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes)).toEqual(hhmm([10, 16, 17, 18, 19]))
+  })
+
+  it('runs again a long pass cut off before any slot fell due unheld: the cut-off is the whole gap', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    for (const mm of minutes(11, 15)) {
+      const slot = minute(mm)
+      await world.ledger.claim({ net: NET, slot, owner: 'killed', fence: 0, startedAt: slot })
+      await world.ledger.finish(NET, slot, 'killed', 0, { finishedAt: slot, outcome: 'skipped', attempts: 0 })
+    }
+    const alpha = replica(world, new DrivenClock('2026-10-01T15:15:40.000Z'), 'alpha', { RETRIES: '1' })
+    expect(await alpha.summary(), 'the cut-off pass alone was let go').toMatchObject({ ran: 1, retaken: 1 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes)).toEqual(['15:10'])
+  })
+
   it('runs again a new net’s first pass, cut off with its holder, though it is the only record', async () => {
     const world = await makeWorld()
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETAKES: '1' })
     expect(await alpha.summary(), 'the oldest record, cut off, was not looked at').toMatchObject({
       ran: 4,
       retaken: 1,
@@ -307,11 +339,49 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     expect(slotsOf(alpha.passes)).toEqual(hhmm(minutes(10, 13)))
   })
 
-  it('with RETAKES=0 records the cut-off pass aborted and runs only the slots without a record', async () => {
+  it('by default (RETRIES 0) records the cut-off pass aborted: no slot’s pass runs twice', async () => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETAKES: '0' })
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
+    await alpha.finish()
+    expect(slotsOf(alpha.passes), 'a net that asked for no retry had its cut-off pass run again').toEqual(
+      hhmm(minutes(11, 13)),
+    )
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
+  })
+
+  it('gives a run again the retries the cut-off attempt left: RETRIES 1, so a failing retake is not retried', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    // The first pass of the term is the retake of 15:10; it fails. A retry (due at 15:13:51, before the
+    // next slot) would wait on the standing clock, and the catch-up would never end.
+    const alpha = replica(
+      world,
+      new DrivenClock(AFTER_KILL),
+      'alpha',
+      { RETRIES: '1', RETRY_BACKOFF: '1s' },
+      (n) => n === 1,
+    )
+    expect(await alpha.summary(), 'the retake was retried past the net’s retries').toMatchObject({
+      ran: 4,
+      retaken: 1,
+    })
+    await alpha.finish()
+    expect(await world.ledger.get(NET, minute(10))).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      retakes: 1,
+    })
+  })
+
+  it('with RETAKES=0 records the cut-off pass aborted though the net retries, and runs only the slots without a record', async () => {
+    const world = await makeWorld()
+    await ranBefore(world.ledger)
+    await cutOff(world.ledger)
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETRIES: '2', RETAKES: '0' })
     expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
     await alpha.finish()
     expect(slotsOf(alpha.passes), 'a net that opted out had its cut-off pass run again').toEqual(
@@ -327,7 +397,7 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     await pastTerms(world.store, 2) // the election's fence is 3
     const taken = { net: NET, slot: minute(10), owner: 'retook', fence: 2, startedAt: minute(12) }
     expect(await world.ledger.retake(taken), 'the first retake was refused').toBe(true)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETRIES: '1' })
     expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0 })
     await alpha.finish()
     expect(slotsOf(alpha.passes), 'a pass cut off twice ran a third time').toEqual(hhmm(minutes(11, 13)))
@@ -338,7 +408,7 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     const world = await makeWorld()
     await ranBefore(world.ledger)
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { CATCH_UP: 'none' })
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { CATCH_UP: 'none', RETRIES: '1' })
     expect(await alpha.summary()).toMatchObject({ ran: 0, retaken: 0, missed: 3 })
     await alpha.finish()
     expect(alpha.passes).toEqual([])
@@ -349,7 +419,7 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     const world = await makeWorld()
     await ranBefore(world.ledger)
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(ELECTION), 'alpha', { CATCH_UP: 'latest' })
+    const alpha = replica(world, new DrivenClock(ELECTION), 'alpha', { CATCH_UP: 'latest', RETRIES: '1' })
     expect(await alpha.summary()).toMatchObject({ ran: 1, retaken: 0, missed: 19 })
     await alpha.finish()
     expect(slotsOf(alpha.passes)).toEqual(['15:30'])
@@ -361,7 +431,7 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     await ranBefore(world.ledger)
     const asked = new Date(minute(10).getTime() + 30_000)
     await cutOff(world.ledger, asked, { manual: true })
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
+    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETRIES: '1' })
     expect(await alpha.summary()).toMatchObject({ ran: 4, retaken: 0 })
     await alpha.finish()
     expect(await world.ledger.get(NET, asked, { manual: true })).toMatchObject({
