@@ -5,19 +5,19 @@
  * recording it `aborted` would lose the slot until the next one repairs it.
  *
  * The successor takes the unfinished run over with the ledger's `retake` (the record's owner and fence
- * become the successor's, so the old term's late finish is refused), and the catch-up plans it like a slot
- * of the gap the holder's end left (catch-up-plan.ts: `retakable`): under CATCH_UP=none, or past what
- * `latest` runs after a long outage, it is closed `aborted` as before. RETAKES bounds how often one slot is
- * taken over, so a pass that kills its own process cannot crash-loop the fleet. It defaults to the net's
- * RETRIES: a retake is one more attempt of the slot, and a retaken pass gets the retries left (RETRIES less
- * the retakes so far). So by default (RETRIES 0) nothing runs twice: a holder that stalled past its term
- * rather than died may still finish the cut-off pass after the successor ran it again — the lease's own
- * exception (lease/run.ts) — which a net that asked for retries accepts, and one that did not never meets.
+ * become the successor's, so the old term's late finish is refused), and the catch-up plans it with the gap
+ * the holder's end left (catch-up-plan.ts: `retakable`): under CATCH_UP=none, or past what `latest` runs
+ * after a long outage, it is closed `aborted` as before. RETAKES bounds how often one slot is taken over, so
+ * a pass that kills its own process cannot crash-loop the fleet. It defaults to the net's RETRIES: a retake
+ * is one more attempt of the slot, and a retaken pass gets the retries left (RETRIES less the retakes so
+ * far). So by default (RETRIES 0) nothing runs twice: a holder that stalled past its term rather than died
+ * may still finish the cut-off pass after the successor ran it again — the lease's own exception
+ * (lease/run.ts) — which a net that asked for retries accepts, and one that did not never meets. Why:
+ * docs/decisions/0004-run-a-cut-off-pass-again-only-for-nets-that-retry.md.
  *
  * What it is not: a retry of a failed pass (RETRIES, pass-attempts.ts, within one term), nor of a manual run
  * (its instant is no slot of the schedule, so the plan never runs it: it is closed `aborted`, and an
- * operator asks again), nor mutual exclusion — a stalled holder that wakes keeps
- * running its pass until it notices its term ended, as lease/run.ts says.
+ * operator asks again), nor mutual exclusion.
  */
 import type { RunRecord } from '../runs/run-ledger.js'
 import type { ServedTerm } from './served-term.js'
