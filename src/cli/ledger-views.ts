@@ -97,13 +97,14 @@ function slotText(slot: Date, timeZone: string | undefined): string {
 
 /**
  * A table of runs, newest first: slot, owner, fence, started, duration, outcome (`ok (manual)` for a
- * manual run: its slot is when it was asked for), attempts, requests; for a net read
+ * manual run: its slot is when it was asked for; `ok (retake 1)` for a run a later term took over after
+ * its pass was cut off with its holder), attempts, requests; for a net read
  * in a zone other than UTC, a second column with the slot in local time (the header names the zone).
  */
 export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): string[] {
   const zoned = timeZone !== 'UTC'
   const local = `local (${timeZone})`
-  const outcomes = runs.map((r) => `${r.outcome ?? 'running'}${r.manual ? ' (manual)' : ''}`)
+  const outcomes = runs.map((r) => `${r.outcome ?? 'running'}${outcomeNote(r)}`)
   // As wide as the widest shown (`timed-out (manual)`), so the attempts and requests stay in their columns.
   const outcomeWidth = Math.max(9, ...outcomes.map((o) => o.length))
   const header = [
@@ -133,6 +134,12 @@ export function historyLines(runs: readonly RunRecord[], timeZone = 'UTC'): stri
   return [header.join(' '), ...rows]
 }
 
+/** What the outcome column adds: a manual run, or a run taken over after its pass was cut off (retake.ts). */
+function outcomeNote(run: RunRecord): string {
+  if (run.manual) return ' (manual)'
+  return run.retakes ? ` (retake ${run.retakes})` : ''
+}
+
 /**
  * The JSON shape of one run for `history --json`: instants as ISO strings, duration in ms; the net's zone
  * and the slot in it (`slotLocal`, `2026-03-29 03:00 +02:00`).
@@ -153,6 +160,7 @@ export function historyJson(run: RunRecord, timeZone = 'UTC'): Record<string, un
     error: run.error ?? null,
     requests: run.requests ?? null,
     manual: run.manual === true,
+    retakes: run.retakes ?? 0,
   }
 }
 

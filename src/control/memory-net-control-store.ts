@@ -8,6 +8,7 @@ import {
   checkInstant,
   checkKind,
   checkNet,
+  checkNets,
   checkNotAborted,
   checkPause,
   newRequest,
@@ -43,6 +44,13 @@ export class MemoryNetControlStore implements NetControlStore {
     const at = checkInstant(context, 'now', now)
     checkNotAborted(context, options?.signal)
     return controlOf(net, this.#nets.get(net), at)
+  }
+
+  async getMany(nets: readonly string[], now: Date, options?: StoreCallOptions): Promise<NetControl[]> {
+    const context = checkNets(COMPONENT, nets)
+    const at = checkInstant(context, 'now', now)
+    checkNotAborted(context, options?.signal)
+    return nets.map((net) => controlOf(net, this.#nets.get(net), at))
   }
 
   async list(now: Date, options?: StoreCallOptions): Promise<NetControl[]> {

@@ -33,6 +33,7 @@ import {
   checkInstant,
   checkKind,
   checkNet,
+  checkNets,
   checkPause,
   newRequest,
 } from './net-control-checks.js'
@@ -108,6 +109,20 @@ export class MongoNetControlStore implements NetControlStore {
       controls.findOne({ _id: net }, bounds.read),
     )
     return doc === null ? { net } : this.#control(doc, net, at)
+  }
+
+  async getMany(nets: readonly string[], now: Date, options?: StoreCallOptions): Promise<NetControl[]> {
+    const context = checkNets(COMPONENT, nets)
+    const at = checkInstant(context, 'now', now)
+    if (nets.length === 0) return []
+    const docs = await this.#call(context, options, (controls, bounds) =>
+      controls.find({ _id: { $in: [...nets] } }, bounds.read).toArray(),
+    )
+    const byNet = new Map(docs.map((doc) => [documentId(doc), doc]))
+    return nets.map((net) => {
+      const doc = byNet.get(net)
+      return doc === undefined ? { net } : this.#control(doc, net, at)
+    })
   }
 
   async list(now: Date, options?: StoreCallOptions): Promise<NetControl[]> {

@@ -5,12 +5,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { plainLine } from '../plain-text.js'
-import type {
-  ControlRequest,
-  ControlRequestInput,
-  ControlRequestKind,
-  NetPause,
-  PauseRequest,
+import {
+  type ControlRequest,
+  type ControlRequestInput,
+  type ControlRequestKind,
+  MAX_NETS_PER_READ,
+  type NetPause,
+  type PauseRequest,
 } from './net-control-store.js'
 import { MAX_TEXT_CHARS } from './control-text-limit.js'
 import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
@@ -33,6 +34,19 @@ export function checkNet(component: string, operation: string, net: unknown): Ne
   if (typeof net !== 'string' || net.trim() === '')
     invalid({ component, operation }, `expected a net name (a non-empty string); got ${JSON.stringify(net)}`)
   return { component, operation, net }
+}
+
+/** A list of net names for `getMany`: each non-blank, at most MAX_NETS_PER_READ of them. */
+export function checkNets(component: string, nets: unknown): NetControlErrorContext {
+  const context = { component, operation: 'getMany' }
+  if (!Array.isArray(nets) || nets.length > MAX_NETS_PER_READ)
+    invalid(context, `expected a list of at most ${MAX_NETS_PER_READ} net names; got ${describeList(nets)}`)
+  for (const net of nets) checkNet(component, 'getMany', net)
+  return context
+}
+
+function describeList(nets: unknown): string {
+  return Array.isArray(nets) ? `${nets.length} names` : JSON.stringify(nets) ?? String(nets)
 }
 
 /** A valid Date, truncated to whole milliseconds. */

@@ -81,12 +81,21 @@ export interface RequestResult {
   request: ControlRequest
 }
 
+/** The most nets one `getMany` reads: a replica's poll reads its nets in reads of at most this many. */
+export const MAX_NETS_PER_READ = 1_000
+
 export interface NetControlStore {
   /**
    * The net's control state at `now` (nothing stored reads as `{ net }`). A stored record the store
    * cannot read is reported by the twin and answered as `{ net }` (not paused, nothing pending).
    */
   get(net: string, now: Date, options?: StoreCallOptions): Promise<NetControl>
+  /**
+   * The control state of each of `nets` at `now`, as `get` answers it, in the order given: one store call
+   * for a replica's nets (term/control-poll.ts). At most MAX_NETS_PER_READ nets; a blank name or more
+   * nets rejects with NET_CONTROL_INVALID.
+   */
+  getMany(nets: readonly string[], now: Date, options?: StoreCallOptions): Promise<NetControl[]>
   /** Every net with a stored record, as `get` would answer it, ordered by net name. */
   list(now: Date, options?: StoreCallOptions): Promise<NetControl[]>
   /**

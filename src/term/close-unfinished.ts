@@ -39,7 +39,8 @@ export async function closeUnfinished(
     if (!(await spec.ledger.close(run.net, run.slot, spec.fence, finish, options))) continue
     closed++
     spec.log.info(
-      { slot: run.slot.toISOString(), fence: run.fence },
+      // `runFence`: the line's `fence` is the closing term's (its logger's binding).
+      { slot: run.slot.toISOString(), runFence: run.fence, runOwner: run.owner },
       'closed a run an older term left unfinished: recorded aborted',
     )
   }

@@ -60,7 +60,23 @@ describe('leasecron history', () => {
       attempts: 0,
     }
     expect(historyLines([run])[1], 'the skipped slot reads as running').toMatch(/ skipped {3}0 /)
-    expect(historyJson(run)).toMatchObject({ outcome: 'skipped', attempts: 0 })
+    expect(historyJson(run)).toMatchObject({ outcome: 'skipped', attempts: 0, retakes: 0 })
+  })
+
+  it('says a run was taken over after its pass was cut off with its holder, in the table and in --json', () => {
+    const slot = new Date('2026-12-01T09:59:00Z')
+    const base = {
+      id: 'r',
+      net: 'tick-net',
+      slot,
+      owner: 'host-b',
+      fence: 4,
+      startedAt: NOW,
+      finishedAt: NOW,
+    }
+    const run = { ...base, outcome: 'ok' as const, attempts: 1, retakes: 1 }
+    expect(historyLines([run])[1], 'a retaken run reads as any run').toMatch(/ ok \(retake 1\) +1 /)
+    expect(historyJson(run)).toMatchObject({ outcome: 'ok', retakes: 1 })
   })
   it('keeps attempts and requests in their columns when a manual run is listed', () => {
     // Was an outcome column of 9: "ok (manual)" pushed attempts one place right, under no header.

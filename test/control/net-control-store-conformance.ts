@@ -34,6 +34,31 @@ export function netControlStoreConformance(name: string, open: () => Promise<Net
       expect(await store.get('other', later(HOUR)), 'a pause reached another net').toEqual({ net: 'other' })
     })
 
+    it('reads many nets in one call, in the order asked, each as get answers it', async () => {
+      const store = await open()
+      await store.pause('board', { reason: 'maintenance' }, T0)
+      const { request } = await store.request('sweeper', 'run', { by: 'ann' }, T0)
+      const nets = ['sweeper', 'untouched', 'board']
+      const many = await store.getMany(nets, later(1000))
+      expect(many, 'a net read together differs from its own read').toEqual(
+        await Promise.all(nets.map((net) => store.get(net, later(1000)))),
+      )
+      expect(many.map((control) => control.net)).toEqual(nets)
+      expect(many[0]?.run?.id).toBe(request.id)
+      expect(await store.getMany([], T0)).toEqual([])
+    })
+
+    it('refuses a blank net name or more nets than one read holds, naming getMany', async () => {
+      const store = await open()
+      await expect(store.getMany(['board', ' '], T0)).rejects.toMatchObject({
+        name: 'NetControlError',
+        code: 'NET_CONTROL_INVALID',
+        operation: 'getMany',
+      })
+      const tooMany = Array.from({ length: 1_001 }, (_, i) => `net-${i}`)
+      await expect(store.getMany(tooMany, T0)).rejects.toThrow(/at most 1000 net names; got 1001 names/)
+    })
+
     it('keeps a pause without expiry until resumed, and resume answers the pause it lifted', async () => {
       const store = await open()
       await store.pause('board', { abort: true }, T0)
