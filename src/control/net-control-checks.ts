@@ -46,7 +46,7 @@ export function checkNets(component: string, nets: unknown): NetControlErrorCont
 }
 
 function describeList(nets: unknown): string {
-  return Array.isArray(nets) ? `${nets.length} names` : JSON.stringify(nets) ?? String(nets)
+  return Array.isArray(nets) ? `${nets.length} names` : (JSON.stringify(nets) ?? String(nets))
 }
 
 /** A valid Date, truncated to whole milliseconds. */

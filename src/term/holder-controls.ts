@@ -1,8 +1,9 @@
 /**
  * The holder's side of a net's controls (control/net-control-store.ts), for one term: the one read at
- * each tick (is the net paused?), the paused slot's record in the ledger, and a poll at a modest interval
- * (CONTROL_POLL_MS, through the clock) that tells the scheduler, when it asks (`nextNotice`), what operators
- * asked for meanwhile — a run-now request, a catch-up request, a pause with `--abort` while a pass runs.
+ * each tick (is the net paused?), the paused slot's record in the ledger, and the replica's poll
+ * (control-poll.ts: every CONTROL_POLL_MS, one read for all its nets) that tells the scheduler, when it
+ * asks (`nextNotice`), what operators asked for meanwhile — a run-now request, a catch-up request, a pause
+ * with `--abort` while a pass runs.
  *
  * A control read that fails or does not answer within its bound fails OPEN: the slot runs as scheduled
  * and the failure is logged. Pausing is an operator convenience layered over a schedule that must keep
@@ -12,7 +13,6 @@
  *
  * What it is not: the pass loop (term-scheduler.ts runs the requests it is told of, one at a time) or the store.
  */
-import { waitFor } from '../lease/wait.js'
 import {
   describePause,
   type NetControl,
@@ -20,11 +20,10 @@ import {
   type NetPause,
 } from '../control/net-control-store.js'
 import { historyUntil } from '../runs/run-ledger.js'
+import type { ControlPoll } from './control-poll.js'
 import type { ServedTerm } from './served-term.js'
 import type { ControlJob, ControlNotice, PauseStep } from './term-steps.js'
 
-/** How often the holder reads its net's controls between ticks (a run-now request waits at most this). */
-export const CONTROL_POLL_MS = 5_000
 /** The most paused slots one catch-up runs (oldest first); the rest stay recorded `paused`. */
 export const CATCH_UP_LIMIT = 20
 
@@ -32,13 +31,13 @@ export const CATCH_UP_LIMIT = 20
 export class HolderControls implements PauseStep {
   readonly #term: ServedTerm
   readonly #controls: NetControlStore
-  readonly #pollMs: number
+  readonly #poll: ControlPoll
 
-  /** `pollMs`: between two polls (CONTROL_POLL_MS by default). */
-  constructor(term: ServedTerm, controls: NetControlStore, pollMs = CONTROL_POLL_MS) {
+  /** `poll`: the replica's poll of its nets' controls (control-poll.ts), which `nextNotice` waits for. */
+  constructor(term: ServedTerm, controls: NetControlStore, poll: ControlPoll) {
     this.#term = term
     this.#controls = controls
-    this.#pollMs = pollMs
+    this.#poll = poll
   }
 
   async pausedNow(_slot: Date): Promise<NetPause | undefined> {
@@ -91,10 +90,15 @@ export class HolderControls implements PauseStep {
   }
 
   async nextNotice(): Promise<ControlNotice | undefined> {
-    const { serving } = this.#term
-    if (!(await waitFor(this.#pollMs, serving, this.#term.setting.clock))) return undefined
-    const control = await this.#read('poll')
-    if (!control || serving.aborted) return serving.aborted ? undefined : { requests: [] }
+    const { serving, net } = this.#term
+    let control: NetControl | undefined
+    try {
+      control = await this.#poll.next(net, serving, this.#term.boundMs)
+    } catch (error) {
+      this.#cannotRead(error, 'poll')
+      return serving.aborted ? undefined : { requests: [] }
+    }
+    if (!control || serving.aborted) return undefined
     const requests: ControlJob[] = []
     if (control.run) requests.push({ kind: 'run', request: control.run })
     if (control.catchUp) requests.push({ kind: 'catch-up', request: control.catchUp })
@@ -106,12 +110,14 @@ export class HolderControls implements PauseStep {
       const { net, setting } = this.#term
       return await this.#controls.get(net, setting.clock.now(), { signal: this.#term.callSignal('serving') })
     } catch (error) {
-      if (!this.#term.serving.aborted)
-        this.#term.log.warn(
-          { err: error },
-          `could not read the net's controls (${why}); running as scheduled`,
-        )
+      this.#cannotRead(error, why)
       return undefined
     }
+  }
+
+  /** A control read failed: said (unless the term is over), and the net runs as scheduled. */
+  #cannotRead(error: unknown, why: string): void {
+    if (!this.#term.serving.aborted)
+      this.#term.log.warn({ err: error }, `could not read the net's controls (${why}); running as scheduled`)
   }
 }

@@ -27,6 +27,7 @@ import { SlotTicker } from './slot-ticker.js'
 import { slotSpreadMs } from './slot-spread.js'
 import { TermCatchUp } from './catch-up.js'
 import { LedgerRecovery } from './ledger-recovery.js'
+import { ControlPoll } from './control-poll.js'
 import { HolderControls } from './holder-controls.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { BudgetDeferral, type DeferralPolicy } from './budget-deferral.js'
@@ -51,7 +52,12 @@ export interface NetCampaignOptions extends PassSetting {
   heartbeats?: CampaignHeartbeats
   /** The nets' pauses and run requests; without it every slot runs as scheduled. */
   controls?: NetControlStore
-  /** How often the holder reads its net's controls between ticks (ms); CONTROL_POLL_MS by default. */
+  /**
+   * The replica's poll of its nets' controls (control-poll.ts), shared by every net of the process so one
+   * read serves them all; without it the net polls on its own, every `controlPollMs`.
+   */
+  controlPoll?: ControlPoll
+  /** How often a net without a shared poll reads its controls between ticks (ms); CONTROL_POLL_MS by default. */
   controlPollMs?: number
   /** Holds the campaign back and ends its terms early: the clock guard and the fair share (worker.ts). */
   gate?: CampaignGate
@@ -83,12 +89,15 @@ export class NetRunner {
   /** Bound to the net and its lease. */
   readonly #log: Logger
   readonly #setting: PassSetting
+  readonly #poll: ControlPoll | undefined
 
   constructor(options: NetCampaignOptions) {
-    const { net } = options
+    const { net, controls } = options
     this.#options = options
     this.#log = options.log.child({ net: net.definition.name, lease: net.definition.lease })
     this.#setting = { ...options, log: this.#log }
+    this.#poll =
+      options.controlPoll ?? (controls && new ControlPoll(controls, options.clock, options.controlPollMs))
   }
 
   /** Campaigns until the signal aborts; resolves once the term (if any) is over and released. */
@@ -161,9 +170,10 @@ export class NetRunner {
 
   /** The term's declared steps, as this net is configured: controls and a reserve are optional. */
   #steps(term: ServedTerm): TermSteps {
-    const { controls, controlPollMs, deferral, net, clock } = this.#options
+    const { controls, deferral, net, clock } = this.#options
+    const poll = this.#poll
     return {
-      pause: controls ? new HolderControls(term, controls, controlPollMs) : undefined,
+      pause: controls && poll ? new HolderControls(term, controls, poll) : undefined,
       deferral: deferral ? new BudgetDeferral(term, deferral) : undefined,
       catchUp: new TermCatchUp(term),
       recovery: new LedgerRecovery(clock, Math.min(net.pacing.retryMs, RECOVERY_RETRY_MAX_MS)),

@@ -22,6 +22,8 @@ import { createWorkerMetrics, type WorkerMetrics } from '../observe/metrics.js'
 import { openRuntime, type PassRuntime, type RuntimeOptions } from './runtime.js'
 import { netPinger } from '../observe/ping.js'
 import { type CampaignGate, runNetCampaign } from '../term/net-runner.js'
+import { ControlPoll } from '../term/control-poll.js'
+import type { NetControlStore } from '../control/net-control-store.js'
 import { installationNets, type NetInstance, shownNets } from './installation-nets.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
 import { type ClockWatch, createClockWatch } from '../share/clock-watch.js'
@@ -312,8 +314,9 @@ async function campaign(
   await runNetCampaign({
     store: runtime.store,
     ledger: runtime.ledger,
-    // Pauses and run requests are read by the holder.
+    // Pauses and run requests are read by the holder; one poll reads every net's this process holds.
     controls: runtime.controls,
+    controlPoll: controlPollOf(runtime.controls, w.clock),
     runHistory: w.config.runHistory,
     owner: w.owner,
     net: n,
@@ -340,6 +343,17 @@ async function campaign(
 }
 
 /** The clock guard, the vacancy read and the fair share, asked before each of `n`'s acquires. */
+/** One poll per control store: every net of the process waits on it, so one read serves them all. */
+const controlPolls = new WeakMap<NetControlStore, ControlPoll>()
+
+function controlPollOf(controls: NetControlStore, clock: Clock): ControlPoll {
+  const known = controlPolls.get(controls)
+  if (known) return known
+  const poll = new ControlPoll(controls, clock)
+  controlPolls.set(controls, poll)
+  return poll
+}
+
 function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
   return netCampaignGate(n.definition.lease, n.pacing.ttlMs, {
     clock: w.clockWatch,

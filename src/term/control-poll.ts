@@ -1,0 +1,102 @@
+/**
+ * The replica's poll of its nets' controls: every CONTROL_POLL_MS, one read (NetControlStore.getMany) of
+ * the controls of every net whose holder waits for its next notice (holder-controls.ts) — so a replica
+ * holding a thousand nets reads their run-now, catch-up and `pause --abort` requests in one call per
+ * interval, not a thousand. A net waits at most one interval and one read, as with a read of its own.
+ *
+ * A round reads only the nets waiting when it starts; a net that starts waiting during a read waits for
+ * the next round. With no net waiting, no timer runs and nothing is read. A read that fails is every
+ * waiting net's failure (each holder logs it and runs as scheduled: fail open, holder-controls.ts).
+ *
+ * What it is not: the tick's pause check (each slot reads its own net's pause when it falls due, so a
+ * pause takes effect at the next slot), nor a cache: every answer comes from a read made after the wait.
+ */
+import type { Clock } from '../lease/clock.js'
+import { waitFor } from '../lease/wait.js'
+import { MAX_NETS_PER_READ, type NetControl, type NetControlStore } from '../control/net-control-store.js'
+import { callBoundSignal } from './term-call-bound.js'
+
+/** How often a holder's net's controls are read between ticks (a run-now request waits at most this). */
+export const CONTROL_POLL_MS = 5_000
+
+/** One net's wait for the next round: its answer, or the read's error. */
+interface Waiter {
+  net: string
+  /** The bound of the holder's own store calls (its term's): the round's read takes the smallest. */
+  boundMs: number
+  settle(answer: { control: NetControl } | { error: unknown } | undefined): void
+}
+
+export class ControlPoll {
+  readonly #controls: NetControlStore
+  readonly #clock: Clock
+  readonly #pollMs: number
+  readonly #waiting = new Set<Waiter>()
+  /** Ends the round's wait when no net waits any more, so no timer outlives the terms. */
+  #round: AbortController | undefined
+
+  constructor(controls: NetControlStore, clock: Clock, pollMs = CONTROL_POLL_MS) {
+    this.#controls = controls
+    this.#clock = clock
+    this.#pollMs = pollMs
+  }
+
+  /**
+   * Waits for the next round to read `net`'s controls, and answers them. Rejects with the read's error
+   * when the round's read failed; resolves undefined once `serving` aborts (the term ended).
+   */
+  next(net: string, serving: AbortSignal, boundMs: number): Promise<NetControl | undefined> {
+    if (serving.aborted) return Promise.resolve(undefined)
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        net,
+        boundMs,
+        settle: (answer) => {
+          serving.removeEventListener('abort', onAbort)
+          this.#waiting.delete(waiter)
+          if (answer === undefined) resolve(undefined)
+          else if ('error' in answer) reject(answer.error)
+          else resolve(answer.control)
+        },
+      }
+      const onAbort = () => {
+        waiter.settle(undefined)
+        if (this.#waiting.size === 0) this.#round?.abort()
+      }
+      serving.addEventListener('abort', onAbort, { once: true })
+      this.#waiting.add(waiter)
+      if (!this.#round) void this.#run()
+    })
+  }
+
+  /** Rounds while nets wait: wait the interval, then read the nets waiting then. */
+  async #run(): Promise<void> {
+    while (this.#waiting.size > 0) {
+      const round = new AbortController()
+      this.#round = round
+      const waited = await waitFor(this.#pollMs, round.signal, this.#clock)
+      if (!waited) continue
+      await this.#read([...this.#waiting])
+    }
+    this.#round = undefined
+  }
+
+  /** Reads `waiters`' nets, at most MAX_NETS_PER_READ to a call, and answers each. Never rejects. */
+  async #read(waiters: Waiter[]): Promise<void> {
+    const boundMs = Math.min(...waiters.map((w) => w.boundMs))
+    const nets = [...new Set(waiters.map((w) => w.net))]
+    const byNet = new Map<string, NetControl>()
+    try {
+      for (let from = 0; from < nets.length; from += MAX_NETS_PER_READ) {
+        const part = nets.slice(from, from + MAX_NETS_PER_READ)
+        const signal = callBoundSignal(boundMs)
+        const read = await this.#controls.getMany(part, this.#clock.now(), { signal })
+        for (const control of read) byNet.set(control.net, control)
+      }
+    } catch (error) {
+      for (const waiter of waiters) waiter.settle({ error })
+      return
+    }
+    for (const waiter of waiters) waiter.settle({ control: byNet.get(waiter.net) ?? { net: waiter.net } })
+  }
+}
