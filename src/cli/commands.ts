@@ -106,7 +106,8 @@ from the store: replica, skipped ticks and rate limits are null because no worke
     help: `Usage: leasecron history <net> [--limit N] [--json] [--config FILE]
 
 Lists the net's last N runs (default 20, at most 1000) from the run ledger, newest first: slot, owner,
-fence, started, duration, outcome, forge requests spent. --json prints one JSON array.`,
+fence, started, duration, outcome (with "(manual)" or "(retake N)"), attempts, forge requests spent.
+--json prints one JSON array.`,
     handler: async (context) => (await import('./history.js')).historyCommand(context),
   },
   {
