@@ -188,7 +188,17 @@ function readTimeZone(r: EnvReader, net: NetDefinition, zoneVar: string): string
   return SCHEDULE_TIME_ZONE
 }
 
-/** TIMEOUT (the schedule's interval by default), RETRIES and RETRY_BACKOFF: durations take a unit. */
+/** A whole number of one or two digits, from 0 to `max`. */
+function countUpTo(max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,2}$/)
+    .transform(Number)
+    .refine((n) => n <= max)
+}
+
+/** TIMEOUT (the schedule's interval by default), RETRIES, RETRY_BACKOFF and RETAKES: durations take a unit. */
 function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: string) => string): AttemptPolicy {
   const between = `from ${MIN_ATTEMPT_MS} ms to ${MAX_TIMER_MS} ms`
   const timeoutMs = r.parse(
@@ -199,12 +209,7 @@ function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: strin
   )
   const retries = r.parse(
     variable('RETRIES'),
-    z
-      .string()
-      .trim()
-      .regex(/^\d{1,2}$/)
-      .transform(Number)
-      .refine((n) => n <= MAX_RETRIES),
+    countUpTo(MAX_RETRIES),
     0,
     `a whole number of retries from 0 to ${MAX_RETRIES}`,
   )
@@ -216,12 +221,7 @@ function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: strin
   )
   const retakes = r.parse(
     variable('RETAKES'),
-    z
-      .string()
-      .trim()
-      .regex(/^\d{1,2}$/)
-      .transform(Number)
-      .refine((n) => n <= MAX_RETAKES),
+    countUpTo(MAX_RETAKES),
     retries,
     `a whole number from 0 (a pass cut off by its holder's end is recorded aborted, never run again) to ${MAX_RETAKES}; unset, the net's RETRIES`,
   )

@@ -339,18 +339,24 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     expect(slotsOf(alpha.passes)).toEqual(hhmm(minutes(10, 13)))
   })
 
-  it('by default (RETRIES 0) records the cut-off pass aborted: no slot’s pass runs twice', async () => {
-    const world = await makeWorld()
-    await ranBefore(world.ledger)
-    await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', {})
-    expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
-    await alpha.finish()
-    expect(slotsOf(alpha.passes), 'a net that asked for no retry had its cut-off pass run again').toEqual(
-      hhmm(minutes(11, 13)),
-    )
-    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
-  })
+  it.each<{ case: string; variables: Record<string, string> }>([
+    { case: 'by default (RETRIES 0): no slot’s pass runs twice', variables: {} },
+    { case: 'with RETAKES=0, though the net retries', variables: { RETRIES: '2', RETAKES: '0' } },
+  ])(
+    'records the cut-off pass aborted $case, and runs only the slots without a record',
+    async ({ variables }) => {
+      const world = await makeWorld()
+      await ranBefore(world.ledger)
+      await cutOff(world.ledger)
+      const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', variables)
+      expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
+      await alpha.finish()
+      expect(slotsOf(alpha.passes), 'a net that did not ask for it had its cut-off pass run again').toEqual(
+        hhmm(minutes(11, 13)),
+      )
+      expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
+    },
+  )
 
   it('gives a run again the retries the cut-off attempt left: RETRIES 1, so a failing retake is not retried', async () => {
     const world = await makeWorld()
@@ -377,19 +383,6 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     })
   })
 
-  it('with RETAKES=0 records the cut-off pass aborted though the net retries, and runs only the slots without a record', async () => {
-    const world = await makeWorld()
-    await ranBefore(world.ledger)
-    await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { RETRIES: '2', RETAKES: '0' })
-    expect(await alpha.summary()).toMatchObject({ ran: 3, retaken: 0, missed: 0 })
-    await alpha.finish()
-    expect(slotsOf(alpha.passes), 'a net that opted out had its cut-off pass run again').toEqual(
-      hhmm(minutes(11, 13)),
-    )
-    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
-  })
-
   it('records aborted a pass cut off as often as RETAKES allows, so a pass that kills its process stops', async () => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
@@ -404,25 +397,29 @@ describe.each(twins)('the election’s catch-up on $twin', ({ world: makeWorld }
     expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'retook', outcome: 'aborted' })
   })
 
-  it('with CATCH_UP=none records the cut-off pass aborted and runs nothing late', async () => {
+  it.each([
+    {
+      case: 'with CATCH_UP=none, running nothing late',
+      at: AFTER_KILL,
+      variables: { CATCH_UP: 'none', RETRIES: '1' },
+      summary: { ran: 0, retaken: 0, missed: 3 },
+      ran: [] as string[],
+    },
+    {
+      case: 'older than an outage `latest` runs whole, running the newest slot only',
+      at: ELECTION,
+      variables: { CATCH_UP: 'latest', RETRIES: '1' },
+      summary: { ran: 1, retaken: 0, missed: 19 },
+      ran: ['15:30'],
+    },
+  ])('records aborted a cut-off pass the plan lets go: $case', async ({ at, variables, summary, ran }) => {
     const world = await makeWorld()
     await ranBefore(world.ledger)
     await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(AFTER_KILL), 'alpha', { CATCH_UP: 'none', RETRIES: '1' })
-    expect(await alpha.summary()).toMatchObject({ ran: 0, retaken: 0, missed: 3 })
+    const alpha = replica(world, new DrivenClock(at), 'alpha', variables)
+    expect(await alpha.summary()).toMatchObject(summary)
     await alpha.finish()
-    expect(alpha.passes).toEqual([])
-    expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
-  })
-
-  it('records aborted a cut-off pass older than an outage `latest` runs whole, running the newest slot only', async () => {
-    const world = await makeWorld()
-    await ranBefore(world.ledger)
-    await cutOff(world.ledger)
-    const alpha = replica(world, new DrivenClock(ELECTION), 'alpha', { CATCH_UP: 'latest', RETRIES: '1' })
-    expect(await alpha.summary()).toMatchObject({ ran: 1, retaken: 0, missed: 19 })
-    await alpha.finish()
-    expect(slotsOf(alpha.passes)).toEqual(['15:30'])
+    expect(slotsOf(alpha.passes)).toEqual(ran)
     expect(await world.ledger.get(NET, minute(10))).toMatchObject({ owner: 'killed', outcome: 'aborted' })
   })
 
