@@ -47,11 +47,14 @@ const FILES: Record<string, string> = {
   'kills.test.ts': `
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs'
 import { inject, it } from 'vitest'
-it('uses the server', () => {
+it('uses the server', async () => {
   appendFileSync('ran.log', 'kills\\n')
   if (process.env.KILL !== '1' || existsSync('killed')) return
   writeFileSync('killed', '')
   process.kill(inject('pid'), 'SIGKILL')
+  // As a test that kills it mid-call would: the runner's process hears of the death before its teardown
+  // stops the server (a death it hears of only after the stop began is not counted as one).
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
   if (process.env.KILL_QUIETLY !== '1') throw new Error('the server died under this test')
 })`,
   'breaks.test.ts': `
