@@ -13,6 +13,7 @@ import { renderBudget } from './render-budget.js'
 import { renderInstallations } from './render-installations.js'
 import { renderPeers } from './render-peers.js'
 import { renderStandInLoad } from './render-stand-in-load.js'
+import { renderStandInPool } from './render-stand-in-pool.js'
 import { replicaCells } from './scenarios/replicas.js'
 import { repoRoot, resultsDir } from './support.js'
 import { barChart, COLORS, lineChart, stripChart } from './svg-charts.js'
@@ -35,6 +36,7 @@ const SECTIONS: Array<[result: string, render: Section]> = [
   ['peers', (peers) => renderPeers(peers, docsDir, barChart, mdTable)],
   ['installations', (result) => renderInstallations(result, docsDir, barChart, mdTable)],
   ['stand-in-load', async (result) => renderStandInLoad(result, mdTable)],
+  ['stand-in-pool', async (result) => renderStandInPool(result, mdTable)],
 ]
 
 /** Writes the charts and docs/benchmarks.md; returns the markdown's path. */

@@ -26,6 +26,7 @@ import { runInstallations } from './scenarios/installations.js'
 import { runPeers } from './scenarios/peers.js'
 import { runReplicas } from './scenarios/replicas.js'
 import { runStandInLoad } from './scenarios/stand-in-load.js'
+import { runStandInPool } from './scenarios/stand-in-pool.js'
 import { runStoreLoad } from './scenarios/store-load.js'
 import { runTakeover } from './scenarios/takeover.js'
 import { type BenchContext, gitCommit, machine, repoRoot, resultsDir, sig, stopAll } from './support.js'
@@ -40,13 +41,15 @@ const SCENARIOS: Record<string, (context: BenchContext) => Promise<string>> = {
   peers: runPeers,
   installations: runInstallations,
   'stand-in-load': runStandInLoad,
+  'stand-in-pool': runStandInPool,
 }
 /**
  * Run only when named: `peers` takes ~22 min and starts its own Redis, PostgreSQL and FerretDB;
  * `installations` ~10 min of up to 11 worker processes (N installations × R replicas); `stand-in-load`
- * 10 min of 1,000 leases' renewals, claims and finishes (issue 37).
+ * 10 min of 1,000 leases' renewals, claims and finishes (issue 37); `stand-in-pool` a few minutes on a
+ * FerretDB and PostgreSQL cluster of its own (issue 37).
  */
-const OPT_IN = new Set(['peers', 'installations', 'stand-in-load'])
+const OPT_IN = new Set(['peers', 'installations', 'stand-in-load', 'stand-in-pool'])
 const ALIASES: Record<string, string> = { store: 'store-load', storeload: 'store-load', load: 'store-load' }
 
 /** The scenarios to run and the command line to record, or the exit code of a bad command line. */
@@ -107,10 +110,13 @@ async function runScenarios(chosen: string[], context: BenchContext) {
   return { durations, failed }
 }
 
-/** Drops the run's databases and stops the server; a drop that fails is left (a temporary server goes anyway). */
+/**
+ * Drops the run's databases and stops the server; a drop that fails is left (a temporary server goes
+ * anyway). Each drop is bounded: a stalled stand-in must not keep a finished run from exiting.
+ */
 async function tearDown(server: TestMongoServer, databases: string[]): Promise<void> {
   await stopAll()
-  const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000 })
+  const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000, timeoutMS: 30_000 })
   try {
     await client.connect()
     for (const db of databases)

@@ -217,9 +217,10 @@ export function workerEnv(extra: Record<string, string>): Record<string, string>
 
 /**
  * `url` with `maxPoolSize` set to this client's share of FerretDB's PostgreSQL pool (POOL_MAX_CONNS) among
- * `clients` (`poolShare`). FerretDB 1.24 on PostgreSQL stalls until the clients' sockets time out when more
- * operations arrive at once than its pool holds connections (bench stand-in-load: 200 renewals at once through a
- * driver pool of 100 over a FerretDB pool of 40 hung for 90 s; through 20 or 40 they took under 0.5 s).
+ * `clients` (`poolShare`). FerretDB 1.24 on PostgreSQL holds a pool connection for an update's read and
+ * takes a second for its write: once every connection holds a read, each update waits for a second one
+ * forever, until its client's socket closes (bench stand-in-pool: with a pool of P, P updates at once can
+ * stall it; fewer never do). So all clients together must hold fewer connections than the pool.
  */
 export function withPoolShare(url: string, clients: number): string {
   const parsed = new URL(url)
@@ -227,9 +228,20 @@ export function withPoolShare(url: string, clients: number): string {
   return parsed.toString()
 }
 
-/** One client's share of FerretDB's pool among `clients`, one share kept back for the bench's own reads. */
+/**
+ * One client's share of FerretDB's pool among `clients`, one share kept back for the bench's own reads,
+ * with the shares' sum below the pool (above, FerretDB can stall: withPoolShare). Throws when even one
+ * connection each would reach the pool.
+ */
 export function poolShare(clients: number): number {
-  return Math.max(2, Math.floor(POOL_MAX_CONNS / (clients + 1)))
+  const share = Math.floor((POOL_MAX_CONNS - 1) / (clients + 1))
+  if (share < 1) {
+    throw new Error(
+      `bench: ${clients} clients and the bench's own reads cannot share FerretDB's pool of ${POOL_MAX_CONNS} ` +
+        'connections below its size (FerretDB can stall when every connection carries an update)',
+    )
+  }
+  return share
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -196,6 +196,7 @@ async function runCell(
 /** Runs the cells in order, one sandbox (N installations) for the consecutive cells of the same N. */
 async function runCells(context: BenchContext, cells: ReturnType<typeof matrix>) {
   const results = []
+  const unfinished: { cell: string; afterS: number; error: string }[] = []
   let sandbox: { n: number; process: SandboxProcess } | undefined
   try {
     for (const { installations: n, replicas: r } of cells) {
@@ -208,24 +209,34 @@ async function runCells(context: BenchContext, cells: ReturnType<typeof matrix>)
       )
       const cellStarted = Date.now()
       const loadBefore = loadavg().map((v) => sig(v, 3))
-      const cell = await runCell(context, sandbox.process, n, r)
-      const loadAfter = loadavg().map((v) => sig(v, 3))
-      results.push({
-        ...cell,
-        cellS: sig((Date.now() - cellStarted) / 1000),
-        loadAverage: { before: loadBefore, after: loadAfter },
-      })
+      try {
+        const cell = await runCell(context, sandbox.process, n, r)
+        const loadAfter = loadavg().map((v) => sig(v, 3))
+        results.push({
+          ...cell,
+          cellS: sig((Date.now() - cellStarted) / 1000),
+          loadAverage: { before: loadBefore, after: loadAfter },
+        })
+      } catch (error) {
+        // One cell that cannot be sustained does not lose the others: it is recorded with what stopped it.
+        console.error(`bench installations: ${n} × ${r} did not complete: ${String(error)}`)
+        unfinished.push({
+          cell: `${n}x${r}`,
+          afterS: sig((Date.now() - cellStarted) / 1000),
+          error: String(error),
+        })
+      }
     }
   } finally {
     await sandbox?.process.child.stop()
   }
-  return results
+  return { results, unfinished }
 }
 
 export async function runInstallations(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
   const chosen = matrix()
-  const cells = await runCells(context, chosen)
+  const { results: cells, unfinished } = await runCells(context, chosen)
   const ns = [...new Set(chosen.map((c) => c.installations))]
   const inputs = {
     cells: chosen.map((c) => `${c.installations}x${c.replicas}`),
@@ -238,6 +249,7 @@ export async function runInstallations(context: BenchContext): Promise<string> {
     leaseModel: 'leases × 3/TTL + replicas × 1/retry (per hour); announcements 2 × replicas / interval',
     balanceGoal: 1.25,
     largestSustained: SUSTAINED,
+    unfinished,
   }
   const path = await writeResult('installations', context, startedAt, { inputs, cells })
   printCells(cells, path)

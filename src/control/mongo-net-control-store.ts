@@ -116,7 +116,7 @@ export class MongoNetControlStore implements NetControlStore {
     const at = checkInstant(context, 'now', now)
     if (nets.length === 0) return []
     const docs = await this.#call(context, options, (controls, bounds) =>
-      controls.find({ _id: { $in: [...nets] } }, bounds.read).toArray(),
+      controls.find({ _id: { $in: [...nets] } }, bounds.find).toArray(),
     )
     const byNet = new Map(docs.map((doc) => [documentId(doc), doc]))
     return nets.map((net) => {
@@ -129,7 +129,7 @@ export class MongoNetControlStore implements NetControlStore {
     const context = { component: COMPONENT, operation: 'list' }
     const at = checkInstant(context, 'now', now)
     const docs = await this.#call(context, options, (controls, bounds) =>
-      controls.find({}, bounds.read).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
+      controls.find({}, bounds.find).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
     )
     return docs.map((doc) => this.#control(doc, documentId(doc), at))
   }

@@ -78,7 +78,7 @@ export class MongoReplicaStore implements ReplicaStore {
     const horizon = Number.isFinite(horizonMs) ? { $lte: new Date(horizonMs) } : {}
     const docs = await this.#call(context, options, (replicas, bounds) =>
       replicas
-        .find({ expiresAt: { $gt: new Date(nowMs), ...horizon } }, { projection: { _id: 1 }, ...bounds.read })
+        .find({ expiresAt: { $gt: new Date(nowMs), ...horizon } }, { projection: { _id: 1 }, ...bounds.find })
         .sort({ _id: 1 })
         .limit(this.#liveRead)
         .toArray(),

@@ -176,7 +176,7 @@ export class MongoStore implements LeaseStore {
   async list(options?: LeaseCallOptions): Promise<LeaseRecord[]> {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'list' }
     const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
-      leases.find({}, bounds.read).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
+      leases.find({}, bounds.find).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
     )
     return docs.map((doc) => this.#parse(doc).record)
   }
@@ -203,7 +203,7 @@ export class MongoStore implements LeaseStore {
       leases
         .find(
           { _id: { $in: call.names }, expiresAt: { $gt: new Date(call.nowMs) } },
-          { projection: { _id: 1 }, ...bounds.read },
+          { projection: { _id: 1 }, ...bounds.find },
         )
         .toArray(),
     )
@@ -221,7 +221,7 @@ export class MongoStore implements LeaseStore {
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'expiries' }
     const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
       leases
-        .find({ _id: { $in: checked } }, { projection: { _id: 1, expiresAt: 1 }, ...bounds.read })
+        .find({ _id: { $in: checked } }, { projection: { _id: 1, expiresAt: 1 }, ...bounds.find })
         .toArray(),
     )
     const byName = new Map<string, unknown>(docs.map((doc) => [doc._id, doc.expiresAt]))

@@ -314,11 +314,11 @@ export class MongoRunLedger implements RunLedger {
     const count = checkCount(context, 'limit', limit, 1)
     const until = options?.until === undefined ? undefined : checkInstant(context, 'until', options.until)
     const [docs, leftOut] = await this.#call(context, options, async (runs, bounds) => {
-      const read = runs.find(historyFilter(name, until), bounds.read).sort({ slot: -1 })
+      const read = runs.find(historyFilter(name, until), bounds.find).sort({ slot: -1 })
       const found = await read.limit(count + SUPERSEDED_SLACK).toArray()
       if (!options?.reportLeftOut) return [found, []]
       const unreadable = { net: name, $nor: [readableShape()] } as Filter<RunDocument>
-      return [found, await runs.find(unreadable, bounds.read).limit(LEFT_OUT_REPORTED).toArray()]
+      return [found, await runs.find(unreadable, bounds.find).limit(LEFT_OUT_REPORTED).toArray()]
     })
     for (const doc of leftOut) this.#parse(doc)
     return preferRuns(docs.map((doc) => this.#parse(doc))).slice(0, count)

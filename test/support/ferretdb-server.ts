@@ -31,6 +31,8 @@ export interface FerretDbOptions {
   restartAfterDeath?: boolean
   /** Its storage; SQLite unless given (test/support/ferretdb-backend.ts chooses for a run). */
   backend?: FerretDbBackend
+  /** FerretDB's PostgreSQL pool (`pool_max_conns`) on the postgresql backend; POOL_MAX_CONNS unless given. */
+  poolMaxConns?: number
 }
 
 /** Where a FerretDB keeps its data, and how that goes away. */
@@ -78,7 +80,7 @@ export async function startFerretDb(options: FerretDbOptions = {}): Promise<Shar
     maxBuffer: 1 << 20,
   })
   const binary = stdout.trim().split('\n').pop()!
-  const storage = await prepareStorage(options.backend ?? 'sqlite')
+  const storage = await prepareStorage(options.backend ?? 'sqlite', options.poolMaxConns)
   const server = new SharedFerretDb(binary, storage, options)
   try {
     await server.launch('127.0.0.1:0')
@@ -89,13 +91,15 @@ export async function startFerretDb(options: FerretDbOptions = {}): Promise<Shar
   return server
 }
 
-async function prepareStorage(backend: FerretDbBackend): Promise<Storage> {
+async function prepareStorage(backend: FerretDbBackend, poolMaxConns?: number): Promise<Storage> {
   if (backend === 'postgresql') {
     const cluster = await startPostgresCluster()
+    const url = new URL(cluster.url)
+    if (poolMaxConns !== undefined) url.searchParams.set('pool_max_conns', String(poolMaxConns))
     return {
       backend,
       label: `${cluster.version} (a throwaway cluster)`,
-      args: ['--handler=postgresql', '--postgresql-url', cluster.url],
+      args: ['--handler=postgresql', '--postgresql-url', url.toString()],
       dir: cluster.dir,
       cluster,
       remove: () => cluster.stop(),

@@ -50,8 +50,15 @@ describe(`the FerretDB pool warning on ${server.description}`, () => {
       return
     }
     expect(warning, 'a replica that can stall FerretDB was not warned').toMatch(
-      /^the store is FerretDB.* may open 100 connections .* default PostgreSQL pool of 50: .*Set maxPoolSize in MONGO_URI/,
+      /^the store is FerretDB.* may open 100 connections .* default PostgreSQL pool of 50 or more: .*Set maxPoolSize in MONGO_URI/,
     )
+  })
+
+  it('warns a replica whose driver pool equals FerretDB’s default: as many updates as the pool can stall it', async () => {
+    const warning = await ferretDbPoolWarning(clientWith(FERRETDB_DEFAULT_POOL), AbortSignal.timeout(10_000))
+    if (server.isFerretDb)
+      expect(warning, 'a pool that can stall FerretDB was not warned').toContain('may open 50')
+    else expect(warning).toBeUndefined()
   })
 
   it('warns of an unlimited driver pool (maxPoolSize 0) too', async () => {
@@ -60,8 +67,8 @@ describe(`the FerretDB pool warning on ${server.description}`, () => {
     else expect(warning).toBeUndefined()
   })
 
-  it('says nothing to a replica within FerretDB’s default pool, without asking the server', async () => {
-    const client = clientWith(FERRETDB_DEFAULT_POOL)
+  it('says nothing to a replica below FerretDB’s default pool, without asking the server', async () => {
+    const client = clientWith(FERRETDB_DEFAULT_POOL - 1)
     const commands: string[] = []
     client.on('commandStarted', (event) => commands.push(event.commandName))
     expect(await ferretDbPoolWarning(client)).toBeUndefined()

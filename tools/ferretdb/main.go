@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -63,11 +65,32 @@ func main() {
 		}()
 	}
 
+	go dumpStacksOnSignal()
+
 	// The parent reads this line to learn the bound port (listen-addr may use port 0).
 	fmt.Println(f.MongoDBURI())
 
 	if err := f.Run(ctx); err != nil {
 		fail(1, err.Error())
+	}
+}
+
+// dumpStacksOnSignal writes every goroutine's stack to ferretdb-stacks-<pid>.txt in the temp directory on
+// each SIGUSR1, and goes on serving: how a stalled server is read without killing it (SIGQUIT's dump ends
+// the process, and the parent keeps only the tail of its output).
+func dumpStacksOnSignal() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGUSR1)
+	for range signals {
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("ferretdb-stacks-%d.txt", os.Getpid()))
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ferretdb: stacks not written:", err)
+			continue
+		}
+		_ = pprof.Lookup("goroutine").WriteTo(f, 2)
+		_ = f.Close()
+		fmt.Fprintln(os.Stderr, "ferretdb: goroutine stacks written to", path)
 	}
 }
 

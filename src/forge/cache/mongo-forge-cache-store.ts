@@ -178,7 +178,7 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
     const sum = async (docs: Collection<CacheDocument>, bounds: CallBounds) => {
       let entries = 0
       let bytes = 0
-      for await (const doc of docs.find({}, { projection: { _id: 0, bytes: 1 }, ...bounds.read })) {
+      for await (const doc of docs.find({}, { projection: { _id: 0, bytes: 1 }, ...bounds.find })) {
         entries++
         bytes += this.#chargeOf(doc)
       }
@@ -258,7 +258,7 @@ export class MongoForgeCacheStore implements ForgeCacheStore {
       const oldest = await this.#call(
         'evict',
         undefined,
-        (docs, bounds) => docs.find({}, { ...batch, ...bounds.read }).toArray(),
+        (docs, bounds) => docs.find({}, { ...batch, ...bounds.find }).toArray(),
         LONG_CALL_TIMEOUT_MS,
       )
       const victims: string[] = []

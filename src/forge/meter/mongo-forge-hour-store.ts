@@ -14,7 +14,7 @@
  * not a string) is skipped and reported once through `onBadDocument`, so the page and `/status` show only
  * numbers the meter could have written.
  */
-import type { Db } from 'mongodb'
+import type { Collection, Db } from 'mongodb'
 import * as z from 'zod'
 import {
   BadDocumentReporter,
@@ -24,6 +24,7 @@ import {
 } from '../../store-call/bad-document.js'
 import { checkReadCap } from '../../store-call/read-cap.js'
 import {
+  type CallBounds,
   plainStoreError,
   type StoreCall,
   StoreCollection,
@@ -63,6 +64,8 @@ export const FORGE_HOURS_COLLECTION = 'forge_hours'
 /** The order of forge-hour-store.ts's `newestFirst`, kept by the server before the cut. */
 const NEWEST_FIRST = { hour: -1, owner: 1, lane: 1 } as const
 const COMPONENT = 'MongoForgeHourStore'
+/** Upserts of one put in flight at once (put says why not one bulk write). */
+const PUT_IN_FLIGHT = 4
 
 export class MongoForgeHourStore implements ForgeHourStore {
   readonly #collection: StoreCollection<ForgeHourDocument>
@@ -81,24 +84,35 @@ export class MongoForgeHourStore implements ForgeHourStore {
     this.#bad = new BadDocumentReporter(FORGE_HOURS_COLLECTION, options.onBadDocument)
   }
 
+  /**
+   * One upsert per row, PUT_IN_FLIGHT at a time, each its own command: not one bulk write. FerretDB 1.24
+   * keeps each update of a command holding one of its PostgreSQL pool connections until the whole command
+   * ends, so one bulk of 24 hours × lanes rows took its whole pool and waited on itself (the installations
+   * bench's 100 × 3 cell: 40 connections held by forge-hour updates, every call after them stalled). A
+   * failed row does not stop the others; the first failure is thrown once all were tried.
+   */
   async put(owner: string, rows: readonly ForgeHourRow[], options?: StoreCallOptions) {
     options?.signal?.throwIfAborted()
     for (const row of rows) checkRow(row)
     if (rows.length === 0) return
-    const updates = rows.map((row) => {
+    const upsert = (hours: Collection<ForgeHourDocument>, bounds: CallBounds, row: ForgeHourRow) => {
       const hour = new Date(row.hour)
       const { requests, notModified, points, lane } = row
-      return {
-        updateOne: {
-          filter: { _id: `${owner}|${hour.toISOString()}|${lane}` },
-          update: { $set: { owner, hour, lane, requests, notModified, points } },
-          upsert: true,
-        },
+      return hours.updateOne(
+        { _id: `${owner}|${hour.toISOString()}|${lane}` },
+        { $set: { owner, hour, lane, requests, notModified, points } },
+        { upsert: true, ...bounds.write },
+      )
+    }
+    await this.#collection.call(call('put', options), async (hours, bounds) => {
+      const failures: unknown[] = []
+      for (let i = 0; i < rows.length; i += PUT_IN_FLIGHT) {
+        const group = rows.slice(i, i + PUT_IN_FLIGHT).map((row) => upsert(hours, bounds, row))
+        for (const outcome of await Promise.allSettled(group))
+          if (outcome.status === 'rejected') failures.push(outcome.reason)
       }
+      if (failures.length > 0) throw failures[0]
     })
-    await this.#collection.call(call('put', options), (hours, bounds) =>
-      hours.bulkWrite(updates, { ordered: false, ...bounds.write }),
-    )
   }
 
   async read(window: ForgeHourWindow, options?: ForgeHourReadOptions) {
@@ -107,7 +121,7 @@ export class MongoForgeHourStore implements ForgeHourStore {
       ...(options?.except === undefined ? {} : { owner: { $ne: options.except } }),
     }
     const docs = await this.#collection.call(call('read', options), (hours, bounds) =>
-      hours.find(filter, bounds.read).sort(NEWEST_FIRST).limit(this.#rowsRead).toArray(),
+      hours.find(filter, bounds.find).sort(NEWEST_FIRST).limit(this.#rowsRead).toArray(),
     )
     return sumRows(docs.flatMap((doc) => this.#row(doc)))
   }

@@ -84,7 +84,7 @@ export class MongoBoardStore implements BoardStore {
   async listCards(repo?: string, options?: BoardCallOptions): Promise<Card[]> {
     const filter = repo === undefined ? {} : { repo: { $regex: `^${escapeRegex(repo)}$`, $options: 'i' } }
     const docs = await this.#call(this.#cards, 'listCards', repo, options, (cards, bounds) =>
-      cards.find(filter, bounds.read).sort({ repo: 1, number: 1 }).limit(this.#cardsRead).toArray(),
+      cards.find(filter, bounds.find).sort({ repo: 1, number: 1 }).limit(this.#cardsRead).toArray(),
     )
     return docs.map(toCard)
   }

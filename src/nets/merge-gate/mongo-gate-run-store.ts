@@ -135,7 +135,7 @@ export class MongoGateRunStore implements GateRunStore {
       )
     if (and.length > 0) filter.$and = and
     const docs = await this.#call('page', undefined, options, (runs, bounds) =>
-      runs.find(filter, bounds.read).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
+      runs.find(filter, bounds.find).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
     )
     const runs: GatingRun[] = []
     const invalid: InvalidGateRun[] = []
