@@ -43,6 +43,7 @@ export async function renderInstallations(
     '',
     `\`${result.command}\` (${result.durationS} s; load average ${result.machine.loadAverage.join(' / ')} at the end; ${result.machine.server.kind} ${result.machine.server.version}). One App with N installations on the sandbox forge, discovered with \`GITHUB_INSTALLATION_IDS=all\`; R built workers with \`LEASECRON_FAIR_SHARE=on\`; one per-installation net (\`bench/nets/per-installation.mjs\`: each pass one \`GET /installation/repositories\` and one line in a file). Phases per cell: ${result.inputs.phases}. Paces: ${paceText(result)}. Balance is max ÷ min leases held per live replica, read from the \`leases\` collection (goal ≤ ${result.inputs.balanceGoal}; “best” is what an integer split allows). What the matrix leaves out and why is in the closing notes (“Installations”).`,
     '',
+    ...provenance(result),
     mdTable(balanceRows(cells)),
     '',
     mdTable(loadRows(cells)),
@@ -50,6 +51,22 @@ export async function renderInstallations(
     '![lease operations per lease per hour](bench-installations.svg)',
     '',
   ]
+}
+
+/** Which cells an earlier run measured (each with its own command and commit), and which did not complete. */
+function provenance(result: Json): string[] {
+  const lines: string[] = []
+  const kept = new Set((result.inputs.keptFromEarlierRuns ?? []) as string[])
+  for (const c of result.cells as Json[]) {
+    if (!kept.has(`${c.installations}x${c.replicas}`)) continue
+    const { command, measuredAt, commit } = c.run
+    lines.push(
+      `- ${cellName(c)}: measured by an earlier run, \`${command}\` at ${measuredAt} (commit ${String(commit).slice(0, 8)}).`,
+    )
+  }
+  for (const u of (result.inputs.unfinished ?? []) as Json[])
+    lines.push(`- ${u.cell}: did not complete after ${u.afterS} s: ${u.error}`)
+  return lines.length > 0 ? [...lines, ''] : []
 }
 
 function paceText(result: Json): string {

@@ -17,7 +17,7 @@
  * ~10 minutes. Not a check: it records what it saw.
  */
 import { randomBytes } from 'node:crypto'
-import { rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
@@ -25,9 +25,11 @@ import { slotAccounting } from '../installations-tally.js'
 import { startMongoOpCounter } from '../mongo-op-counter.js'
 import {
   type BenchContext,
+  gitCommit,
   type LogLine,
   QUICK,
   repoRoot,
+  resultsDir,
   type SandboxProcess,
   sig,
   spawnNode,
@@ -233,13 +235,38 @@ async function runCells(context: BenchContext, cells: ReturnType<typeof matrix>)
   return { results, unfinished }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the cells of an earlier run, as its JSON holds them
+type EarlierCell = Record<string, any>
+
+/**
+ * The cells an earlier run measured that this one did not: kept, each with its own run (date, commit,
+ * command; a cell written before cells carried theirs gets its file's), so one sitting need not re-run
+ * every N. Sorted with this run's by N, then R.
+ */
+async function withEarlierCells(measured: EarlierCell[]): Promise<EarlierCell[]> {
+  let kept: EarlierCell[] = []
+  try {
+    const earlier = JSON.parse(await readFile(join(resultsDir, 'installations.json'), 'utf8'))
+    const fileRun = { measuredAt: earlier.generatedAt, commit: earlier.commit, command: earlier.command }
+    kept = ((earlier.cells ?? []) as EarlierCell[])
+      .filter((c) => !measured.some((m) => m.installations === c.installations && m.replicas === c.replicas))
+      .map((c) => ({ ...c, run: c.run ?? fileRun }))
+  } catch {
+    // No earlier file (or an unreadable one): this run's cells alone.
+  }
+  return [...kept, ...measured].sort((a, b) => a.installations - b.installations || a.replicas - b.replicas)
+}
+
 export async function runInstallations(context: BenchContext): Promise<string> {
   const startedAt = Date.now()
   const chosen = matrix()
-  const { results: cells, unfinished } = await runCells(context, chosen)
-  const ns = [...new Set(chosen.map((c) => c.installations))]
+  const { results, unfinished } = await runCells(context, chosen)
+  const run = { measuredAt: new Date(startedAt).toISOString(), commit: gitCommit(), command: context.command }
+  const cells = await withEarlierCells(results.map((cell) => ({ ...cell, run })))
+  const ns = [...new Set(cells.map((c) => c.installations as number))]
   const inputs = {
     cells: chosen.map((c) => `${c.installations}x${c.replicas}`),
+    keptFromEarlierRuns: cells.filter((c) => c.run !== run).map((c) => `${c.installations}x${c.replicas}`),
     nets: 'bench/nets/per-installation.mjs: one per-installation net, each pass one GET /installation/repositories and one line',
     paces: Object.fromEntries(ns.map((n) => [n, paceFor(n)])),
     fairShare: 'LEASECRON_FAIR_SHARE=on, slack 0',

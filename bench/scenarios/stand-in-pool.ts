@@ -2,15 +2,17 @@
  * Scenario `stand-in-pool` (issue 37): how many operations at once FerretDB 1.24 over PostgreSQL answers
  * with a pool of P connections (`pool_max_conns`), and whether it comes back after a stall.
  *
- * Why it exists: two shapes hold one of FerretDB's pool connections while they wait for something else
+ * Why it exists: three shapes hold one of FerretDB's pool connections while they wait for something else
  * (read in its source, `handler/msg_update.go`, `handler/msg_find.go`, `backends/postgresql/collection.go`):
  * - an update reads the matching document through one connection and, that read still open, takes a
  *   second for the write: when every connection holds such a read, each waits for a second one;
+ * - one command of many updates (a bulk write) keeps each update's connection until the whole command
+ *   ends: K updates in one command need K connections at once, and wait on themselves past the pool;
  * - a find whose answer is longer than its batch leaves a cursor holding its connection until the
  *   client's getMore: when the cursors hold every connection and the client's own connections all carry
  *   finds waiting for one, the getMores wait behind them.
- * The installations bench's 100 × 3 cell stalled the second way (its forge-meter reads), and a pool shared
- * by clients that together hold as many connections as FerretDB can stall the first way.
+ * The installations bench's 100 × 3 cell stalled the second way (the forge meter's bulk write of its hours),
+ * and a pool shared by clients that together hold as many connections as FerretDB can stall the first way.
  *
  * Each shape is sent K at once through a fresh client of `clientPool(K)` connections, TRIALS times per K;
  * a trial not answered within WAIT_MS is a stall. After a stall it closes that client (its sockets close)
@@ -37,25 +39,36 @@ interface Shape {
   name: string
   /** The client's maxPoolSize for K at once. */
   clientPool: (k: number) => number
-  /** The i-th of K operations sent at once. */
-  op: (docs: Collection<Doc>, i: number) => Promise<unknown>
+  /** Sends K at once. */
+  send: (docs: Collection<Doc>, k: number) => Promise<unknown>[]
 }
+
+const times = <T>(k: number, each: (i: number) => T): T[] => Array.from({ length: k }, (_, i) => each(i))
 
 const SHAPES: Shape[] = [
   {
     name: 'updates',
     clientPool: (k) => k,
-    op: (docs, i) => docs.updateOne({ _id: `d${i}`, n: { $gte: 0 } }, { $inc: { n: 1 } }),
+    send: (docs, k) => times(k, (i) => docs.updateOne({ _id: `d${i}`, n: { $gte: 0 } }, { $inc: { n: 1 } })),
+  },
+  {
+    name: 'one bulk write of K updates',
+    clientPool: () => 1,
+    send: (docs, k) => [
+      docs.bulkWrite(
+        times(k, (i) => ({ updateOne: { filter: { _id: `d${i}` }, update: { $inc: { n: 1 } } } })),
+      ),
+    ],
   },
   {
     name: `reads of ${READ_DOCS}, the driver's default batch`,
     clientPool: () => POOL,
-    op: (docs) => docs.find({}, { maxTimeMS: 5_000 }).toArray(),
+    send: (docs, k) => times(k, () => docs.find({}, { maxTimeMS: 5_000 }).toArray()),
   },
   {
     name: `reads of ${READ_DOCS}, one batch (FIND_BATCH)`,
     clientPool: () => POOL,
-    op: (docs) => docs.find({}, { maxTimeMS: 5_000, batchSize: FIND_BATCH }).toArray(),
+    send: (docs, k) => times(k, () => docs.find({}, { maxTimeMS: 5_000, batchSize: FIND_BATCH }).toArray()),
   },
 ]
 
@@ -71,7 +84,7 @@ async function trial(url: string, shape: Shape, k: number): Promise<Trial> {
   await client.connect()
   const docs = client.db('pool').collection<Doc>('docs')
   const started = performance.now()
-  const ops = Array.from({ length: k }, (_, i) => shape.op(docs, i))
+  const ops = shape.send(docs, k)
   let timer: NodeJS.Timeout | undefined
   const stalled = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), WAIT_MS)
@@ -153,7 +166,7 @@ export async function runStandInPool(context: BenchContext): Promise<string> {
       poolMaxConns: POOL,
       trials: TRIALS,
       waitMs: WAIT_MS,
-      shapes: `K at once: conditional updateOne's, one document each, through a client of K connections; finds of all ${READ_DOCS} documents through a client of ${POOL} connections, with the driver's default first batch (101) and with batchSize ${FIND_BATCH}`,
+      shapes: `K at once: conditional updateOne's, one document each, through a client of K connections; one bulkWrite of K updateOne's through one connection; finds of all ${READ_DOCS} documents through a client of ${POOL} connections, with the driver's default first batch (101) and with batchSize ${FIND_BATCH}`,
       recovery: `after a stall the client is closed; then a fresh client's update, bounded at ${RECOVERY_BOUND_MS} ms`,
     },
     rows,

@@ -38,9 +38,8 @@ export interface StoreCallOptions {
  * The batch a find asks for: above every read this project makes, so its whole answer comes in the first
  * reply and no server cursor waits between round trips. On FerretDB 1.24 over PostgreSQL such a cursor
  * holds one of FerretDB's pool connections until its getMore; when as many cursors wait for their getMore
- * as the pool holds while the clients' own connections wait on that pool, nothing answers (the
- * installations bench's 100 × 3 cell: 40 forge-meter reads longer than a batch, and every call after them
- * stalled).
+ * as the pool holds while the clients' own connections wait on that pool, nothing answers (bench
+ * stand-in-pool).
  * MongoDB still splits a reply past 16 MiB.
  */
 export const FIND_BATCH = 100_000

@@ -20,6 +20,7 @@ import type { MongoConnection } from '../mongo-connection.js'
 import { collectStatus } from '../../status/collect-status.js'
 import { HOUR_MS, hourStart, hoursWindow, sumRows } from '../../forge/meter/forge-hour-store.js'
 import { rowsFromMeter } from '../../forge/meter/meter-hours.js'
+import { ForgeHourWriter } from '../../forge/meter/forge-hour-writer.js'
 import { MongoForgeHourStore } from '../../forge/meter/mongo-forge-hour-store.js'
 import { packageVersion } from '../../status/package-version.js'
 import { rateLimitsFromRegistry, skippedTicksFromRegistry } from '../../status/registry-figures.js'
@@ -72,7 +73,8 @@ export const SAMPLE_EVERY_MS = 15_000
 export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
   const { clock } = options
   const startedAt = clock.now()
-  const sample = () => storeForgeHours(options)
+  const writer = new ForgeHourWriter(options.owner)
+  const sample = () => storeForgeHours(options, writer)
   let timer: TimerHandle | undefined
   let stopped = false
   const schedule = () => {
@@ -103,15 +105,15 @@ export function createWorkerStatus(options: WorkerStatusOptions): WorkerStatus {
 }
 
 /**
- * With Mongo, writes this replica's last 24 hours (the meter keeps them) to `forge_hours` and, in the
- * first 15 s of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
+ * With Mongo, writes what changed in this replica's last 24 hours (the meter keeps them) to `forge_hours`
+ * and, in the first 15 s of an hour, deletes hours older than a day. Without Mongo there is nothing to share.
  */
-async function storeForgeHours(options: WorkerStatusOptions): Promise<void> {
+async function storeForgeHours(options: WorkerStatusOptions, writer: ForgeHourWriter): Promise<void> {
   const mongo = options.mongo()
   const meter = options.meter()
   if (!mongo || !meter) return
   const store = new MongoForgeHourStore(mongo.db)
-  await store.put(options.owner, rowsFromMeter(meter.hourly()))
+  await writer.write(store, rowsFromMeter(meter.hourly()))
   const now = options.clock.now().getTime()
   // Rows dated ahead go too: another program's, or a replica's whose clock ran far ahead.
   if (now - hourStart(now) < SAMPLE_EVERY_MS) await store.prune(hoursWindow(now))
