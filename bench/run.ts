@@ -116,7 +116,7 @@ async function runScenarios(chosen: string[], context: BenchContext) {
  */
 async function tearDown(server: TestMongoServer, databases: string[]): Promise<void> {
   await stopAll()
-  const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000, timeoutMS: 30_000 })
+  const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 30_000 })
   try {
     await client.connect()
     for (const db of databases)

@@ -54,12 +54,13 @@ const NETS_FILE = join(repoRoot, 'bench', 'nets', 'per-installation.mjs')
 const FIRST_INSTALLATION = 1001
 /** What this machine sustained, for the JSON (bench/NOTES.md has the runs behind it). */
 const SUSTAINED =
-  'N = 10 (R = 1, 3, 10), 12 and 30 (R = 3), on a quiet machine (load 0.6-4). N = 100 did not sustain with FerretDB/SQLite: on a loaded machine (load 13-28) at TTL 10 s renewals got no answer and the terms collapsed (13 of 1,100 slots ran, a QUICK run), and at TTL 30 s (R = 3) the store stopped answering ~6 min into the cell; on the quiet machine the same 100 x 3 cell at TTL 30 s did not finish within the 14 min the run was given (ended by timeout); after the per-installation spread and the rarer older-terms read (2026-12-02) a 100 x 1 probe under load 12-23 still left a quarter of the renewals unanswered. N = 1,000 not run (bench/NOTES.md)'
+  'FerretDB 1.24 over PostgreSQL, fair share on: N = 10 (R = 1, 3, 10), 12, 30, 100 (R = 3, 10) and 1,000 (R = 3, 10; see the cells) on a quiet machine, once the stores stopped holding its pool (bench/NOTES.md, 2026-12-06). Before that, N = 100 did not complete on either backend: on SQLite the ledger scans and the burst of claims, on PostgreSQL the forge meter’s bulk writes holding every pool connection'
 
 /**
- * The cells (N installations × R replicas) run, in order. The full matrix (10, 100, 1,000 × 1, 3, 10) is
- * cut down to what this shared 2-core machine sustained, N = 10 (bench/NOTES.md says why);
- * LEASECRON_BENCH_CELLS (`10x1,10x3,100x3`) overrides it.
+ * The cells (N installations × R replicas) run, in order. By default only N = 10 (R = 1, 3, 10: about
+ * 3 min); N = 100 takes ~7 min a cell and N = 1,000 ~13 min, so they are asked for by name:
+ * LEASECRON_BENCH_CELLS (`100x3,100x10,1000x3`) overrides the default, and the cells an earlier run
+ * measured are kept (withEarlierCells).
  */
 function matrix(): Array<{ installations: number; replicas: number }> {
   const fallback = QUICK ? '10x1,10x3' : '10x1,10x3,10x10'
