@@ -11,11 +11,15 @@ type Json = Record<string, any>
 /** The markdown lines of the section. */
 export function renderStandInPool(result: Json, mdTable: (rows: string[][]) => string): string[] {
   const inputs = result.inputs as Json
-  const rows = [['updates at once', 'stalled', 'answered, max ms', 'answered again after the close, ms']]
+  const rows = [
+    ['shape', 'at once', 'client pool', 'stalled', 'answered, max ms', 'answered again after the close, ms'],
+  ]
   for (const r of result.rows as Json[]) {
     const recovered = (r.recoveredMs as (number | null)[]).map((ms) => (ms === null ? 'never' : String(ms)))
     rows.push([
+      String(r.shape),
       String(r.k),
+      String(r.clientPool),
       `${r.stalls} of ${r.trials}`,
       String(r.answeredMaxMs),
       recovered.join(', ') || '—',

@@ -219,8 +219,8 @@ export function workerEnv(extra: Record<string, string>): Record<string, string>
  * `url` with `maxPoolSize` set to this client's share of FerretDB's PostgreSQL pool (POOL_MAX_CONNS) among
  * `clients` (`poolShare`). FerretDB 1.24 on PostgreSQL holds a pool connection for an update's read and
  * takes a second for its write: once every connection holds a read, each update waits for a second one
- * forever, until its client's socket closes (bench stand-in-pool: with a pool of P, P updates at once can
- * stall it; fewer never do). So all clients together must hold fewer connections than the pool.
+ * for good (bench stand-in-pool: over a pool of 4, 5 to 8 updates at once stalled it in up to 3 trials of
+ * 5, 1 to 4 never). So all clients together must hold fewer connections than the pool.
  */
 export function withPoolShare(url: string, clients: number): string {
   const parsed = new URL(url)

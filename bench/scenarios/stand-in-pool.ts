@@ -83,6 +83,8 @@ interface Trial {
 async function trial(url: string, shape: Shape, k: number): Promise<Trial> {
   const client = new MongoClient(url, { maxPoolSize: shape.clientPool(k) })
   await client.connect()
+  // Every connection opened first, so the K operations reach the server together, not one handshake apart.
+  await Promise.all(times(shape.clientPool(k), () => client.db('admin').command({ ping: 1 })))
   const docs = client.db('pool').collection<Doc>('docs')
   const started = performance.now()
   const ops = shape.send(docs, k)
@@ -186,7 +188,7 @@ export async function runStandInPool(context: BenchContext): Promise<string> {
       trials: TRIALS,
       waitMs: WAIT_MS,
       shapes: `K at once: conditional updateOne's, one document each, through a client of K connections; one bulkWrite of K updateOne's through one connection; finds of all ${READ_DOCS} documents through a client of ${POOL} connections, with the driver's default first batch (101) and with batchSize ${FIND_BATCH}`,
-      recovery: `after a stall the client is closed; then a fresh client's update on the stalled server, bounded at ${RECOVERY_BOUND_MS} ms ("never": not within it)`,
+      recovery: `After a stall the client is closed; then a fresh client's update on the stalled server, bounded at ${RECOVERY_BOUND_MS} ms ("never": not within it)`,
     },
     rows,
   })
