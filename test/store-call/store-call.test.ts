@@ -141,6 +141,16 @@ describe('every Mongo twin fails with a StoreError of its own name and code', ()
       () => new MongoForgeHourStore(down).read({ since: slot, until: slot }),
       { name: 'StoreError', code: 'STORE_CALL_FAILED' },
     ],
+    [
+      // One update per row: a put whose rows all fail still rejects, so its writer remembers none of them.
+      'MongoForgeHourStore',
+      () =>
+        new MongoForgeHourStore(down).put('replica-1', [
+          { hour: slot.getTime(), lane: 'a', requests: 1, notModified: 0, points: 1 },
+          { hour: slot.getTime(), lane: 'b', requests: 1, notModified: 0, points: 1 },
+        ]),
+      { name: 'StoreError', code: 'STORE_CALL_FAILED' },
+    ],
   ]
   it.each(cases)('%s', async (component, call, expected) => {
     const failure = await call().catch((e: unknown) => e)
