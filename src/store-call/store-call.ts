@@ -39,8 +39,7 @@ export interface StoreCallOptions {
  * reply and no server cursor waits between round trips. On FerretDB 1.24 over PostgreSQL such a cursor
  * holds one of FerretDB's pool connections until its getMore; when as many cursors wait for their getMore
  * as the pool holds while the clients' own connections wait on that pool, nothing answers (bench
- * stand-in-pool).
- * MongoDB still splits a reply past 16 MiB.
+ * stand-in-pool). MongoDB still splits a reply past 16 MiB.
  */
 export const FIND_BATCH = 100_000
 
