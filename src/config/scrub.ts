@@ -48,6 +48,15 @@ export function rememberSecret(value: string | undefined): void {
   remembered.add(text.replace(/\r?\n/g, '\\n'))
 }
 
+/**
+ * Forgets every remembered value, as a fresh process starts. For a process that loads one configuration
+ * after another and must not mask the next one's ordinary values with the last one's secrets: the test
+ * suite runs many files in one process (test/support/fresh-file.ts).
+ */
+export function forgetSecrets(): void {
+  remembered.clear()
+}
+
 /** Remembers the value of every secret variable set in `env` (and `extra`, e.g. a net's secret options). */
 export function rememberSecrets(env: NodeJS.ProcessEnv, extra: readonly string[] = []): void {
   for (const [name, value] of Object.entries(env))

@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/observe/logger.js'
-import { rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
+import { forgetSecrets, rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
 import { isSecretParameter } from '../../src/secret-parameter.js'
 
 const PEM = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
@@ -90,6 +90,17 @@ describe('scrubSecrets', () => {
   it('scrubs an error’s message with its name', () => {
     expect(scrubbedErrorMessage(new TypeError(`bad key ${PEM.trim()}`))).toBe(
       'TypeError: bad key [redacted PEM block]',
+    )
+  })
+})
+
+describe('forgetSecrets', () => {
+  it('leaves a value a forgotten configuration held as a secret unmasked, as a fresh process would', () => {
+    rememberSecrets({ NIGHTLY_PING_URL: 'just some words' })
+    expect(scrubSecrets('said: just some words')).toBe('said: [redacted]')
+    forgetSecrets()
+    expect(scrubSecrets('said: just some words'), 'a later configuration’s ordinary text stays masked').toBe(
+      'said: just some words',
     )
   })
 })
