@@ -53,10 +53,14 @@ describe('a holder SIGKILLed mid-pass, for a net with RETRIES=1', () => {
     expect(again.retake, 'the successor’s pass of the cut-off slot did not say it runs it again').toBe(1)
     const client = await new MongoClient(mongo.url).connect()
     try {
-      const record = await client
-        .db(db)
-        .collection('net_runs')
-        .findOne({ _id: `e2e-retake@${String(cutOff.slot)}` } as object)
+      // The pass logs its end from inside the pass: the ledger's finish lands after it, so read until it has.
+      const runs = client.db(db).collection('net_runs')
+      let record = null
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+        record = await runs.findOne({ _id: `e2e-retake@${String(cutOff.slot)}` } as object)
+        if (record?.outcome) break
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
       expect(record, 'the cut-off slot’s record is not the successor’s ok run').toMatchObject({
         owner: again.owner,
         fence: again.fence,
