@@ -41,6 +41,7 @@ for it, records the outcome and releases the lease. Many triggers of one slot ru
            manual in history; when a worker holds the lease, it is asked to run it (outcome requested;
            --by NAME and --reason TEXT go with the request)
   --json   print {"net","slot","outcome","owner","fence","holder"?} instead of one line
+A net with JITTER starts a scheduled slot's pass at its offset after the slot, waiting for it if needed.
 Outcomes: ran, slot-taken (it already ran or runs elsewhere), held (another owner holds the lease; named),
 failed. Exit 0 for ran, slot-taken and held; 1 for failed; 64 for a --slot that is not a real instant
 or lies more than 60 s after now; 75 when this host's clock is off from the Mongo server by more than the

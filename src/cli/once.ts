@@ -75,7 +75,7 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
       owner,
       log,
       signal: interrupt.signal,
-      ...(values.now ? { manual: true } : {}),
+      ...(values.now ? { manual: true } : { waitForJitter: true }),
     })
       .then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
       .catch((error: unknown) => clockRefusal(error, io))

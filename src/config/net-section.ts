@@ -1,10 +1,10 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, PING_URL and its own options
+ * CATCH_UP_MAX, OVERLAP, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import * as z from 'zod'
-import { parseDuration } from '../durations.js'
+import { formatDuration, parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
 import { CATCH_UP_POLICIES, type CatchUpPolicy, type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
@@ -73,6 +73,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     net.overlap ?? 'buffer-one',
     '`buffer-one` (a tick that finds the previous pass running has its slot run next) or `skip` (recorded skipped)',
   )
+  const jitterMs = readJitter(r, net, intervalMs, variable('JITTER'))
   const attempts = readAttempts(r, intervalMs, variable)
   const pingUrl = readPingUrl(r, net, variable('PING_URL'))
   const options: Record<string, unknown> = {}
@@ -85,7 +86,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   }
   return {
     ...{ definition: net, enabled, schedule, timeZone, intervalMs, pacing },
-    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, attempts, pingUrl, options },
+    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, pingUrl, options },
   }
 }
 
@@ -109,6 +110,33 @@ function readPingUrl(r: EnvReader, net: NetDefinition, pingVar: string): string 
   })
   return undefined
 }
+
+/**
+ * JITTER over the net's own `jitter`; unset, 0 (none). It must stay below the schedule's shortest gap
+ * between slots (checkSchedule's, over its next 50), or a pass would start after the next slot's instant.
+ */
+function readJitter(r: EnvReader, net: NetDefinition, intervalMs: number, jitterVar: string): number {
+  const expected = `a duration with a unit (ms, s, m, h, d) from 0 to below the schedule's shortest gap between slots (${formatDuration(intervalMs)}), e.g. 30s; unset, none`
+  const given = r.value(jitterVar)
+  if (given !== undefined) return r.parse(jitterVar, durationBelow(intervalMs), 0, expected)
+  if (net.jitter === undefined) return 0
+  const ms = parseDuration(net.jitter)
+  if (ms !== undefined && ms < intervalMs) return ms
+  r.issues.push({
+    variable: `net "${net.name}" (worker configuration module)`,
+    expected: `its jitter ${JSON.stringify(net.jitter)} to be ${expected} (or ${jitterVar} set to one)`,
+  })
+  return 0
+}
+
+/** A duration with a unit (durations.ts) from 0 to below `limit` ms, as a variable's text. */
+const durationBelow = (limit: number) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text)
+    if (ms !== undefined && ms < limit) return ms
+    ctx.addIssue({ code: 'custom', message: `a duration below ${limit} ms` })
+    return z.NEVER
+  })
 
 const CATCH_UP_EXPECTED =
   '`latest` (the newest due slot runs), `all` (the slots within CATCH_UP_WINDOW run, oldest first) or `none`'

@@ -45,6 +45,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       catchUpWindow: formatDuration(n.catchUpWindowMs),
       catchUpMax: n.catchUpMax,
       overlap: n.overlap,
+      jitter: n.jitterMs === 0 ? '(unset)' : formatDuration(n.jitterMs),
       timeout: formatDuration(n.attempts.timeoutMs),
       retries: n.attempts.retries,
       retryBackoff: formatDuration(n.attempts.retryBackoffMs),

@@ -39,6 +39,11 @@ export interface NetConfig {
   catchUpMax: number
   /** A tick that finds the previous pass running: `buffer-one` runs its slot next, `skip` records it skipped. */
   overlap: OverlapPolicy
+  /**
+   * JITTER (ms; 0 when unset): each pass starts a stable share of it after its slot (term/slot-spread.ts),
+   * below the schedule's shortest gap. Replaces a per-installation net's automatic spread when set.
+   */
+  jitterMs: number
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES. */
   attempts: AttemptPolicy
   /** PING_URL: where each pass reports its start and end (observe/ping.ts); a secret. Undefined: no pings. */

@@ -135,6 +135,14 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    */
   catchUpMax?: number
   /**
+   * A fixed start offset for every pass, so nets (and installations) that share a schedule do not all start
+   * at its instant: each pass starts a stable share of this duration (`30s`) after its slot, hashed from
+   * the net's name (per installation for a per-installation net). The slot, its ledger key and its
+   * scheduled instant stay the schedule's. Must be below the schedule's shortest gap between slots; none
+   * when absent. Overridden by `LEASECRON_NET_<NAME>_JITTER`.
+   */
+  jitter?: string
+  /**
    * A Healthchecks.io-style URL each pass reports to: `/start` when it starts, the URL on success, `/fail`
    * on failure (README, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.
    */

@@ -24,7 +24,7 @@ import { nextFireTime } from '../schedule/schedule.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 import type { PassSetting } from './slot-pass.js'
 import { SlotTicker } from './slot-ticker.js'
-import { slotSpreadMs } from './slot-spread.js'
+import { passOffsetMs } from './slot-spread.js'
 import { TermCatchUp } from './catch-up.js'
 import { LedgerRecovery } from './ledger-recovery.js'
 import { ControlPoll } from './control-poll.js'
@@ -154,7 +154,7 @@ export class NetRunner {
     const term = new ServedTerm({ setting: this.#setting, info, signal, stepDown, pass })
     // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
     const elected = clock.now()
-    const offsetMs = spreadOf(net, elected)
+    const offsetMs = passOffsetMs(net, elected)
     const ticker = new SlotTicker({ schedule: net.schedule, timeZone: net.timeZone, clock, offsetMs })
     const scheduler = new TermScheduler(term, this.#steps(term), ticker)
     logNextPass(term.termLog, net, elected, offsetMs)
@@ -216,24 +216,13 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
   }
 }
 
-/**
- * How long after each slot the net's passes start: the spread (slot-spread.ts) of one installation's copy
- * of a per-installation net (`<net>:<installation>`, under GITHUB_INSTALLATION_IDS), so N installations'
- * passes do not reach the store and the forge at one instant. 0 for a global net, and for a
- * per-installation net under GITHUB_INSTALLATION_ID (its plain name: one installation, nothing to spread).
- */
-function spreadOf(net: NetConfig, at: Date): number {
-  const scoped = net.installation !== undefined && net.definition.name.endsWith(`:${net.installation}`)
-  if ((net.definition.scope ?? 'global') !== 'installation' || !scoped) return 0
-  return slotSpreadMs(net.definition.name, net.schedule, net.timeZone, at)
-}
-
 /** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
 function logNextPass(log: Logger, net: NetConfig, now: Date, spreadMs: number): void {
   const { schedule, timeZone } = net
   const next = new Date(nextFireTime(schedule, now, timeZone).getTime() + spreadMs)
   const nextPassAt = next.toISOString()
   const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
-  const fields = { schedule, timeZone, nextPassAt, ...(spreadMs > 0 ? { spreadMs } : {}) }
+  const offset = spreadMs > 0 ? { [net.jitterMs > 0 ? 'jitterOffsetMs' : 'spreadMs']: spreadMs } : {}
+  const fields = { schedule, timeZone, nextPassAt, ...offset }
   log.info(fields, `term began: next scheduled pass at ${nextPassAt}${local}`)
 }

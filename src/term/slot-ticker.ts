@@ -10,14 +10,17 @@
  * and of `0 * * * *` altogether; on Lord Howe Island it skips the first 01:30–01:59. Deriving the slot from its
  * tick would still lose the spring slot (no tick comes that day), so the timer is the rule's own.
  *
- * With an offset (a per-installation net's spread, slot-spread.ts) each tick comes `offsetMs` after its
- * slot and serves the newest slot whose spread instant has passed; the slots themselves do not move.
+ * With an offset (a net's JITTER, or a per-installation net's spread: slot-spread.ts) each tick comes
+ * `offsetMs` after its slot — or 1 ms before the next slot, where a daylight-saving change made the gap
+ * shorter than the offset — and serves the newest slot whose start has passed; the slots themselves do not
+ * move.
  *
  * What it is not: a catch-up. A timer that fires late (a blocked event loop, a suspended host) serves the
  * latest slot due, as a tick would; the ledger claim refuses a slot already served (`slot-taken`).
  */
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../lease/clock.js'
 import { nextFireTime, slotAtOrBefore } from '../schedule/schedule.js'
+import { passStart } from './slot-spread.js'
 
 export interface SlotTickerOptions {
   schedule: string
@@ -42,7 +45,7 @@ export class SlotTicker {
   constructor(options: SlotTickerOptions) {
     this.#options = options
     this.#offset = options.offsetMs ?? 0
-    this.#due = this.#spread(nextFireTime(options.schedule, options.clock.now(), options.timeZone))
+    this.#due = this.#startOf(nextFireTime(options.schedule, options.clock.now(), options.timeZone))
   }
 
   /** Waits for the next tick: resolves the slot it serves, or undefined once stopped. One wait at a time. */
@@ -79,10 +82,15 @@ export class SlotTicker {
       this.#arm()
       return
     }
-    // The slot whose tick this is: the newest whose spread instant (slot + offset) has passed.
-    const ofSlots = new Date(now.getTime() - this.#offset)
-    this.#due = this.#spread(nextFireTime(schedule, ofSlots, timeZone))
-    this.#answer(slotAtOrBefore(schedule, ofSlots, timeZone))
+    // The slot whose tick this is: the newest whose start (slot + offset, or just before the next slot) has
+    // passed. The one at or before now, else the one before it: that one's start came before this slot.
+    const newest = slotAtOrBefore(schedule, now, timeZone)
+    const slot =
+      this.#startOf(newest).getTime() <= now.getTime()
+        ? newest
+        : slotAtOrBefore(schedule, new Date(newest.getTime() - 1), timeZone)
+    this.#due = this.#startOf(nextFireTime(schedule, slot, timeZone))
+    this.#answer(slot)
   }
 
   #answer(slot: Date | undefined): void {
@@ -91,7 +99,7 @@ export class SlotTicker {
     waiting?.(slot)
   }
 
-  #spread(slot: Date): Date {
-    return new Date(slot.getTime() + this.#offset)
+  #startOf(slot: Date): Date {
+    return passStart(this.#options.schedule, this.#options.timeZone, slot, this.#offset)
   }
 }

@@ -207,6 +207,8 @@ function netConfig(
     catchUpWindowMs: DEFAULT_CATCH_UP_WINDOW_MS,
     catchUpMax: DEFAULT_CATCH_UP_MAX,
     overlap: net.overlap ?? 'buffer-one',
+    // One pass, run when called: no tick for an offset to move.
+    jitterMs: 0,
     pingUrl: net.pingUrl,
     attempts: {
       timeoutMs: attempts.timeoutMs ?? intervalMs,

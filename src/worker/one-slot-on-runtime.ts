@@ -11,6 +11,8 @@ import { type Clock, systemClock } from '../lease/clock.js'
 import { type ClockCheck, runtimeClockCheck } from '../term/clock-check.js'
 import { withConnectCause } from './connect-cause.js'
 import { actingNet } from './installation-nets.js'
+import { waitFor } from '../lease/wait.js'
+import { jitteredStart } from '../term/slot-spread.js'
 import type { Logger } from '../observe/logger.js'
 import { type OnceResult, runOnce } from '../term/one-slot.js'
 import { netPinger } from '../observe/ping.js'
@@ -31,6 +33,12 @@ export interface RuntimeOnceSpec {
   manual?: boolean
   /** A slot older than this is recorded `missed` instead of run (serverless triggers: CATCH_UP_WINDOW). */
   missAfterMs?: number
+  /**
+   * `leasecron once` for a scheduled slot: wait for the slot's start under the net's JITTER before the
+   * campaign, as the worker's tick would. A serverless trigger does not wait (its platform bills and bounds
+   * the wait), nor does a manual run.
+   */
+  waitForJitter?: boolean
   /** The net's set-up for a claimed slot; the runtime's own by default (a warm instance caches it). */
   setUp?: PassRuntime['setUpNet']
   clock?: Clock
@@ -43,6 +51,8 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
   // The installation the pass acts as (recorded on its run), and that installation's forge.
   const acting = actingNet(net, runtime.installations)
   const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
+  // A stop during the wait leaves runOnce an aborted signal: it claims nothing and answers `aborted`.
+  if (spec.waitForJitter) await waitForJitter(acting, spec)
   const result = await runOnce({
     net: acting,
     slot: spec.slot,
@@ -69,6 +79,26 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     ...clockCheck(runtime, spec.config),
   })
   return withConnectCause(result, runtime.mongo)
+}
+
+/**
+ * Waits until the slot's start under the net's JITTER (slot-spread.ts), saying so when it waits, or until
+ * the caller's signal aborts.
+ */
+async function waitForJitter(acting: NetConfig, spec: RuntimeOnceSpec): Promise<void> {
+  const clock = spec.clock ?? systemClock
+  const startAt = jitteredStart(acting, spec.slot)
+  const waitMs = startAt.getTime() - clock.now().getTime()
+  if (waitMs <= 0) return
+  spec.log.info(
+    {
+      slot: spec.slot.toISOString(),
+      startAt: startAt.toISOString(),
+      jitterOffsetMs: startAt.getTime() - spec.slot.getTime(),
+    },
+    `JITTER: the pass starts at ${startAt.toISOString()}, ${waitMs} ms from now`,
+  )
+  await waitFor(waitMs, spec.signal, clock)
 }
 
 /** The clock check against the runtime's Mongo server, when there is one (clock-check.ts). */

@@ -116,3 +116,41 @@ function tickFrom(from: string, offsetMs: number) {
   )
   return { ticks, ticker }
 }
+
+/** The ticks of `schedule` in Berlin for the slots of 2026 (local), with `offsetMs`. */
+async function yearOfTicks(schedule: string, offsetMs: number): Promise<{ at: number; slot: string }[]> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(new Date('2026-01-01T00:00:00Z'))
+  const ticks: string[] = []
+  const ticker = pullTicks({ schedule, timeZone: 'Europe/Berlin', clock: systemClock, offsetMs }, ticks)
+  await vi.advanceTimersByTimeAsync(367 * 86_400_000)
+  ticker.stop()
+  vi.useRealTimers()
+  return ticks
+    .map((line) => {
+      const [at, slot] = line.split(' ')
+      return { at: Date.parse(at!), slot: slot! }
+    })
+    .filter((t) => t.slot < '2026-12-31T23:00:00.000Z')
+}
+
+it('with an offset of nearly a whole gap, ticks every slot of a Berlin year, each before the next slot', async () => {
+  const plain = await yearOfTicks('30 2 * * *', 0)
+  // 23 h 50 min: around the spring day 02:30 CET → 03:00 CEST (the DST rule) → 02:30 CEST are 23.5 h apart.
+  const offset = (23 * 60 + 50) * 60_000
+  const jittered = await yearOfTicks('30 2 * * *', offset)
+  expect(plain).toHaveLength(365)
+  expect(
+    jittered.map((t) => t.slot),
+    'the offset lost or added a slot of the year',
+  ).toEqual(plain.map((t) => t.slot))
+  for (let i = 0; i + 1 < jittered.length; i++)
+    expect(jittered[i]!.at, `${jittered[i]!.slot}'s pass started after the next slot`).toBeLessThan(
+      Date.parse(jittered[i + 1]!.slot),
+    )
+  const shortened = jittered.filter((t) => t.at - Date.parse(t.slot) < offset)
+  expect(
+    shortened.map((t) => `${t.slot} +${t.at - Date.parse(t.slot)}`),
+    'only the slots before the two 23.5 h spring gaps start early, 1 ms before the next slot',
+  ).toEqual(['2026-03-28T01:30:00.000Z +84599999', '2026-03-29T01:00:00.000Z +84599999'])
+})
