@@ -1,17 +1,18 @@
 /**
- * The process section: the worker's own settings (worker id, HTTP port, log level, shutdown timeout,
- * public URL, status page, admin token) and how many runs per net the ledger keeps.
+ * The process section: the worker's own settings (worker id, HTTP port and bind address, log level,
+ * shutdown timeout, public URL, status page, admin token) and how many runs per net the ledger keeps.
  */
+import { isIP } from 'node:net'
 import * as z from 'zod'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
 import { LOG_LEVELS, type LogLevel } from './log-level.js'
 import type { WorkerConfig } from './worker-config.js'
 
-/** The process's own settings: worker id, HTTP port, log level, shutdown timeout, public URL. */
+/** The process's own settings: worker id, HTTP port and bind address, log level, shutdown timeout, public URL. */
 export function readProcess(
   r: EnvReader,
-): Pick<WorkerConfig, 'workerId' | 'port' | 'logLevel' | 'shutdownTimeoutMs' | 'publicUrl'> {
+): Pick<WorkerConfig, 'workerId' | 'port' | 'bindAddress' | 'logLevel' | 'shutdownTimeoutMs' | 'publicUrl'> {
   return {
     workerId: r.parse(
       'LEASECRON_WORKER_ID',
@@ -32,6 +33,15 @@ export function readProcess(
         .refine((n) => n <= 65535),
       8080,
       'a TCP port from 0 to 65535',
+    ),
+    bindAddress: r.parse(
+      'LEASECRON_BIND_ADDRESS',
+      z
+        .string()
+        .trim()
+        .refine((text) => text === 'localhost' || isIP(text) !== 0),
+      '0.0.0.0',
+      'an IP address to listen on (`0.0.0.0` every IPv4 interface, `::` every interface, `127.0.0.1` this host only, or one of its addresses) or `localhost`; a host name is not resolved',
     ),
     logLevel: r.parse('LOG_LEVEL', z.enum(LOG_LEVELS), 'info' as LogLevel, `one of ${LOG_LEVELS.join(', ')}`),
     shutdownTimeoutMs: r.parse(

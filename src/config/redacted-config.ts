@@ -19,6 +19,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
     mongo: config.mongo ? redactedMongo(config.mongo) : '(none: in-memory store)',
     workerId: config.workerId ?? '(host name)',
     port: config.port,
+    bindAddress: config.bindAddress,
     logLevel: config.logLevel,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     forge: redactedForge(config.forge),

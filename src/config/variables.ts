@@ -19,6 +19,11 @@ export const GLOBAL_VARIABLES = [
     'replaces the host part of the owner id (a random suffix is always added)',
   ],
   ['PORT', '8080', 'HTTP port of /healthz, /readyz and /metrics (0 picks a free one)'],
+  [
+    'LEASECRON_BIND_ADDRESS',
+    '0.0.0.0',
+    'the address the HTTP server listens on: an IP address (`127.0.0.1`, `::`, a pod IP) or `localhost`',
+  ],
   ['LOG_LEVEL', 'info', `one of ${LOG_LEVELS.join(', ')}`],
   ['LEASECRON_SHUTDOWN_TIMEOUT_MS', '25000', 'how long a stop waits for passes in flight'],
   [

@@ -107,6 +107,8 @@ export interface WorkerConfig {
   /** Replaces the host-name part of the owner id; the random suffix stays. */
   workerId: string | undefined
   port: number
+  /** LEASECRON_BIND_ADDRESS: the address the HTTP server listens on (`0.0.0.0` by default). */
+  bindAddress: string
   logLevel: LogLevel
   shutdownTimeoutMs: number
   forge: ForgeChoice

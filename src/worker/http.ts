@@ -57,7 +57,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       liveness.stop()
       reject(
         new Error(
-          `worker http: cannot listen on port ${options.port} (PORT): ${error.code ?? error.message}`,
+          `worker http: cannot listen on ${options.host ?? '0.0.0.0'} port ${options.port} (LEASECRON_BIND_ADDRESS, PORT): ${error.code ?? error.message}`,
           { cause: error },
         ),
       )

@@ -190,6 +190,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
   const page = w.config.statusPage
   const http = await startHealthServer({
     port: w.config.port,
+    host: w.config.bindAddress,
     registry: w.metrics.registry,
     ready,
     staleCampaigns: () => w.heartbeats.stale(),
@@ -197,9 +198,11 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
     admin: adminRoutes(w),
   })
   const admin = w.config.adminToken !== undefined
+  const address = w.config.bindAddress
+  const at = address.includes(':') ? `[${address}]:${http.port}` : `${address}:${http.port}`
   w.log.info(
-    { port: http.port, statusPage: page, adminApi: admin },
-    `serving /healthz /readyz /metrics /status${page ? ', the status page at /' : ''}${admin ? ', the admin API at POST /nets/<net>/pause|resume|run' : ''}`,
+    { address, port: http.port, statusPage: page, adminApi: admin },
+    `serving on ${at} /healthz /readyz /metrics /status${page ? ', the status page at /' : ''}${admin ? ', the admin API at POST /nets/<net>/pause|resume|run' : ''}`,
   )
   return http
 }

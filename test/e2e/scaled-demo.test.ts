@@ -6,7 +6,7 @@
  * free ports: they find the holder with `status --json`, kill it, see the hand-over and leave nothing.
  */
 import { execFile, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -187,7 +187,9 @@ describe('the scaled shape on one machine', () => {
     // Inside the repository (npx resolves leasecron there), in a directory of its own: the blocks write
     // sandbox.env, logs and pid files where they run, and must not touch a developer's own.
     const dir = join(ROOT, '.cache', `scaled-demo-${process.pid}`)
-    await mkdir(dir, { recursive: true })
+    // Its own TMPDIR too: what the blocks make there (FerretDB's data, the sandbox's key) must be gone after.
+    const tmp = join(dir, 'tmp')
+    await mkdir(tmp, { recursive: true })
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
     const script = demo
       .map((b) => b.text)
@@ -206,7 +208,7 @@ describe('the scaled shape on one machine', () => {
         ['-c', `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\nset -e\n${script}`],
         {
           cwd: dir,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir },
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TMPDIR: tmp },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       )
@@ -232,5 +234,6 @@ describe('the scaled shape on one machine', () => {
     expect(handOver![2], 'the lease went back to the killed worker').not.toBe(handOver![1])
     for (const left of ['sandbox.env', 'worker-1.pid', 'worker-2.pid', 'worker-3.pid'])
       expect(existsSync(join(dir, left)), `the teardown left ${left} behind`).toBe(false)
+    expect(readdirSync(tmp), 'the teardown left temporary files behind').toEqual([])
   }, 240_000)
 })
