@@ -93,7 +93,7 @@ export function renderMain(snapshot: StatusSnapshot): string {
 ${renderReplica(snapshot)}
 ${renderInstallations(snapshot)}
 ${snapshot.nets.map((net) => renderNet(net, snapshot.generatedAt, snapshot.admin)).join('\n')}
-${renderForge(snapshot.forge)}
+${renderForge(snapshot.forge, runRequests(snapshot))}
 ${renderNotes(snapshot.notes)}
 </main>`
 }
@@ -262,12 +262,35 @@ export function renderRuns(runs: RunStatus[] | null, now: string, timeZone = 'UT
 <tbody>${runs.map(row).join('')}</tbody></table></div>`
 }
 
+/** The forge requests of the runs the page lists that started within the last 24 hours. */
+export function runRequests(snapshot: Pick<StatusSnapshot, 'generatedAt' | 'nets'>): number {
+  const since = Date.parse(snapshot.generatedAt) - 24 * 3_600_000
+  let total = 0
+  for (const net of snapshot.nets)
+    for (const run of net.runs ?? []) if (Date.parse(run.startedAt) >= since) total += run.requests ?? 0
+  return total
+}
+
+/**
+ * Why the lanes are empty although the runs listed made `runRequests` requests: the panel counts only what
+ * the workers' meters saw, and a `once`, a backfill (or, on the in-memory store, another replica) is not
+ * one of them.
+ */
+function noLanes(forge: ForgeStatus, runRequests: number): string {
+  if (runRequests === 0) return '<p class="muted">No forge requests in the last 24 hours.</p>'
+  const elsewhere =
+    forge.scope === 'installation'
+      ? '<code>once</code> or <code>backfill</code>, whose requests this panel does not count: it counts the workers’'
+      : 'another process (<code>once</code>, <code>backfill</code>, another replica): this panel counts this replica’s own requests only'
+  return `<p class="muted">No forge requests counted here in the last 24 hours, but the runs listed above made ${plural(runRequests, 'request')}: they ran in ${elsewhere}.</p>`
+}
+
 /** The forge: this hour per lane, the 24-hour charts and the rate limits. */
-export function renderForge(forge: ForgeStatus): string {
+export function renderForge(forge: ForgeStatus, runRequests = 0): string {
   const scope = forge.scope === 'installation' ? 'every replica of the installation' : 'this replica only'
   const lanes =
     forge.lanes.length === 0
-      ? '<p class="muted">No forge requests in the last 24 hours.</p>'
+      ? noLanes(forge, runRequests)
       : `<div class="lanes">${forge.lanes
           .map(
             (l) =>
