@@ -8,6 +8,10 @@
  *   net's own health, and a running one has no verdict yet: they are passed over.
  * - `missed`: the newest slot with a verdict was recorded `missed` (scheduled, never run: outside the
  *   net's catch-up window). A `paused` slot is passed over like a skipped one.
+ * - `starting`: no success within the window `late` reads, but a pass runs now for a slot inside it — a
+ *   new holder's first pass (a worker just started, or a successor after a hand-over, catching up). Not
+ *   yet `ok` and not `late`: a worker shown `late` half a second after its start cried wolf. A pass stuck
+ *   that long leaves the window after two intervals, and the net is `late` again.
  * - `late`: otherwise, no success for any of the newest due slot and the two before it — no success within
  *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
  *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).
@@ -17,7 +21,7 @@
  */
 import { slotAtOrBefore } from '../schedule/schedule.js'
 
-export const NET_STATES = ['ok', 'late', 'failing', 'missed', 'paused'] as const
+export const NET_STATES = ['ok', 'starting', 'late', 'failing', 'missed', 'paused'] as const
 export type NetState = (typeof NET_STATES)[number]
 
 /** What netState reads of a run: its slot and outcome (absent while it runs). */
@@ -55,8 +59,10 @@ export function netState(
   if (verdict?.outcome === 'failed' || verdict?.outcome === 'timed-out') return 'failing'
   if (verdict?.outcome === 'missed') return 'missed'
   const success = newestFirst.find((r) => r.outcome === 'ok')
-  const lateBefore = slotsBack(plan, now, LATE_AFTER_INTERVALS)
-  return success && success.slot.getTime() >= lateBefore.getTime() ? 'ok' : 'late'
+  const lateBefore = slotsBack(plan, now, LATE_AFTER_INTERVALS).getTime()
+  if (success && success.slot.getTime() >= lateBefore) return 'ok'
+  const running = newestFirst.some((r) => r.outcome === undefined && r.slot.getTime() >= lateBefore)
+  return running ? 'starting' : 'late'
 }
 
 /** The slot `count` slots before the newest slot due at `now` (count 0: that newest slot). */

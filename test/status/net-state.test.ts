@@ -65,6 +65,27 @@ describe('netState', () => {
     expect(netState([], HOURLY, NOW), 'a net with no success at all shows as not late').toBe('late')
   })
 
+  it('is starting, not late, while a pass runs for a slot within the window and nothing succeeded in it', async () => {
+    const first = await ledgerRuns([['2026-06-10T12:00:00Z', undefined]])
+    expect(netState(first, HOURLY, NOW), 'a new holder’s first pass showed the net late').toBe('starting')
+    // After a hand-over: the killed holder's slot aborted, the successor catching up on the one before it.
+    const handedOver = await ledgerRuns([
+      ['2026-06-10T08:00:00Z', 'ok'],
+      ['2026-06-10T10:00:00Z', undefined],
+      ['2026-06-10T12:00:00Z', 'aborted'],
+    ])
+    expect(netState(handedOver, HOURLY, NOW)).toBe('starting')
+    // A pass stuck since a slot older than the window does not keep the net out of `late`.
+    const stuck = await ledgerRuns([['2026-06-10T09:00:00Z', undefined]])
+    expect(netState(stuck, HOURLY, NOW), 'a pass running since before the window hid a late net').toBe('late')
+    // A success within the window is `ok`, whatever runs.
+    const both = await ledgerRuns([
+      ['2026-06-10T11:00:00Z', 'ok'],
+      ['2026-06-10T12:00:00Z', undefined],
+    ])
+    expect(netState(both, HOURLY, NOW)).toBe('ok')
+  })
+
   it('counts intervals in the schedule’s own slots and zone: a weekday net is not late over a weekend', async () => {
     const weekdays = { schedule: '0 9 * * 1-5', timeZone: 'Europe/Berlin' }
     const monday = new Date('2026-06-15T07:30:00Z') // 09:30 in Berlin: Monday's slot (07:00Z) is due

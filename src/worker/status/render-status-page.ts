@@ -197,6 +197,7 @@ function renderState(state: NetStatus['state']): string {
 }
 const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
   ok: { css: 'ok', word: 'ok' },
+  starting: { css: 'muted', word: 'starting: its first pass runs, none has ended yet' },
   late: { css: 'warn', word: 'late: no success within two schedule intervals' },
   failing: { css: 'bad', word: 'failing: the newest finished slot failed' },
   missed: { css: 'warn', word: 'missed: the newest accounted slot never ran' },
