@@ -32,6 +32,9 @@ export {
   createMergeGateSweeper,
   DEFAULT_GATE_CONTEXT,
   type MergeGateSweeperOverrides,
+  // Named in mergeGateSweeper's type: a TypeScript project emitting declarations (tsc --init's default)
+  // must be able to name it, or a worker.config.ts listing the net fails with TS2742.
+  type MergeGateSweeperResources,
   mergeGateSweeper,
   mergeGateSweeperOptions,
 } from './nets/merge-gate/merge-gate-sweeper.js'

@@ -28,6 +28,7 @@ import {
   packPackage,
   sh,
 } from '../support/consumer-install.js'
+import { readmeBlocks } from '../support/readme-blocks.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'leasecron-pack-'))
@@ -325,6 +326,39 @@ describe('the packed leasecron', () => {
     )
     expect(result.stdout).toBe('')
   }, 180_000)
+
+  test('compiles the README’s worker.config.ts under tsc --init’s defaults, declarations and all', async () => {
+    // What TypeScript 5.9's `tsc --init` writes (a new user's project), `types: ['node']` as the README
+    // asks, and noEmit: declaration checks still run. A type the built-in nets' inferred types name but the
+    // package does not export fails here with TS2742 ("cannot be named … not portable").
+    const dir = join(consumer, 'tsc-init')
+    mkdirSync(dir, { recursive: true })
+    const files = ['open-issues.ts', 'worker.config.ts']
+    for (const file of files) {
+      const block = readmeBlocks().find((b) => b.tags.file === file)
+      expect(block, `the README lost its ${file} block`).toBeDefined()
+      writeFileSync(join(dir, file), block!.text)
+    }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          ...{ module: 'nodenext', target: 'esnext', types: ['node'], sourceMap: true },
+          ...{ declaration: true, declarationMap: true, noUncheckedIndexedAccess: true },
+          ...{ exactOptionalPropertyTypes: true, strict: true, jsx: 'react-jsx' },
+          ...{ verbatimModuleSyntax: true, isolatedModules: true, noUncheckedSideEffectImports: true },
+          ...{ moduleDetection: 'force', skipLibCheck: true, noEmit: true },
+        },
+        files,
+      }),
+    )
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const result = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], dir).catch(
+      (error: { stdout?: string }) => ({ stdout: `FAILED ${error.stdout ?? ''}` }),
+    )
+    expect(result.stdout, 'a new TypeScript project cannot compile the README’s configuration').toBe('')
+  }, 120_000)
 
   // The declarations name no type of a package the bundle holds (zod, pino, prom-client, Octokit, undici):
   // leasecron's own interfaces stand in for them (OptionSchema, Logger, MetricsRegistry, ForgeOctokit),
