@@ -1,6 +1,7 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, PING_URL and its own options
+ * CATCH_UP_MAX, OVERLAP, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
+ * PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
 import * as z from 'zod'
@@ -75,6 +76,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   )
   const jitterMs = readJitter(r, net, intervalMs, variable('JITTER'))
   const attempts = readAttempts(r, intervalMs, variable)
+  const durations = readDurationBounds(r, variable)
   const pingUrl = readPingUrl(r, net, variable('PING_URL'))
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
@@ -86,7 +88,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   }
   return {
     ...{ definition: net, enabled, schedule, timeZone, intervalMs, pacing },
-    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, pingUrl, options },
+    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, ...durations, pingUrl, options },
   }
 }
 
@@ -254,6 +256,41 @@ function readAttempts(r: EnvReader, intervalMs: number, variable: (suffix: strin
     `a whole number from 0 (a pass cut off by its holder's end is recorded aborted, never run again) to ${MAX_RETAKES}; unset, the net's RETRIES`,
   )
   return { timeoutMs, retries, retryBackoffMs, retakes }
+}
+
+/**
+ * MIN_DURATION and MAX_DURATION: how long a healthy pass of the net takes, each unset by default. A
+ * minimum at or above the maximum could never be met, and is refused naming both.
+ */
+function readDurationBounds(
+  r: EnvReader,
+  variable: (suffix: string) => string,
+): { minDurationMs?: number; maxDurationMs?: number } {
+  const expected = (what: string) =>
+    `a duration with a unit (ms, s, m, h, d) from 1 ms to ${MAX_TIMER_MS} ms, e.g. 5m: ${what}; unset, none`
+  const minVar = variable('MIN_DURATION')
+  const maxVar = variable('MAX_DURATION')
+  const bound = durationMs(1, MAX_TIMER_MS)
+  const min = r.parse(
+    minVar,
+    bound,
+    undefined as number | undefined,
+    expected('a pass that ends sooner shows the net too-fast'),
+  )
+  const max = r.parse(
+    maxVar,
+    bound,
+    undefined as number | undefined,
+    expected('a pass that takes longer shows the net slow'),
+  )
+  if (min !== undefined && max !== undefined && min >= max) {
+    r.problem(minVar, `a duration below ${maxVar} (${formatDuration(max)}): no pass could take between them`)
+    return {}
+  }
+  return {
+    ...(min === undefined ? {} : { minDurationMs: min }),
+    ...(max === undefined ? {} : { maxDurationMs: max }),
+  }
 }
 
 /** A duration with a unit (durations.ts) from `min` to `max` ms, as a variable's text. */

@@ -51,6 +51,8 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       retries: n.attempts.retries,
       retryBackoff: formatDuration(n.attempts.retryBackoffMs),
       retakes: n.attempts.retakes,
+      minDuration: n.minDurationMs === undefined ? '(unset)' : formatDuration(n.minDurationMs),
+      maxDuration: n.maxDurationMs === undefined ? '(unset)' : formatDuration(n.maxDurationMs),
       pingUrl: n.pingUrl === undefined ? '(unset)' : describePingUrl(n.pingUrl),
       ...n.pacing,
       options: Object.fromEntries(

@@ -46,6 +46,13 @@ export interface NetConfig {
   jitterMs: number
   /** How a slot's pass is attempted: TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES. */
   attempts: AttemptPolicy
+  /**
+   * MIN_DURATION and MAX_DURATION (ms; undefined when unset): how long a healthy pass takes. A newest pass
+   * outside them shows the net `too-fast` or `slow` (status/net-state.ts), and a running pass past the
+   * maximum shows it `slow` at once.
+   */
+  minDurationMs?: number | undefined
+  maxDurationMs?: number | undefined
   /** PING_URL: where each pass reports its start and end (observe/ping.ts); a secret. Undefined: no pings. */
   pingUrl?: string | undefined
   options: Record<string, unknown>

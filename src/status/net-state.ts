@@ -8,6 +8,10 @@
  *   net's own health, and a running one has no verdict yet: they are passed over.
  * - `missed`: the newest slot with a verdict was recorded `missed` (scheduled, never run: outside the
  *   net's catch-up window). A `paused` slot is passed over like a skipped one.
+ * - `slow`: the net has MAX_DURATION and its newest pass took longer — or runs longer than it now, so a
+ *   hung pass shows at once, not after its TIMEOUT. `too-fast`: it has MIN_DURATION and its newest
+ *   finished pass succeeded sooner (a pass that "succeeded" without doing its work). Read from the newest
+ *   run with a verdict, or the running one; checked after `failing` and `missed`, before lateness.
  * - `starting`: no success within the window `late` reads, but a pass runs now for a slot inside it — a
  *   new holder's first pass (a worker just started, or a successor after a hand-over, catching up). Not
  *   yet `ok` and not `late`: a worker shown `late` half a second after its start cried wolf. A pass stuck
@@ -21,7 +25,16 @@
  */
 import { slotAtOrBefore } from '../schedule/schedule.js'
 
-export const NET_STATES = ['ok', 'starting', 'late', 'failing', 'missed', 'paused'] as const
+export const NET_STATES = [
+  'ok',
+  'starting',
+  'late',
+  'slow',
+  'too-fast',
+  'failing',
+  'missed',
+  'paused',
+] as const
 export type NetState = (typeof NET_STATES)[number]
 
 /** What netState reads of a run: its slot and outcome (absent while it runs). */
@@ -30,12 +43,17 @@ export interface StateRun {
   outcome?: string | undefined
   /** A manual run (run now): passed over. */
   manual?: boolean | undefined
+  /** When its pass started and ended: the duration bounds read them. */
+  startedAt?: Date | undefined
+  finishedAt?: Date | undefined
 }
 
-/** A net's schedule as netState reads it. */
+/** A net's schedule as netState reads it, with its MIN_DURATION and MAX_DURATION when set (ms). */
 export interface StateSchedule {
   schedule: string
   timeZone: string
+  minDurationMs?: number | undefined
+  maxDurationMs?: number | undefined
 }
 
 /** How many schedule intervals a net may go without a success before it is late. */
@@ -58,6 +76,8 @@ export function netState(
   const verdict = newestFirst.find((r) => r.outcome !== undefined && VERDICTS.has(r.outcome))
   if (verdict?.outcome === 'failed' || verdict?.outcome === 'timed-out') return 'failing'
   if (verdict?.outcome === 'missed') return 'missed'
+  const duration = durationState(newestFirst, verdict, plan, now)
+  if (duration) return duration
   const success = newestFirst.find((r) => r.outcome === 'ok')
   const lateBefore = slotsBack(plan, now, LATE_AFTER_INTERVALS).getTime()
   if (success && success.slot.getTime() >= lateBefore) return 'ok'
@@ -71,4 +91,25 @@ function slotsBack(plan: StateSchedule, now: Date, count: number): Date {
   for (let i = 0; i < count; i++)
     slot = slotAtOrBefore(plan.schedule, new Date(slot.getTime() - 1000), plan.timeZone)
   return slot
+}
+
+/**
+ * `slow` or `too-fast` from the duration bounds: the running pass (the newest run, without an outcome)
+ * past MAX_DURATION, else the newest verdict's pass outside the bounds (too-fast only for a success).
+ */
+function durationState(
+  newestFirst: readonly StateRun[],
+  verdict: StateRun | undefined,
+  plan: StateSchedule,
+  now: Date,
+): 'slow' | 'too-fast' | undefined {
+  const { minDurationMs: min, maxDurationMs: max } = plan
+  const running = newestFirst[0]
+  if (max !== undefined && running?.outcome === undefined && running?.startedAt)
+    if (now.getTime() - running.startedAt.getTime() > max) return 'slow'
+  if (!verdict?.startedAt || !verdict.finishedAt) return undefined
+  const took = verdict.finishedAt.getTime() - verdict.startedAt.getTime()
+  if (max !== undefined && took > max) return 'slow'
+  if (min !== undefined && verdict.outcome === 'ok' && took < min) return 'too-fast'
+  return undefined
 }

@@ -19,6 +19,9 @@ export interface StatusNetPlan {
   schedule: string
   /** The IANA zone node-cron fires the schedule in. */
   timeZone: string
+  /** MIN_DURATION and MAX_DURATION (ms), when set: a pass outside them shows the net too-fast or slow. */
+  minDurationMs?: number | undefined
+  maxDurationMs?: number | undefined
 }
 
 export interface StatusSources {

@@ -86,6 +86,39 @@ describe('netState', () => {
     expect(netState(both, HOURLY, NOW)).toBe('ok')
   })
 
+  it('is slow when the newest pass took longer than MAX_DURATION, or runs past it now', () => {
+    const bounded = { ...HOURLY, minDurationMs: 60_000, maxDurationMs: 600_000 }
+    const took = (minutes: number, outcome = 'ok'): StateRun => ({
+      slot: new Date('2026-06-10T12:00:00Z'),
+      outcome,
+      startedAt: new Date('2026-06-10T12:00:00Z'),
+      finishedAt: new Date(Date.parse('2026-06-10T12:00:00Z') + minutes * 60_000),
+    })
+    expect(netState([took(11)], bounded, NOW), 'an 11-minute pass under a 10-minute bound').toBe('slow')
+    expect(netState([took(10)], bounded, NOW), 'a pass of exactly MAX_DURATION is within it').toBe('ok')
+    expect(netState([took(11)], HOURLY, NOW), 'no bound set, no verdict on duration').toBe('ok')
+    const hung: StateRun = {
+      slot: new Date('2026-06-10T12:00:00Z'),
+      startedAt: new Date('2026-06-10T12:05:00Z'),
+    }
+    expect(netState([hung], bounded, NOW), 'a pass running 15 minutes past a 10-minute bound').toBe('slow')
+    const young: StateRun = { ...hung, startedAt: new Date('2026-06-10T12:15:00Z') }
+    expect(netState([young, took(5)], bounded, NOW)).toBe('ok')
+    expect(netState([took(11, 'failed')], bounded, NOW), 'a failure is failing first').toBe('failing')
+  })
+
+  it('is too-fast when the newest success took less than MIN_DURATION', () => {
+    const bounded = { ...HOURLY, minDurationMs: 60_000 }
+    const run = (ms: number): StateRun => ({
+      slot: new Date('2026-06-10T12:00:00Z'),
+      outcome: 'ok',
+      startedAt: new Date('2026-06-10T12:00:00Z'),
+      finishedAt: new Date(Date.parse('2026-06-10T12:00:00Z') + ms),
+    })
+    expect(netState([run(59_999)], bounded, NOW), 'a success in under a minute').toBe('too-fast')
+    expect(netState([run(60_000)], bounded, NOW)).toBe('ok')
+  })
+
   it('counts intervals in the schedule’s own slots and zone: a weekday net is not late over a weekend', async () => {
     const weekdays = { schedule: '0 9 * * 1-5', timeZone: 'Europe/Berlin' }
     const monday = new Date('2026-06-15T07:30:00Z') // 09:30 in Berlin: Monday's slot (07:00Z) is due

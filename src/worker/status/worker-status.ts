@@ -212,5 +212,7 @@ export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
     enabled: n.enabled,
     schedule: n.schedule,
     timeZone: n.timeZone,
+    ...(n.minDurationMs === undefined ? {} : { minDurationMs: n.minDurationMs }),
+    ...(n.maxDurationMs === undefined ? {} : { maxDurationMs: n.maxDurationMs }),
   }))
 }
