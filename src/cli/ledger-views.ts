@@ -15,14 +15,14 @@ import { formatLocal } from '../schedule/zoned-time.js'
  * One line per lease: name, holder (or free), fence, expires in, its net's state (net-state.ts; `-` when
  * not known) and the last run of its net(s); a lease whose document is malformed ends its line with
  * `corrupt lease document: …` (its first 500 characters). `timeZones` gives each lease's net's zone (UTC
- * when absent), `states` each lease's net's state.
+ * when absent), `states` each lease's net's state (`failing ×N` for N failed slots in a row).
  */
 export function statusLines(
   leases: readonly LeaseRecord[],
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
   timeZones: ReadonlyMap<string, string> = new Map(),
-  states: ReadonlyMap<string, NetState> = new Map(),
+  states: ReadonlyMap<string, NetState | `failing ×${number}`> = new Map(),
 ): string[] {
   if (leases.length === 0) return ['no leases held']
   const header = [

@@ -4,7 +4,7 @@
  * status snapshot a worker serves at `GET /status`, read from the same store (store-status-snapshot.ts).
  * --installation narrows either to one installation's nets.
  */
-import type { WorkerConfig } from '../config/worker-config.js'
+import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { BadDocument } from '../store-call/bad-document.js'
 import type { RunRecord } from '../runs/run-ledger.js'
 import { describeBadDocument } from '../worker/bad-documents.js'
@@ -13,6 +13,7 @@ import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { installationLines, statusLines } from './ledger-views.js'
 import { holderStatus, RUNS_SHOWN, runStatus } from '../status/collect-status.js'
+import { failuresInRow } from '../status/failures-in-row.js'
 import { type NetState, netState } from '../status/net-state.js'
 import { withDatabase } from './with-database.js'
 import { describePause } from '../control/net-control-store.js'
@@ -56,14 +57,14 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
       (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
     )
     const lastRuns = new Map<string, RunRecord>()
-    const states = new Map<string, NetState>()
+    const states = new Map<string, NetState | `failing ×${number}`>()
     const summarized: SummarizedNet[] = []
     const timeZones = new Map(nets.map((n) => [n.definition.lease, n.timeZone]))
     for (const n of nets) {
       // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
       const runs = await ledger.history(n.definition.name, RUNS_SHOWN, { signal, reportLeftOut: true })
       if (runs[0]) lastRuns.set(n.definition.lease, runs[0])
-      if (n.enabled) states.set(n.definition.lease, netState(runs, n, now, paused.has(n.definition.name)))
+      if (n.enabled) states.set(n.definition.lease, shownState(runs, n, now, paused.has(n.definition.name)))
       const lease = leases.find((l) => l.name === n.definition.lease)
       summarized.push({
         name: n.definition.name,
@@ -89,4 +90,16 @@ async function statusJson(config: WorkerConfig, io: Io, installation: number | n
   const shown = installation === null ? snapshot : narrowToInstallation(snapshot, installation)
   io.out(JSON.stringify(shown, null, 2))
   return snapshot.store.answering ? EXIT.ok : EXIT.failure
+}
+
+/** The net's state as the STATE column shows it: `failing ×N` for N failed slots in a row (N > 1). */
+function shownState(
+  runs: readonly RunRecord[],
+  net: NetConfig,
+  now: Date,
+  paused: boolean,
+): NetState | `failing ×${number}` {
+  const state = netState(runs, net, now, paused)
+  const failures = failuresInRow(runs)
+  return state === 'failing' && failures > 1 ? `failing ×${failures}` : state
 }

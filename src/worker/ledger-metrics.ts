@@ -15,6 +15,7 @@
  */
 import { Gauge, type Registry } from 'prom-client'
 import { RUN_OUTCOMES } from '../runs/run-ledger.js'
+import { failuresInRow } from '../status/failures-in-row.js'
 import { NET_STATES } from '../status/net-state.js'
 import type { NetStatus, StatusSnapshot } from '../status/status-snapshot.js'
 
@@ -24,7 +25,7 @@ export const SLOT_OUTCOMES = RUN_OUTCOMES
 /** Registers the ledger's gauges in `registry`, each filled from `snapshot()` at scrape time. */
 export function registerLedgerMetrics(registry: Registry, snapshot: () => Promise<StatusSnapshot>): void {
   const registers = [registry]
-  // Each gauge reads the shared snapshot: one collection serves the four of them.
+  // Each gauge reads the shared snapshot: one collection serves all of them.
   const filled = (fill: (gauge: Gauge<string>, net: NetStatus) => void) =>
     async function collect(this: Gauge<string>) {
       const { nets } = await snapshot()
@@ -62,6 +63,13 @@ export function registerLedgerMetrics(registry: Registry, snapshot: () => Promis
         gauge.set({ net: net.name, outcome }, count)
       }
     }),
+  })
+  new Gauge({
+    name: 'leasecron_net_failures_in_row',
+    help: 'how many of the net’s newest slots with a verdict failed or timed out one after another (aborted, skipped and running slots passed over); 0 after a success',
+    labelNames: ['net'],
+    registers,
+    collect: filled((gauge, net) => gauge.set({ net: net.name }, failuresInRow(net.runs ?? []))),
   })
   new Gauge({
     name: 'leasecron_net_state',

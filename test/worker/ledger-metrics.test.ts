@@ -78,6 +78,8 @@ describe('the ledger metrics', () => {
         'leasecron_slots_total{net="digest",outcome="skipped"} 0',
         'leasecron_slots_total{net="digest",outcome="aborted"} 0',
         'leasecron_net_state{net="digest",state="failing"} 1',
+        // 12:00 failed after 11:00 timed out: two in a row, 10:00's success ends the count.
+        'leasecron_net_failures_in_row{net="digest"} 2',
         'leasecron_net_state{net="digest",state="ok"} 0',
         'leasecron_net_state{net="digest",state="late"} 0',
         'leasecron_net_state{net="digest",state="missed"} 0',

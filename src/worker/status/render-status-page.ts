@@ -10,6 +10,7 @@
  */
 import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
+import { failuresInRow } from '../../status/failures-in-row.js'
 import { renderInstallations } from './render-installations.js'
 import { shownText } from '../../status/shown-text.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
@@ -159,7 +160,7 @@ export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null
         .join(' · ') || 'none'
     : '—'
   const rows = [
-    ['State', renderState(net.state)],
+    ['State', renderState(net.state, failuresInRow(net.runs ?? []))],
     ...(net.paused ? [['Paused', esc(pausedText(net.paused))]] : []),
     ...(net.runRequestedAt ? [['Run requested', esc(net.runRequestedAt)]] : []),
     ...(net.installation === null ? [] : [['Installation', num(net.installation)]]),
@@ -190,10 +191,14 @@ function pausedText(p: NonNullable<NetStatus['paused']>): string {
  * The net's state (net-state.ts) in words and colour: the class comes from this fixed map, never from the
  * value itself, and the word is escaped.
  */
-function renderState(state: NetStatus['state']): string {
+export function renderState(state: NetStatus['state'], failures = 0): string {
   if (state === null) return '<span class="muted">unknown (disabled or no ledger)</span>'
   const shown = STATE_SHOWN[state]
-  return shown ? `<span class="${shown.css}">${esc(shown.word)}</span>` : esc(state)
+  if (!shown) return esc(state)
+  // `failing ×3`: the slots that failed one after another, newest first (failures-in-row.ts).
+  const word =
+    state === 'failing' && failures > 1 ? shown.word.replace('failing', `failing ×${failures}`) : shown.word
+  return `<span class="${shown.css}">${esc(word)}</span>`
 }
 const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
   ok: { css: 'ok', word: 'ok' },

@@ -1,9 +1,10 @@
 /**
- * The page's Forge panel when it counted nothing although the runs it lists made requests: it says how
- * many, and why this panel did not count them (render-status-page.ts), instead of "No forge requests".
+ * Two parts of the page, rendered alone: the Forge panel that counted nothing although the runs it lists
+ * made requests (it says how many, and why it did not count them, instead of "No forge requests"), and a
+ * net's state in words (`failing ×N`, `slow`, `too fast`, `starting`).
  */
 import { describe, expect, it } from 'vitest'
-import { renderForge, runRequests } from '../../../src/worker/status/render-status-page.js'
+import { renderForge, renderState, runRequests } from '../../../src/worker/status/render-status-page.js'
 import type { ForgeStatus, NetStatus, RunStatus } from '../../../src/status/status-snapshot.js'
 
 const forge = (scope: ForgeStatus['scope']): ForgeStatus => ({
@@ -47,5 +48,15 @@ describe('the requests of the runs the page lists', () => {
       { runs: null },
     ] as NetStatus[]
     expect(runRequests({ generatedAt: '2026-12-06T08:00:00.000Z', nets })).toBe(6)
+  })
+})
+
+describe('a net’s state on the page', () => {
+  it('says how many slots failed in a row, and names the duration and starting states', () => {
+    expect(renderState('failing', 3)).toContain('failing ×3: the newest finished slot failed')
+    expect(renderState('failing', 1)).toContain('>failing: the newest finished slot failed<')
+    expect(renderState('slow')).toContain('slow: its newest pass took longer than MAX_DURATION')
+    expect(renderState('too-fast')).toContain('too fast: its newest pass ended sooner than MIN_DURATION')
+    expect(renderState('starting')).toContain('starting: its first pass runs')
   })
 })
