@@ -1,8 +1,8 @@
 /**
  * Pings: a net's passes reported to its PING_URL by Healthchecks.io's pinging protocol — `<url>/start`
  * when a pass starts, `<url>` when it ends ok, `<url>/fail` (with a short, scrubbed error as the body) when
- * it ends failed or timed-out, and `<url>/log` (a note that changes no state) when its term ended during it
- * (`aborted`). Every ping of one pass carries the same run id (`?rid=<uuid>`), so Healthchecks pairs a
+ * it ends failed or timed-out — or ok but outside the net's MIN_DURATION/MAX_DURATION (`slow: …`, `too
+ * fast: …`) — and `<url>/log` (a note that changes no state) when its term ended during it (`aborted`). Every ping of one pass carries the same run id (`?rid=<uuid>`), so Healthchecks pairs a
  * start with its end even when two replicas' passes overlap. A slot that never ran (skipped, missed, taken
  * by another replica, aborted before it began) is not pinged: the check's own schedule notices the silence.
  *
@@ -49,8 +49,11 @@ export interface Pinger {
 
 /** The pings of one pass. */
 export interface PassPing {
-  /** Sends the pass's end (success, `/fail` or `/log`) after its start ping settled; not awaited. */
-  end(ended: { outcome: PassOutcome; error?: unknown }): void
+  /**
+   * Sends the pass's end (success, `/fail` or `/log`) after its start ping settled; not awaited. A success
+   * with a `durationFault` (outside the net's MIN_DURATION/MAX_DURATION) pings `/fail` with it.
+   */
+  end(ended: { outcome: PassOutcome; error?: unknown; durationFault?: string }): void
 }
 
 type PingKind = 'start' | 'success' | 'fail' | 'log'
@@ -73,7 +76,10 @@ export function createPinger(options: PingerOptions): Pinger {
       const started = track(send('start', rid))
       return {
         end(ended) {
-          const { kind, body } = endPing(ended.outcome, ended.error)
+          const { kind, body } =
+            ended.outcome === 'ok' && ended.durationFault !== undefined
+              ? { kind: 'fail' as const, body: ended.durationFault.slice(0, MAX_BODY_CHARS) }
+              : endPing(ended.outcome, ended.error)
           track(started.then(() => send(kind, rid, body)))
         },
       }

@@ -17,6 +17,7 @@
  *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
+import { formatDuration } from '../durations.js'
 import type { ForgeOctokit } from '../forge/client/github-app.js'
 import { withLane } from '../forge/lane.js'
 import type { ForgeMeter } from '../forge/meter/meter.js'
@@ -62,6 +63,8 @@ const RECORD_BOUND_MS = 5_000
 export interface SlotPassSpec {
   /** The ledger's name of the net: `<net>:<installation>` for one installation of a per-installation net. */
   net: string
+  /** MIN_DURATION and MAX_DURATION (ms): a success outside them pings `/fail` (durationFault). */
+  durationBounds?: { minMs?: number | undefined; maxMs?: number | undefined } | undefined
   /** The installation the pass acts as, recorded on its run; absent for a global net. */
   installation?: number | undefined
   /** The installation the worker's global nets act as; `null` under `all` (PassContext.primaryInstallation). */
@@ -151,6 +154,7 @@ export interface PassTerm {
 export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, slot: Date): SlotPassSpec {
   return {
     net: setting.net.definition.name,
+    durationBounds: { minMs: setting.net.minDurationMs, maxMs: setting.net.maxDurationMs },
     ...(setting.net.installation === undefined ? {} : { installation: setting.net.installation }),
     ...(setting.net.primaryInstallation === undefined
       ? {}
@@ -218,7 +222,12 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     ),
   )
   span.end(ended)
-  ping?.end(ended)
+  const fault = durationFault(
+    ended.outcome,
+    spec.clock.now().getTime() - startedAt.getTime(),
+    spec.durationBounds,
+  )
+  ping?.end(fault === undefined ? ended : { ...ended, durationFault: fault })
   const ms = Math.round((timer?.() ?? 0) * 1000)
   const requests = laneRequests(spec.forge.meter, laneOf(spec.net)) - before
   if (ended.outcome === 'failed' || ended.outcome === 'timed-out')
@@ -404,4 +413,21 @@ function laneRequests(meter: ForgeMeter | undefined, lane: string): number {
 /** What the ledger records of a failed pass: scrubbed, since /status, the page and `history` serve it. */
 function errorMessage(error: unknown): string {
   return scrubbedErrorMessage(error)
+}
+
+/**
+ * Why a successful pass's duration is a fault for its ping (`slow: …`, `too fast: …`), as netState judges
+ * it from the ledger (status/net-state.ts); undefined when within the bounds, unbounded or not a success.
+ */
+export function durationFault(
+  outcome: string,
+  tookMs: number,
+  bounds: SlotPassSpec['durationBounds'],
+): string | undefined {
+  if (outcome !== 'ok' || !bounds) return undefined
+  if (bounds.maxMs !== undefined && tookMs > bounds.maxMs)
+    return `slow: the pass took ${tookMs} ms, longer than MAX_DURATION (${formatDuration(bounds.maxMs)})`
+  if (bounds.minMs !== undefined && tookMs < bounds.minMs)
+    return `too fast: the pass took ${tookMs} ms, sooner than MIN_DURATION (${formatDuration(bounds.minMs)})`
+  return undefined
 }
