@@ -3,19 +3,12 @@
  * the in-memory store), and a value that is no IP address is refused naming the variable.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError, createWorker, defineLease, defineNet } from '../../src/index.js'
+import { ConfigError, createWorker } from '../../src/index.js'
 import type { Worker } from '../../src/worker/worker-options.js'
+import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
-const lease = defineLease('bind-net', 'bind address test net')
-const net = defineNet({
-  name: 'bind-net',
-  lease: lease.name,
-  schedule: '0 0 * * *',
-  description: 'bind address test net',
-  options: {},
-  setup: () => ({}),
-  term: () => async () => {},
-})
+const { net } = recordingNet({ schedule: '0 0 * * *' })
+const leases = TEST_LEASES
 const env = { PORT: '0', LEASECRON_FORGE: 'sandbox', LOG_LEVEL: 'silent' }
 const sandbox = { generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 24 } }
 const workers: Worker[] = []
@@ -36,7 +29,7 @@ async function healthAt(host: string, port: number): Promise<number | string> {
 async function started(bindAddress: string): Promise<number> {
   const worker = createWorker({
     nets: [net],
-    leases: [lease],
+    leases,
     env: { ...env, LEASECRON_BIND_ADDRESS: bindAddress },
     sandbox,
   })
@@ -65,7 +58,7 @@ describe('the HTTP server’s bind address', () => {
   it('refuses a host name or an address with a port, naming the variable', () => {
     for (const value of ['example.com', '0.0.0.0:8080', '256.0.0.1']) {
       const create = () =>
-        createWorker({ nets: [net], leases: [lease], env: { ...env, LEASECRON_BIND_ADDRESS: value } })
+        createWorker({ nets: [net], leases, env: { ...env, LEASECRON_BIND_ADDRESS: value } })
       expect(create, `LEASECRON_BIND_ADDRESS=${JSON.stringify(value)} was accepted`).toThrow(ConfigError)
       expect(create).toThrow(/LEASECRON_BIND_ADDRESS/)
     }
