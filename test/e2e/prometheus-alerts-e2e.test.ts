@@ -1,7 +1,8 @@
 /**
  * The shipped alert rules end to end: a real Prometheus server (Debian's `prometheus` package) scrapes
  * two built worker processes sharing the run's Mongo every second, the sandbox forge is made to answer
- * 500 on the path one net asks, and the alert is read firing from Prometheus's own API.
+ * 500 on the path one net asks, and the alert is read firing from Prometheus's own API; a third net's
+ * passes take 800 ms against a MAX_DURATION of 300 ms, and LeasecronNetSlow is read firing for it alone.
  *
  * The rules are deploy/prometheus/rules.yaml as shipped — every expression, label and annotation — with
  * only their `for:` durations divided by 30: the nets here run every 2 seconds instead of every minute,
@@ -34,6 +35,7 @@ const RULES = fileURLToPath(new URL('../../deploy/prometheus/rules.yaml', import
 const TIME_SCALE = 30
 const STEADY = 'alert-steady'
 const FLAKY = 'alert-flaky'
+const SLOW = 'alert-slow'
 // Generous for a loaded 2-core machine: each phase normally takes 5–15 s.
 const PHASE_MS = 40_000
 
@@ -90,6 +92,9 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
       MONGO_URI: mongoServer().url,
       MONGO_DB: database,
       LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000',
+      // The slow net's 800 ms passes break its bound; the healthy net's quick ones keep a bound of their own.
+      LEASECRON_NET_ALERT_SLOW_MAX_DURATION: '300ms',
+      LEASECRON_NET_ALERT_STEADY_MAX_DURATION: '1m',
     }
     workers.push(startWorkerProcess(['run', '--config', NETS], env))
     workers.push(startWorkerProcess(['run', '--config', NETS], env))
@@ -171,6 +176,31 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
     console.log(
       `prometheus alerts e2e: both nets ok on both replicas after ${healthyAt - started} ms, ` +
         `LeasecronNetFailing firing ${firedAt - healthyAt} ms after the fault`,
+    )
+  }, 90_000)
+
+  it('fire LeasecronNetSlow for the net whose passes outlast its MAX_DURATION, and not for one within its own', async () => {
+    const started = Date.now()
+    const firing = await vi.waitFor(
+      async () => {
+        const alerts = await alertsOf(SLOW)
+        const alert = alerts.find((a) => a.labels.alertname === 'LeasecronNetSlow' && a.state === 'firing')
+        expect(
+          alert,
+          `no LeasecronNetSlow firing for ${SLOW}; its alerts: ${JSON.stringify(alerts)}`,
+        ).toBeDefined()
+        return alert!
+      },
+      { timeout: PHASE_MS, interval: 500 },
+    )
+    expect(firing.annotations.summary).toBe(`leasecron net ${SLOW} is slow`)
+    const window = `${Math.ceil((Date.now() - started) / 1000) + 60}s`
+    const steadySlow = await query(
+      `max_over_time(leasecron_net_state{net="${STEADY}",state="slow"}[${window}]) == 1`,
+    )
+    expect(steadySlow.result, 'the net within its MAX_DURATION was shown slow').toEqual([])
+    console.log(
+      `prometheus alerts e2e: LeasecronNetSlow firing for ${SLOW} ${Date.now() - started} ms into its test`,
     )
   }, 90_000)
 })

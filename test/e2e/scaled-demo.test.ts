@@ -234,6 +234,9 @@ describe('the scaled shape on one machine', () => {
     expect(handOver![2], 'the lease went back to the killed worker').not.toBe(handOver![1])
     for (const left of ['sandbox.env', 'worker-1.pid', 'worker-2.pid', 'worker-3.pid'])
       expect(existsSync(join(dir, left)), `the teardown left ${left} behind`).toBe(false)
-    expect(readdirSync(tmp), 'the teardown left temporary files behind').toEqual([])
+    // Node's own compile cache (Node ≥ 22.1: the CLI enables it, under TMPDIR unless NODE_COMPILE_CACHE is
+    // set) is meant to outlive the demo; anything else the demo made must be gone.
+    const left = readdirSync(tmp).filter((name) => name !== 'node-compile-cache')
+    expect(left, 'the teardown left temporary files behind').toEqual([])
   }, 240_000)
 })

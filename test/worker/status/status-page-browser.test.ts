@@ -116,6 +116,18 @@ describe('the status page in a browser', () => {
     await page.close()
   }, 90_000)
 
+  it('shows a net whose passes end sooner than its MIN_DURATION as too fast, in words', async () => {
+    const worker = await startWorker({ LEASECRON_NET_STATUS_TICK_MIN_DURATION: '1h' })
+    const { page, errors } = await openPage(worker)
+    await waitForFinishedRun(page, 'status-tick')
+    await expect
+      .poll(() => field(page, 'status-tick', 'State').innerText(), { timeout: 20_000 })
+      .toBe('too fast: its newest pass ended sooner than MIN_DURATION')
+    await screenshot(page, 'too-fast')
+    expect(errors, 'the page logged errors in the browser console').toEqual([])
+    await page.close()
+  }, 90_000)
+
   it('on the second of two Mongo replicas names the first as the holder', async () => {
     const mongo = mongoServer()
     // A 30 s term, not the per-second schedule's short default: on a loaded machine a renewal bounded by
