@@ -127,6 +127,21 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
   const alertsOf = async (net: string) =>
     (await server().api<{ alerts: Alert[] }>('alerts')).alerts.filter((a) => a.labels.net === net)
 
+  /** Waits (PHASE_MS) until Prometheus says `alertname` fires for `net`; that alert. */
+  const firingAlert = (net: string, alertname: string) =>
+    vi.waitFor(
+      async () => {
+        const alerts = await alertsOf(net)
+        const alert = alerts.find((a) => a.labels.alertname === alertname && a.state === 'firing')
+        expect(
+          alert,
+          `no ${alertname} firing for ${net}; its alerts: ${JSON.stringify(alerts)}`,
+        ).toBeDefined()
+        return alert!
+      },
+      { timeout: PHASE_MS, interval: 500 },
+    )
+
   it('fire LeasecronNetFailing for the net whose forge fails, and nothing for the healthy net', async () => {
     const started = Date.now()
     // Both replicas scraped, each exporting both nets' ledger state, both nets ok.
@@ -150,18 +165,7 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
     const healthyAt = Date.now()
 
     await forge.sandbox.admin.addFault({ path: '/installation/repositories', kind: 'status', status: 500 })
-    const firing = await vi.waitFor(
-      async () => {
-        const alerts = await alertsOf(FLAKY)
-        const alert = alerts.find((a) => a.labels.alertname === 'LeasecronNetFailing' && a.state === 'firing')
-        expect(
-          alert,
-          `no LeasecronNetFailing firing for ${FLAKY}; its alerts: ${JSON.stringify(alerts)}`,
-        ).toBeDefined()
-        return alert!
-      },
-      { timeout: PHASE_MS, interval: 500 },
-    )
+    const firing = await firingAlert(FLAKY, 'LeasecronNetFailing')
     const firedAt = Date.now()
 
     expect(firing.labels.severity).toBe('warning')
@@ -181,18 +185,7 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
 
   it('fire LeasecronNetSlow for the net whose passes outlast its MAX_DURATION, and not for one within its own', async () => {
     const started = Date.now()
-    const firing = await vi.waitFor(
-      async () => {
-        const alerts = await alertsOf(SLOW)
-        const alert = alerts.find((a) => a.labels.alertname === 'LeasecronNetSlow' && a.state === 'firing')
-        expect(
-          alert,
-          `no LeasecronNetSlow firing for ${SLOW}; its alerts: ${JSON.stringify(alerts)}`,
-        ).toBeDefined()
-        return alert!
-      },
-      { timeout: PHASE_MS, interval: 500 },
-    )
+    const firing = await firingAlert(SLOW, 'LeasecronNetSlow')
     expect(firing.annotations.summary).toBe(`leasecron net ${SLOW} is slow`)
     const window = `${Math.ceil((Date.now() - started) / 1000) + 60}s`
     const steadySlow = await query(
