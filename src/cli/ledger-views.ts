@@ -6,7 +6,6 @@
  */
 import type { LeaseRecord } from '../lease/store.js'
 import type { RunRecord } from '../runs/run-ledger.js'
-import type { NetState } from '../status/net-state.js'
 import type { InstallationStatus } from '../status/status-snapshot.js'
 import { shownText } from '../status/shown-text.js'
 import { formatLocal } from '../schedule/zoned-time.js'
@@ -22,7 +21,7 @@ export function statusLines(
   lastRuns: ReadonlyMap<string, RunRecord>,
   now: Date,
   timeZones: ReadonlyMap<string, string> = new Map(),
-  states: ReadonlyMap<string, NetState | `failing ×${number}`> = new Map(),
+  states: ReadonlyMap<string, string> = new Map(),
 ): string[] {
   if (leases.length === 0) return ['no leases held']
   const header = [

@@ -13,8 +13,8 @@ import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { installationLines, statusLines } from './ledger-views.js'
 import { holderStatus, RUNS_SHOWN, runStatus } from '../status/collect-status.js'
-import { failuresInRow } from '../status/failures-in-row.js'
-import { type NetState, netState } from '../status/net-state.js'
+import { failuresInRow, stateLabel } from '../status/failures-in-row.js'
+import { netState } from '../status/net-state.js'
 import { withDatabase } from './with-database.js'
 import { describePause } from '../control/net-control-store.js'
 import { InstallationFilterError, parseInstallationFilter } from '../worker/status/installation-filter.js'
@@ -57,7 +57,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
       (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
     )
     const lastRuns = new Map<string, RunRecord>()
-    const states = new Map<string, NetState | `failing ×${number}`>()
+    const states = new Map<string, string>()
     const summarized: SummarizedNet[] = []
     const timeZones = new Map(nets.map((n) => [n.definition.lease, n.timeZone]))
     for (const n of nets) {
@@ -93,13 +93,6 @@ async function statusJson(config: WorkerConfig, io: Io, installation: number | n
 }
 
 /** The net's state as the STATE column shows it: `failing ×N` for N failed slots in a row (N > 1). */
-function shownState(
-  runs: readonly RunRecord[],
-  net: NetConfig,
-  now: Date,
-  paused: boolean,
-): NetState | `failing ×${number}` {
-  const state = netState(runs, net, now, paused)
-  const failures = failuresInRow(runs)
-  return state === 'failing' && failures > 1 ? `failing ×${failures}` : state
+function shownState(runs: readonly RunRecord[], net: NetConfig, now: Date, paused: boolean): string {
+  return stateLabel(netState(runs, net, now, paused), failuresInRow(runs))
 }

@@ -23,3 +23,8 @@ export function failuresInRow(
   }
   return count
 }
+
+/** `failing ×N` for a failing net with N > 1 failures in a row; otherwise the state itself. */
+export function stateLabel(state: string, failures: number): string {
+  return state === 'failing' && failures > 1 ? `failing ×${failures}` : state
+}

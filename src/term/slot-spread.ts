@@ -94,6 +94,5 @@ export function passStart(schedule: string, timeZone: string, slot: Date, offset
  * own name), as the worker's ticker starts it; the slot itself when the net has no JITTER.
  */
 export function jitteredStart(net: NetConfig, slot: Date): Date {
-  const offset = net.jitterMs === 0 ? 0 : jitterOffsetMs(net.definition.name, net.jitterMs)
-  return passStart(net.schedule, net.timeZone, slot, offset)
+  return passStart(net.schedule, net.timeZone, slot, jitterOffsetMs(net.definition.name, net.jitterMs))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { failuresInRow } from '../../src/status/failures-in-row.js'
+import { failuresInRow, stateLabel } from '../../src/status/failures-in-row.js'
 
 describe('failuresInRow', () => {
   it('counts the failed and timed-out verdicts at the head, up to the first other verdict', () => {
@@ -26,5 +26,13 @@ describe('failuresInRow', () => {
       { outcome: 'ok' },
     ]
     expect(failuresInRow(runs), 'a slot with no verdict or a manual success broke the count').toBe(2)
+  })
+})
+
+describe('stateLabel', () => {
+  it('says failing ×N from two failures in a row, and leaves every other state as it is', () => {
+    expect(stateLabel('failing', 3)).toBe('failing ×3')
+    expect(stateLabel('failing', 1)).toBe('failing')
+    expect(stateLabel('late', 5)).toBe('late')
   })
 })

@@ -10,7 +10,7 @@
  */
 import { duration, esc, instant, localTime, num, timeOfDay } from './html-text.js'
 import { laneChart } from './lane-chart.js'
-import { failuresInRow } from '../../status/failures-in-row.js'
+import { failuresInRow, stateLabel } from '../../status/failures-in-row.js'
 import { renderInstallations } from './render-installations.js'
 import { shownText } from '../../status/shown-text.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
@@ -196,8 +196,7 @@ export function renderState(state: NetStatus['state'], failures = 0): string {
   const shown = STATE_SHOWN[state]
   if (!shown) return esc(state)
   // `failing ×3`: the slots that failed one after another, newest first (failures-in-row.ts).
-  const word =
-    state === 'failing' && failures > 1 ? shown.word.replace('failing', `failing ×${failures}`) : shown.word
+  const word = shown.word.replace(state, stateLabel(state, failures))
   return `<span class="${shown.css}">${esc(word)}</span>`
 }
 const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
