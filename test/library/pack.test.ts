@@ -3,7 +3,8 @@
  * the tarball, preferring the npm cache `npm ci` filled) and what that install costs is measured (packages,
  * bytes, warnings); then the user's own `mongodb` (the newest the peer range allows) and `node-cron` are
  * installed beside it, the public API is imported as ESM and with require(), the `leasecron` bin runs with a
- * TypeScript configuration, and `tsc` type-checks consumer files, one passing the user's `Db` to leasecron.
+ * TypeScript configuration, and `tsc` type-checks consumer files, one passing the user's `Db` to leasecron,
+ * and the README's TypeScript blocks in projects made by TypeScript 5.9's and 7's own `tsc --init`.
  * Also: `npm publish --dry-run` accepts the package, and the image's production install (the Dockerfile's
  * `npm ci --omit=dev`) pulls none of what the bundle holds.
  */
@@ -327,38 +328,43 @@ describe('the packed leasecron', () => {
     expect(result.stdout).toBe('')
   }, 180_000)
 
-  test('compiles the README’s worker.config.ts under tsc --init’s defaults, declarations and all', async () => {
-    // What TypeScript 5.9's `tsc --init` writes (a new user's project), `types: ['node']` as the README
-    // asks, and noEmit: declaration checks still run. A type the built-in nets' inferred types name but the
-    // package does not export fails here with TS2742 ("cannot be named … not portable").
-    const dir = join(consumer, 'tsc-init')
-    mkdirSync(dir, { recursive: true })
-    const files = ['open-issues.ts', 'worker.config.ts']
-    for (const file of files) {
-      const block = readmeBlocks().find((b) => b.tags.file === file)
-      expect(block, `the README lost its ${file} block`).toBeDefined()
-      writeFileSync(join(dir, file), block!.text)
-    }
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          ...{ module: 'nodenext', target: 'esnext', types: ['node'], sourceMap: true },
-          ...{ declaration: true, declarationMap: true, noUncheckedIndexedAccess: true },
-          ...{ exactOptionalPropertyTypes: true, strict: true, jsx: 'react-jsx' },
-          ...{ verbatimModuleSyntax: true, isolatedModules: true, noUncheckedSideEffectImports: true },
-          ...{ moduleDetection: 'force', skipLibCheck: true, noEmit: true },
-        },
-        files,
-      }),
-    )
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-    const result = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], dir).catch(
-      (error: { stdout?: string }) => ({ stdout: `FAILED ${error.stdout ?? ''}` }),
-    )
-    expect(result.stdout, 'a new TypeScript project cannot compile the README’s configuration').toBe('')
-  }, 120_000)
+  // TypeScript 5.9 (the repository's) and 7 (package.json's `typescript-7`): each writes its own defaults.
+  for (const [version, tscPackage] of [
+    ['5.9', 'typescript'],
+    ['7', 'typescript-7'],
+  ] as const)
+    test(`compiles the README’s TypeScript blocks, worker.config.ts among them, in a project TypeScript ${version}’s tsc --init made`, async () => {
+      const tsc = join(root, 'node_modules', tscPackage, 'bin', 'tsc')
+      const dir = join(consumer, `tsc-init-${version}`)
+      mkdirSync(dir, { recursive: true })
+      const blocks = readmeBlocks().filter((b) => b.tags.file?.endsWith('.ts'))
+      for (const file of ['open-issues.ts', 'worker.config.ts'])
+        expect(
+          blocks.map((b) => b.tags.file),
+          `the README lost its ${file} block`,
+        ).toContain(file)
+      for (const block of blocks) writeFileSync(join(dir, block.tags.file!), block.text)
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+      await sh(process.execPath, [tsc, '--init'], dir)
+      // The one edit the README asks for (its "An example and its test"): name @types/node.
+      const written = readFileSync(join(dir, 'tsconfig.json'), 'utf8')
+      expect(
+        written,
+        `TypeScript ${version}'s tsc --init no longer writes "types": [], which the README says to edit`,
+      ).toMatch(/^\s*"types": \[\],$/m)
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        written.replace(/^(\s*)"types": \[\],$/m, '$1"types": ["node"],'),
+      )
+      // --noEmit: declaration: true still checks that every inferred type can be named (TS2742, TS2883 in 7).
+      const result = await sh(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'], dir).catch(
+        (error: { stdout?: string }) => ({ stdout: `FAILED ${error.stdout ?? ''}` }),
+      )
+      expect(
+        result.stdout,
+        `a new TypeScript ${version} project cannot compile the README’s configuration`,
+      ).toBe('')
+    }, 120_000)
 
   // The declarations name no type of a package the bundle holds (zod, pino, prom-client, Octokit, undici):
   // leasecron's own interfaces stand in for them (OptionSchema, Logger, MetricsRegistry, ForgeOctokit),
