@@ -8,6 +8,9 @@
  * only their `for:` durations divided by 30: the nets here run every 2 seconds instead of every minute,
  * so each alert waits the same number of schedule intervals it would in production.
  *
+ * The shipped Grafana dashboard's every query (deploy/grafana) is then asked of the same Prometheus, and
+ * must answer series: a panel that would say "No data" against real workers fails the build.
+ *
  * Without the prometheus binary the test cannot run: under CI=true that is a failure (.ci/run installs
  * the package), elsewhere it is skipped with the command that installs it.
  */
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parse, stringify } from 'yaml'
+import { leasecronDashboard } from '../../deploy/grafana/leasecron-dashboard.js'
 import { formatDuration, parseDuration } from '../../src/durations.js'
 import { useE2eSandbox } from '../support/e2e-sandbox.js'
 import { mongoServer } from '../support/mongo.js'
@@ -63,7 +67,15 @@ function scaledRules(dir: string): string {
   return path
 }
 
-describe('the shipped alert rules in a real Prometheus scraping two workers', () => {
+/**
+ * A panel's query as Grafana would send it here: every net (`$net`), and the windows Grafana fills in
+ * for a dashboard range of a few minutes at this test's 1 s scrape interval.
+ */
+function dashboardQuery(expr: string): string {
+  return expr.replaceAll('$net', '.+').replaceAll('$__rate_interval', '15s').replaceAll('$__range', '5m')
+}
+
+describe('the shipped alert rules and dashboard in a real Prometheus scraping two workers', () => {
   const installed = prometheusInstalled()
   if (!installed && process.env.CI === 'true') {
     it('need the prometheus server, which CI must install', () => {
@@ -196,4 +208,20 @@ describe('the shipped alert rules in a real Prometheus scraping two workers', ()
       `prometheus alerts e2e: LeasecronNetSlow firing for ${SLOW} ${Date.now() - started} ms into its test`,
     )
   }, 90_000)
+
+  // After the alert tests, so every net has run passes, failed and been scraped for a while.
+  it('answer every query of the shipped Grafana dashboard with series from the two workers', async () => {
+    const panels = (leasecronDashboard().panels ?? []).filter((p) => p.type !== 'row')
+    const queries = panels.flatMap((panel) =>
+      ((panel as { targets?: { expr?: string }[] }).targets ?? []).map((t) => ({
+        panel: panel.title ?? '',
+        expr: dashboardQuery(t.expr ?? ''),
+      })),
+    )
+    expect(queries.length, 'the dashboard lost its panels').toBeGreaterThanOrEqual(12)
+    const empty: string[] = []
+    for (const { panel, expr } of queries)
+      if ((await query(expr)).result.length === 0) empty.push(`${panel}: ${expr}`)
+    expect(empty, 'these dashboard panels would show "No data" against real workers').toEqual([])
+  }, 60_000)
 })
