@@ -24,10 +24,30 @@ declare module 'vitest' {
       | { error: string }
     /** Why dist/ could not be built, when it could not (end-to-end tests then fail with it). */
     buildError: string | undefined
+    /** The helm binary tools/helm/build.sh made, or why there is none (the chart's test fails with it). */
+    helm: { path: string } | { error: string }
   }
 }
 
 let server: TestMongoServer | undefined
+
+/**
+ * Builds helm for the chart's test once (tools/helm/build.sh; a few minutes the first time, then nothing),
+ * before any test file runs: built beside the running files, it would take their CPU.
+ */
+function prepareHelm(project: TestProject): void {
+  try {
+    const path = execFileSync('bash', ['tools/helm/build.sh'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim()
+    project.provide('helm', { path })
+  } catch (error) {
+    const message = String((error as { message?: string }).message ?? error).slice(0, 2000)
+    console.log(`helm: tools/helm/build.sh failed; the Helm chart's test will fail: ${message}`)
+    project.provide('helm', { error: message })
+  }
+}
 
 export async function setup(project: TestProject): Promise<void> {
   // End-to-end tests run the built worker; build it once for the whole run.
@@ -39,6 +59,7 @@ export async function setup(project: TestProject): Promise<void> {
     console.log(`build: npm run build failed; end-to-end tests will fail: ${message}`)
     project.provide('buildError', message)
   }
+  prepareHelm(project)
   try {
     // A FerretDB that dies mid-run is said on stderr and started again on its data, so the files after
     // the death still have a server (test/support/ferretdb-server.ts).

@@ -5,23 +5,14 @@
  * serves, and only environment variables the configuration accepts.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { Deployment } from 'kubernetes-models/apps/v1/Deployment'
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget'
-import { Namespace } from 'kubernetes-models/v1/Namespace'
-import { Secret } from 'kubernetes-models/v1/Secret'
-import { Service } from 'kubernetes-models/v1/Service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments } from 'yaml'
 import { GITHUB_APP_VARIABLES } from '../../src/config/forge-env.js'
 import { GLOBAL_VARIABLES } from '../../src/config/variables.js'
 import { type HealthServer, startHealthServer } from '../../src/worker/http.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
-import { Ajv } from 'ajv'
-import { PROMETHEUS_RULE_SCHEMA } from '../support/prometheus-rule-schema.js'
+import { type Manifest, schemaErrors } from '../support/k8s-schemas.js'
 import { restrictedViolations } from '../support/pod-security.js'
-
-// A YAML document as parsed: untyped until the schema check below has passed it.
-type Manifest = ReturnType<typeof parse>
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 const packageVersion: string = JSON.parse(read('package.json')).version
@@ -31,35 +22,6 @@ const accepted = new Set<string>([
   'GITHUB_API_URL',
 ])
 const acceptedName = (name: string) => accepted.has(name) || name.startsWith('LEASECRON_NET_')
-
-/** A PrometheusRule is a CRD (no kubernetes-models model): checked against the operator's schema, narrowed. */
-const validPrometheusRule = new Ajv({ allErrors: true }).compile(PROMETHEUS_RULE_SCHEMA)
-
-/** The schema validator of each kind the manifests use; a new kind must be added here to be checked. */
-const MODELS: Record<string, { validate(manifest: Manifest): void }> = {
-  'apps/v1 Deployment': { validate: (m) => new Deployment(m).validate() },
-  'policy/v1 PodDisruptionBudget': { validate: (m) => new PodDisruptionBudget(m).validate() },
-  'v1 Service': { validate: (m) => new Service(m).validate() },
-  'v1 Secret': { validate: (m) => new Secret(m).validate() },
-  'v1 Namespace': { validate: (m) => new Namespace(m).validate() },
-  'monitoring.coreos.com/v1 PrometheusRule': {
-    validate: (m) => {
-      if (!validPrometheusRule(m)) throw new Error(JSON.stringify(validPrometheusRule.errors))
-    },
-  },
-}
-
-/** The schema errors of one manifest (empty when it is valid), or why it cannot be checked. */
-function schemaErrors(manifest: Manifest): string[] {
-  const model = MODELS[`${manifest.apiVersion} ${manifest.kind}`]
-  if (!model) return [`no schema model for ${manifest.apiVersion} ${manifest.kind}: add it to MODELS`]
-  try {
-    model.validate(manifest)
-    return []
-  } catch (error) {
-    return [String(error instanceof Error ? error.message : error)]
-  }
-}
 
 // deploy/k8s/monitoring/ holds the PrometheusRule apart (it needs the operator's CRDs): checked all the same.
 const yamlIn = (dir: string) =>
