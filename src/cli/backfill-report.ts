@@ -15,7 +15,8 @@ function utc(instant: Date): string {
 
 /** The range as the lines name it. */
 function rangeText(net: NetConfig, from: Date, to: Date): string {
-  return `"${net.schedule}" in ${net.timeZone} from ${utc(from)} to ${utc(to)}`
+  const days = net.dayMatch === undefined ? '' : ` (DAY_MATCH=${net.dayMatch})`
+  return `"${net.schedule}"${days} in ${net.timeZone} from ${utc(from)} to ${utc(to)}`
 }
 
 /** The dry run: a heading, then each slot as local time with its offset beside its UTC instant. */

@@ -17,6 +17,7 @@ import { EXIT } from './exit-codes.js'
 import { clockRefusal } from './clock-refusal.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
+import { scheduleOf } from '../schedule/schedule.js'
 
 const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   ran: EXIT.ok,
@@ -42,7 +43,7 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
   }
   const slot = values.now
     ? { ok: true as const, slot: new Date() }
-    : parseSlotOption(values.slot, net.schedule, new Date(), net.timeZone)
+    : parseSlotOption(values.slot, scheduleOf(net), new Date(), net.timeZone)
   if (!slot.ok) {
     io.err(`leasecron once: ${slot.expected}`)
     return EXIT.usage

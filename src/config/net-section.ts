@@ -1,6 +1,6 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
+ * CATCH_UP_MAX, OVERLAP, DAY_MATCH, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
  * PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
@@ -9,7 +9,7 @@ import { formatDuration, parseDuration } from '../durations.js'
 import { MAX_TIMER_MS } from '../lease/clock.js'
 import { type LeasePacing, leasePacing } from '../leases.js'
 import { CATCH_UP_POLICIES, type CatchUpPolicy, type NetDefinition, OVERLAP_POLICIES } from '../nets/net.js'
-import { checkSchedule, SCHEDULE_TIME_ZONE } from '../schedule/schedule.js'
+import { checkSchedule, DAY_MATCHES, type DayMatch, SCHEDULE_TIME_ZONE } from '../schedule/schedule.js'
 import { canonicalTimeZone } from '../schedule/zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
 import { PING_URL_EXPECTED, parsePingUrl } from './ping-url.js'
@@ -64,7 +64,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     true,
     '`true` or `false`',
   )
-  const { schedule, intervalMs } = readSchedule(r, net, variable('SCHEDULE'))
+  const { schedule, dayMatch, intervalMs } = readSchedule(r, net, variable('SCHEDULE'), variable('DAY_MATCH'))
   const timeZone = readTimeZone(r, net, variable('TIME_ZONE'))
   const pacing = readPacing(r, intervalMs, variable('TTL_MS'), variable('RETRY_MS'))
   const { catchUp, catchUpWindowMs, catchUpMax } = readCatchUp(r, net, variable)
@@ -87,7 +87,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     else r.problem(name, option.expected)
   }
   return {
-    ...{ definition: net, enabled, schedule, timeZone, intervalMs, pacing },
+    ...{ definition: net, enabled, schedule, dayMatch, timeZone, intervalMs, pacing },
     ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, ...durations, pingUrl, options },
   }
 }
@@ -306,19 +306,39 @@ function readSchedule(
   r: EnvReader,
   net: NetDefinition,
   scheduleVar: string,
-): { schedule: string; intervalMs: number } {
+  dayMatchVar: string,
+): { schedule: string; dayMatch: DayMatch | undefined; intervalMs: number } {
   const text = r.value(scheduleVar) ?? net.schedule
-  const check = checkSchedule(text)
-  if (check.ok) return { schedule: text.trim(), intervalMs: check.intervalMs }
+  const dayMatch = readDayMatch(r, net, dayMatchVar)
+  // A DAY_MATCH given but refused is its own issue: the schedule is then read as either day, not refused again.
+  const given = dayMatch ?? (r.value(dayMatchVar) === undefined ? undefined : 'any')
+  const check = checkSchedule({ expression: text, dayMatch: given })
+  if (check.ok) return { schedule: text.trim(), dayMatch, intervalMs: check.intervalMs }
+  const choose = ` (${dayMatchVar}, or dayMatch in the net's definition)`
+  const expected = check.expected.replace('with DAY_MATCH', `with DAY_MATCH${choose}`)
   // A net's own schedule comes from the configuration module (the shipped one or the user's): its fault
   // is a configuration error too (78), named after the net rather than a variable.
   if (r.value(scheduleVar) === undefined)
     r.issues.push({
       variable: `net "${net.name}" (worker configuration module)`,
-      expected: `its schedule ${JSON.stringify(net.schedule)} to be valid (or ${scheduleVar} set to one): ${check.expected}`,
+      expected: `its schedule ${JSON.stringify(net.schedule)} to be valid (or ${scheduleVar} set to one): ${expected}`,
     })
-  else r.problem(scheduleVar, check.expected)
-  return { schedule: net.schedule, intervalMs: 60_000 }
+  else r.problem(scheduleVar, expected)
+  return { schedule: net.schedule, dayMatch, intervalMs: 60_000 }
+}
+
+/** DAY_MATCH over the net's own `dayMatch`; unset, none (a schedule restricting both day fields is then refused). */
+function readDayMatch(r: EnvReader, net: NetDefinition, dayMatchVar: string): DayMatch | undefined {
+  const expected =
+    '`any` (a day matching the day of month or the day of week) or `all` (a day matching both); unset, none'
+  if (r.value(dayMatchVar) !== undefined)
+    return r.parse(dayMatchVar, z.enum(DAY_MATCHES), undefined, expected)
+  if (net.dayMatch === undefined || DAY_MATCHES.includes(net.dayMatch)) return net.dayMatch
+  r.issues.push({
+    variable: `net "${net.name}" (worker configuration module)`,
+    expected: `its dayMatch ${JSON.stringify(net.dayMatch)} to be ${expected} (or ${dayMatchVar} set to one)`,
+  })
+  return undefined
 }
 
 /**

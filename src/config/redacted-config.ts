@@ -41,6 +41,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       lease: n.definition.lease,
       enabled: n.enabled,
       schedule: n.schedule,
+      dayMatch: n.dayMatch ?? '(unset)',
       timeZone: n.timeZone,
       catchUp: n.catchUp,
       catchUpWindow: formatDuration(n.catchUpWindowMs),

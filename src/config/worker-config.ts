@@ -7,6 +7,7 @@ import type { ForgeReserve } from '../forge/installations/forge-reserve.js'
 import type { InstallationSet } from '../forge/installations/installation-set.js'
 import type { LeasePacing } from '../leases.js'
 import type { CatchUpPolicy, NetDefinition, OverlapPolicy } from '../nets/net.js'
+import type { DayMatch } from '../schedule/schedule.js'
 import type { ConfigIssue } from './config-error.js'
 import type { LogLevel } from './log-level.js'
 
@@ -23,6 +24,8 @@ export interface NetConfig {
   primaryInstallation?: number | null
   enabled: boolean
   schedule: string
+  /** DAY_MATCH as given: how the schedule's two day fields combine where it restricts both (else no effect). */
+  dayMatch?: DayMatch | undefined
   /** The IANA zone the schedule is read in (canonical name, `UTC` by default). */
   timeZone: string
   intervalMs: number

@@ -135,6 +135,13 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    */
   catchUpMax?: number
   /**
+   * How the schedule's day of month and day of week combine when it restricts both: `any` fires on a day
+   * matching either (Vixie cron), `all` on a day matching both (`0 9 13 * 5` with `all`: Friday the 13th).
+   * Required for such a schedule (there is no default: the worker refuses it, exit 78); no effect on one
+   * that restricts a single day field. Overridden by `LEASECRON_NET_<NAME>_DAY_MATCH`.
+   */
+  dayMatch?: 'any' | 'all'
+  /**
    * A fixed start offset for every pass, so nets (and installations) that share a schedule do not all start
    * at its instant: each pass starts a stable share of this duration (`30s`) after its slot, hashed from
    * the net's name (per installation for a per-installation net). The slot, its ledger key and its

@@ -6,7 +6,7 @@
  *
  * Not a scheduler and not a store: it fires nothing and knows nothing of the ledger.
  */
-import { nextFireTime } from './schedule.js'
+import { nextFireTime, type Schedule } from './schedule.js'
 
 /** The slots found, and whether the range holds more than the `max` asked for (then `slots` has `max`). */
 export interface SlotRange {
@@ -15,13 +15,13 @@ export interface SlotRange {
 }
 
 /**
- * The slots of `expression` (valid: checked by checkSchedule) read in `timeZone` from `from` to `to`, both
+ * The slots of `schedule` (valid: checked by checkSchedule) read in `timeZone` from `from` to `to`, both
  * inclusive, at most `max` of them (each costs a fraction of a millisecond: the bound keeps a range of
  * years of a per-second schedule from walking for hours). Throws schedule.ts's error for an expression
  * that never fires.
  */
 export function slotsBetween(
-  expression: string,
+  schedule: Schedule,
   from: Date,
   to: Date,
   timeZone: string,
@@ -30,10 +30,10 @@ export function slotsBetween(
   const slots: Date[] = []
   const end = to.getTime()
   // The first slot at or after `from`: slots are whole seconds, so one strictly after the instant before it.
-  for (let slot = nextFireTime(expression, new Date(from.getTime() - 1), timeZone); slot.getTime() <= end; ) {
+  for (let slot = nextFireTime(schedule, new Date(from.getTime() - 1), timeZone); slot.getTime() <= end; ) {
     if (slots.length >= max) return { slots, more: true }
     slots.push(slot)
-    slot = nextFireTime(expression, slot, timeZone)
+    slot = nextFireTime(schedule, slot, timeZone)
   }
   return { slots, more: false }
 }

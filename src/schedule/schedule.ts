@@ -11,6 +11,7 @@
  */
 import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
+import { BothDaysWalk, type WallWalk } from './both-days-walk.js'
 import { pinCronLocale } from './cron-locale.js'
 import { stepPastRange } from './cron-step-check.js'
 import { type NodeCronFields, nodeCronUtcTicks } from './cron-utc-ticks.js'
@@ -28,6 +29,39 @@ pinCronLocale()
 export const SCHEDULE_TIME_ZONE = 'UTC'
 
 export type ScheduleCheck = { ok: true; intervalMs: number } | { ok: false; expected: string }
+
+/**
+ * How a day of month and a day of week, both restricted, combine: `any` fires on a day matching either
+ * (Vixie cron's rule, cron-parser's reading), `all` on a day matching both (node-cron's). There is no
+ * default: a schedule restricting both fields without one is refused (checkSchedule).
+ */
+export type DayMatch = 'any' | 'all'
+export const DAY_MATCHES: readonly DayMatch[] = ['any', 'all']
+
+/** A cron expression, or one with the DayMatch its two restricted day fields combine by. */
+export type Schedule = string | { expression: string; dayMatch?: DayMatch | undefined }
+
+/** The Schedule of a net (or a plan of one): its expression and its DAY_MATCH. */
+export function scheduleOf(net: { schedule: string; dayMatch?: DayMatch | undefined }): Schedule {
+  return net.dayMatch === undefined ? net.schedule : { expression: net.schedule, dayMatch: net.dayMatch }
+}
+
+/** The expression of `schedule`, trimmed. */
+export function scheduleText(schedule: Schedule): string {
+  return (typeof schedule === 'string' ? schedule : schedule.expression).trim()
+}
+
+/** The day match that applies to `schedule`: only where both day fields are restricted. */
+function dayMatchOf(schedule: Schedule): DayMatch | undefined {
+  if (typeof schedule === 'string' || !bothDaysRestricted(schedule.expression)) return undefined
+  return schedule.dayMatch
+}
+
+/** A key for the caches below: the expression, and the day match where one applies. */
+function scheduleKey(schedule: Schedule): string {
+  const dayMatch = dayMatchOf(schedule)
+  return dayMatch === undefined ? scheduleText(schedule) : `${scheduleText(schedule)}\u0000${dayMatch}`
+}
 
 const EXPECTED = 'a cron expression of 5 or 6 fields (node-cron syntax, e.g. "*/5 * * * *")'
 
@@ -93,18 +127,21 @@ function describeFieldError(
  */
 const checked = new Map<string, ScheduleCheck>()
 
-/** Validates `expression` and returns its shortest gap between two of its next 50 firings. */
-export function checkSchedule(expression: string): ScheduleCheck {
-  const text = expression.trim()
-  let check = checked.get(text)
+/**
+ * Validates `schedule` and returns its shortest gap between two of its next 50 firings. An expression that
+ * restricts both day fields needs a DayMatch (`{ expression, dayMatch }`); without one it is refused.
+ */
+export function checkSchedule(schedule: Schedule): ScheduleCheck {
+  const key = scheduleKey(schedule)
+  let check = checked.get(key)
   if (!check) {
-    check = computeCheck(text)
-    checked.set(text, check)
+    check = computeCheck(scheduleText(schedule), typeof schedule === 'string' ? undefined : schedule.dayMatch)
+    checked.set(key, check)
   }
   return check
 }
 
-function computeCheck(text: string): ScheduleCheck {
+function computeCheck(text: string, dayMatch: DayMatch | undefined): ScheduleCheck {
   if (text === '') return { ok: false, expected: `${EXPECTED}; got an empty value` }
   const detail = cron.validateDetailed(text)
   if (!detail.valid) {
@@ -113,12 +150,35 @@ function computeCheck(text: string): ScheduleCheck {
   }
   const pastRange = stepPastRange(text)
   if (pastRange !== undefined) return { ok: false, expected: `${EXPECTED}; ${pastRange}` }
+  if (bothDaysRestricted(text)) return bothDaysCheck(text, dayMatch)
   const same = sameFieldsCheck(text, detail.fields)
   if (same) return same
   const runs = nextFireTimes(text, detail.fields, 50)
   const disagreement = slotDisagreement(text, runs)
   if (disagreement !== undefined) return { ok: false, expected: `${EXPECTED}; ${disagreement}` }
   return intervalCheck(runs)
+}
+
+/** Why a schedule restricting both day fields needs a DAY_MATCH, as its refusal says it. */
+export const DAY_MATCH_NEEDED =
+  'day of month and day of week are both restricted: choose how they combine with DAY_MATCH — `any` fires on a day matching either (Vixie cron), `all` on a day matching both (e.g. `0 0 13 * 5` with `all` is Friday the 13th)'
+
+/**
+ * Both day fields restricted: refused without a day match; with one, the next 50 wall times of that
+ * reading (cron-parser's for `any`, BothDaysWalk's for `all`) give the interval. node-cron is not asked:
+ * it knows only `all`, and the walk is the slot calculator either way.
+ */
+function bothDaysCheck(text: string, dayMatch: DayMatch | undefined): ScheduleCheck {
+  if (dayMatch === undefined) return { ok: false, expected: `${EXPECTED}; ${DAY_MATCH_NEEDED}` }
+  try {
+    const walls = wallTimes({ expression: text, dayMatch }, Date.now())
+    const runs: number[] = []
+    for (let i = 0; i < 50; i++) runs.push(walls.next().getTime())
+    return intervalCheck(runs)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return { ok: false, expected: `${EXPECTED}; the slot calculator (cron-parser) refuses it: ${reason}` }
+  }
 }
 
 /** The shortest gap between consecutive `runs`, or why there is none. */
@@ -187,8 +247,6 @@ function slotDisagreement(text: string, ticks: readonly number[]): string | unde
     })
     for (const tick of ticks.slice(0, 5)) {
       const slot = parsed.next().getTime()
-      if (slot !== tick && bothDaysRestricted(text))
-        return 'day of month and day of week are both restricted: node-cron fires when both match, the slot calculator (cron-parser, the usual cron rule) when either does; restrict only one of them'
       if (slot !== tick)
         return `its ticks and its slots disagree (node-cron fires at ${new Date(tick).toISOString()}, the slot calculator says ${new Date(slot).toISOString()}); write it so both read it alike`
     }
@@ -239,9 +297,9 @@ export type DstRule = 'wall-clock' | 'elapsed'
 /** Rules already read, by expression (every slot computation asks; bounded by the expressions a process reads). */
 const rules = new Map<string, DstRule>()
 
-/** Which DST rule `expression` (valid) follows. */
-export function dstRule(expression: string): DstRule {
-  const text = expression.trim()
+/** Which DST rule `schedule` (valid) follows: its time fields decide, not its days. */
+export function dstRule(schedule: Schedule): DstRule {
+  const text = scheduleText(schedule)
   let rule = rules.get(text)
   if (!rule) {
     const { second, minute } = CronExpressionParser.parse(text).fields
@@ -251,9 +309,14 @@ export function dstRule(expression: string): DstRule {
   return rule
 }
 
-/** The matching wall times around `wall`, read by cron-parser in UTC (where no clock ever jumps). */
-function wallTimes(expression: string, wall: number) {
-  return CronExpressionParser.parse(expression.trim(), { currentDate: new Date(wall), tz: 'UTC' })
+/**
+ * The matching wall times around `wall`, read in UTC (where no clock ever jumps): by cron-parser, or by
+ * BothDaysWalk where the schedule's two restricted day fields must both match.
+ */
+function wallTimes(schedule: Schedule, wall: number): WallWalk {
+  const text = scheduleText(schedule)
+  if (dayMatchOf(schedule) === 'all') return new BothDaysWalk(text, wall)
+  return CronExpressionParser.parse(text, { currentDate: new Date(wall), tz: 'UTC' })
 }
 
 /** The slot a matching `wall` time runs at under the wall-clock rule. */
@@ -264,9 +327,9 @@ function wallClockSlot(timeZone: string, wall: number): number {
 /** Enough steps for a year of an hourly wall-clock schedule; the walk ends long before (bounded, never spins). */
 const MAX_STEPS = 10_000
 
-function exhausted(expression: string, timeZone: string, instant: number): Error {
+function exhausted(schedule: Schedule, timeZone: string, instant: number): Error {
   return new Error(
-    `schedule "${expression}" in ${timeZone}: no slot within ${MAX_STEPS} firings of ${new Date(instant).toISOString()}`,
+    `schedule "${scheduleText(schedule)}" in ${timeZone}: no slot within ${MAX_STEPS} firings of ${new Date(instant).toISOString()}`,
   )
 }
 
@@ -290,10 +353,10 @@ function foldAhead(timeZone: string, t: number): number {
  * DST rule (dstRule): the one function every slot comes from (ticks, a term's first pass, `once`). A slot
  * is a UTC instant. `expression` must have passed checkSchedule; throws cron-parser's error otherwise.
  */
-export function slotAtOrBefore(expression: string, instant: Date, timeZone = SCHEDULE_TIME_ZONE): Date {
+export function slotAtOrBefore(schedule: Schedule, instant: Date, timeZone = SCHEDULE_TIME_ZONE): Date {
   const t = Math.floor(instant.getTime() / 1000) * 1000
-  const walls = wallTimes(expression, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
-  const elapsed = dstRule(expression) === 'elapsed'
+  const walls = wallTimes(schedule, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
+  const elapsed = dstRule(schedule) === 'elapsed'
   let best: number | undefined
   for (let step = 0; step < MAX_STEPS; step++) {
     const wall = walls.prev().getTime()
@@ -309,7 +372,7 @@ export function slotAtOrBefore(expression: string, instant: Date, timeZone = SCH
     for (const slot of occurrences(timeZone, wall))
       if (slot <= t && (best === undefined || slot > best)) best = slot
   }
-  throw exhausted(expression, timeZone, t)
+  throw exhausted(schedule, timeZone, t)
 }
 
 /**
@@ -318,13 +381,13 @@ export function slotAtOrBefore(expression: string, instant: Date, timeZone = SCH
  * page). Throws cron-parser's error when the expression is not valid (check it first with checkSchedule).
  */
 export function nextFireTime(
-  expression: string,
+  schedule: Schedule,
   after: Date = new Date(),
   timeZone = SCHEDULE_TIME_ZONE,
 ): Date {
   const t = after.getTime()
-  const walls = wallTimes(expression, wallOf(timeZone, t) - foldAhead(timeZone, t) - 1)
-  const elapsed = dstRule(expression) === 'elapsed'
+  const walls = wallTimes(schedule, wallOf(timeZone, t) - foldAhead(timeZone, t) - 1)
+  const elapsed = dstRule(schedule) === 'elapsed'
   let best: number | undefined
   for (let step = 0; step < MAX_STEPS; step++) {
     const wall = walls.next().getTime()
@@ -338,7 +401,7 @@ export function nextFireTime(
     for (const slot of occurrences(timeZone, wall))
       if (slot > t && (best === undefined || slot < best)) best = slot
   }
-  throw exhausted(expression, timeZone, t)
+  throw exhausted(schedule, timeZone, t)
 }
 
 /**
@@ -348,16 +411,16 @@ export function nextFireTime(
  * back over that many). Endless: the caller stops it. Throws as slotAtOrBefore does.
  */
 export function* slotsAtOrBefore(
-  expression: string,
+  schedule: Schedule,
   instant: Date,
   timeZone = SCHEDULE_TIME_ZONE,
 ): Generator<Date, never> {
   const t = Math.floor(instant.getTime() / 1000) * 1000
-  const walls = wallTimes(expression, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
-  if (dstRule(expression) === 'elapsed') return yield* elapsedSlotsBack(expression, timeZone, t, walls)
+  const walls = wallTimes(schedule, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
+  if (dstRule(schedule) === 'elapsed') return yield* elapsedSlotsBack(schedule, timeZone, t, walls)
   let last = Number.POSITIVE_INFINITY
   for (let step = 0; ; step++) {
-    if (step >= MAX_STEPS) throw exhausted(expression, timeZone, Math.min(last, t))
+    if (step >= MAX_STEPS) throw exhausted(schedule, timeZone, Math.min(last, t))
     // Wall-clock slots never decrease with their wall times: walking the walls back walks the slots back.
     const slot = wallClockSlot(timeZone, walls.prev().getTime())
     if (slot > t || slot >= last) continue
@@ -373,15 +436,15 @@ export function* slotsAtOrBefore(
  * slotAtOrBefore: the offset between two slots is at least the smaller of the two ends').
  */
 function* elapsedSlotsBack(
-  expression: string,
+  schedule: Schedule,
   timeZone: string,
   t: number,
-  walls: ReturnType<typeof wallTimes>,
+  walls: WallWalk,
 ): Generator<Date, never> {
   let upper = t + 1
   const pending: number[] = []
   for (let step = 0; ; step++) {
-    if (step >= MAX_STEPS) throw exhausted(expression, timeZone, Math.min(upper, t))
+    if (step >= MAX_STEPS) throw exhausted(schedule, timeZone, Math.min(upper, t))
     const wall = walls.prev().getTime()
     for (let next = pending[0]; next !== undefined; next = pending[0]) {
       const edge = Math.min(offsetAt(timeZone, next), offsetAt(timeZone, Math.min(upper, t)))

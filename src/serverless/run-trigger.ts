@@ -13,6 +13,7 @@ import { type OnceResult, parseSlotOption } from '../term/one-slot.js'
 import { runOnceOnRuntime } from '../worker/one-slot-on-runtime.js'
 import { ServerlessError } from './serverless-error.js'
 import type { WarmParts } from './warm-runtime.js'
+import { scheduleOf } from '../schedule/schedule.js'
 
 /** What a platform's event or request said. */
 export interface Trigger {
@@ -35,7 +36,7 @@ export async function runTrigger(
   signal: AbortSignal,
 ): Promise<OnceResult> {
   const net = findNet(parts, trigger.net ?? defaultNet)
-  const parsed = parseSlotOption(trigger.time, net.schedule, new Date(), net.timeZone)
+  const parsed = parseSlotOption(trigger.time, scheduleOf(net), new Date(), net.timeZone)
   if (!parsed.ok)
     throw new ServerlessError(
       'SERVERLESS_TRIGGER_INVALID',

@@ -3,7 +3,7 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
-import { nextFireTime } from '../schedule/schedule.js'
+import { nextFireTime, scheduleOf } from '../schedule/schedule.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 import type { LeaseRecord } from '../lease/store.js'
 import { FUTURE_SLOT_MARGIN_MS, type RunRecord } from '../runs/run-ledger.js'
@@ -199,7 +199,7 @@ function stateOf(
 /** The schedule's first slot after `now`, in the zone it is read in (the scheduler's own rule). */
 function nextFire(plan: StatusNetPlan, now: Date): Date | null {
   try {
-    return nextFireTime(plan.schedule, now, plan.timeZone)
+    return nextFireTime(scheduleOf(plan), now, plan.timeZone)
   } catch {
     return null
   }

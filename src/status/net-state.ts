@@ -23,7 +23,7 @@
  * - `paused`: before all of these, while the net is paused (control/): its slots are recorded `paused` on
  *   purpose, so it is neither late nor missed. Manual runs (run now) are passed over: they are no slot.
  */
-import { slotAtOrBefore } from '../schedule/schedule.js'
+import { type DayMatch, scheduleOf, slotAtOrBefore } from '../schedule/schedule.js'
 
 export const NET_STATES = [
   'ok',
@@ -51,6 +51,7 @@ export interface StateRun {
 /** A net's schedule as netState reads it, with its MIN_DURATION and MAX_DURATION when set (ms). */
 export interface StateSchedule {
   schedule: string
+  dayMatch?: DayMatch | undefined
   timeZone: string
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
@@ -87,9 +88,9 @@ export function netState(
 
 /** The slot `count` slots before the newest slot due at `now` (count 0: that newest slot). */
 function slotsBack(plan: StateSchedule, now: Date, count: number): Date {
-  let slot = slotAtOrBefore(plan.schedule, now, plan.timeZone)
+  let slot = slotAtOrBefore(scheduleOf(plan), now, plan.timeZone)
   for (let i = 0; i < count; i++)
-    slot = slotAtOrBefore(plan.schedule, new Date(slot.getTime() - 1000), plan.timeZone)
+    slot = slotAtOrBefore(scheduleOf(plan), new Date(slot.getTime() - 1000), plan.timeZone)
   return slot
 }
 

@@ -17,6 +17,8 @@ export interface StatusNetPlan {
   installation?: number
   enabled: boolean
   schedule: string
+  /** DAY_MATCH, where the schedule restricts both day fields. */
+  dayMatch?: 'any' | 'all' | undefined
   /** The IANA zone node-cron fires the schedule in. */
   timeZone: string
   /** MIN_DURATION and MAX_DURATION (ms), when set: a pass outside them shows the net too-fast or slow. */

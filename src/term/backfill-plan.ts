@@ -9,6 +9,7 @@
  */
 import type { NetConfig } from '../config/worker-config.js'
 import { slotsBetween } from '../schedule/schedule-range.js'
+import { scheduleOf } from '../schedule/schedule.js'
 import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from './backfill-limits.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 
@@ -42,7 +43,7 @@ export function planBackfill(request: BackfillRequest): BackfillPlan {
       `--to ${to.instant.toISOString()} is in the future (now is ${request.now.toISOString()}): slots not yet due cannot be backfilled — the worker runs them when they come. Give a --to at or before now (--dry-run lists future slots too)`,
     )
   const { schedule, timeZone } = request.net
-  const range = slotsBetween(schedule, from.instant, to.instant, timeZone, BACKFILL_MAX_SLOTS)
+  const range = slotsBetween(scheduleOf(request.net), from.instant, to.instant, timeZone, BACKFILL_MAX_SLOTS)
   if (range.more)
     return refuse(
       `the range holds more than ${BACKFILL_MAX_SLOTS} slots of "${schedule}" (${timeZone}): split it into smaller ranges`,

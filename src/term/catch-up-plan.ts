@@ -26,10 +26,10 @@
  */
 import { formatDuration } from '../durations.js'
 import type { CatchUpPolicy } from '../nets/net.js'
-import { slotAtOrBefore, slotsAtOrBefore } from '../schedule/schedule.js'
+import { type Schedule, slotAtOrBefore, slotsAtOrBefore } from '../schedule/schedule.js'
 
 export interface CatchUpInput {
-  schedule: string
+  schedule: Schedule
   timeZone: string
   /** The election's instant: slots at or before it are due. */
   now: Date

@@ -24,6 +24,7 @@ import { type CatchUpPlan, type MissedSlot, planCatchUp } from './catch-up-plan.
 import { retakableRuns, retakeNumbers } from './retake.js'
 import type { ServedTerm } from './served-term.js'
 import type { CatchUpRound, CatchUpStep, LookBack, LostRecord } from './term-steps.js'
+import { scheduleOf } from '../schedule/schedule.js'
 
 /** What the catch-up came to, as its line logs it. */
 export interface CatchUpSummary {
@@ -60,7 +61,7 @@ export class TermCatchUp implements CatchUpStep {
     const recorded = await readRecorded(this.#term, at, lookback)
     const cutOff = recorded ? retakableRuns(this.#term, recorded.runs) : []
     const plan = planCatchUp({
-      schedule: net.schedule,
+      schedule: scheduleOf(net),
       timeZone: net.timeZone,
       now: at.now,
       policy: net.catchUp,

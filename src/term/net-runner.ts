@@ -20,7 +20,7 @@ import { type CampaignHeartbeats, staleLimitMs } from './campaign-heartbeats.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { Logger } from '../observe/logger.js'
 import type { WorkerMetrics } from '../observe/metrics.js'
-import { nextFireTime } from '../schedule/schedule.js'
+import { nextFireTime, scheduleOf } from '../schedule/schedule.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 import type { PassSetting } from './slot-pass.js'
 import { SlotTicker } from './slot-ticker.js'
@@ -155,7 +155,7 @@ export class NetRunner {
     // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
     const elected = clock.now()
     const offsetMs = passOffsetMs(net, elected)
-    const ticker = new SlotTicker({ schedule: net.schedule, timeZone: net.timeZone, clock, offsetMs })
+    const ticker = new SlotTicker({ schedule: scheduleOf(net), timeZone: net.timeZone, clock, offsetMs })
     const scheduler = new TermScheduler(term, this.#steps(term), ticker)
     logNextPass(term.termLog, net, elected, offsetMs)
     scheduler.start(elected)
@@ -219,7 +219,7 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
 /** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
 function logNextPass(log: Logger, net: NetConfig, now: Date, spreadMs: number): void {
   const { schedule, timeZone } = net
-  const next = new Date(nextFireTime(schedule, now, timeZone).getTime() + spreadMs)
+  const next = new Date(nextFireTime(scheduleOf(net), now, timeZone).getTime() + spreadMs)
   const nextPassAt = next.toISOString()
   const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
   const offset = spreadMs > 0 ? { [net.jitterMs > 0 ? 'jitterOffsetMs' : 'spreadMs']: spreadMs } : {}

@@ -18,7 +18,7 @@
 import type { LeaseStore } from '../lease/store.js'
 import type { Pass } from '../nets/net.js'
 import { UNRUN_OUTCOMES } from '../runs/run-ledger.js'
-import { slotAtOrBefore } from '../schedule/schedule.js'
+import { type Schedule, slotAtOrBefore } from '../schedule/schedule.js'
 import { scrubSecrets } from '../config/scrub.js'
 import { type ClockCheck, checkClock } from './clock-check.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
@@ -102,7 +102,7 @@ const SLOT_FORM = `${INSTANT_FORM} or "auto"`
  */
 export function parseSlotOption(
   value: string | undefined,
-  schedule: string,
+  schedule: Schedule,
   now: Date,
   timeZone?: string,
 ): { ok: true; slot: Date } | { ok: false; expected: string } {

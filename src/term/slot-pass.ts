@@ -35,7 +35,7 @@ import type { Logger } from '../observe/logger.js'
 import type { WorkerMetrics } from '../observe/metrics.js'
 import { scrubbedErrorMessage } from '../config/scrub.js'
 import type { AttemptPolicy } from '../config/worker-config.js'
-import { nextFireTime } from '../schedule/schedule.js'
+import { nextFireTime, scheduleOf } from '../schedule/schedule.js'
 import { type AttemptsEnd, runAttempts } from './pass-attempts.js'
 import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from '../observe/pass-span.js'
@@ -168,7 +168,7 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
     live: term.live,
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
-    nextSlotAfter: (instant) => nextFireTime(setting.net.schedule, instant, setting.net.timeZone),
+    nextSlotAfter: (instant) => nextFireTime(scheduleOf(setting.net), instant, setting.net.timeZone),
     claimBoundMs: term.boundMs,
     ledger: setting.ledger,
     keepRuns: setting.runHistory,

@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { NetConfig } from '../config/worker-config.js'
-import { nextFireTime } from '../schedule/schedule.js'
+import { nextFireTime, type Schedule, scheduleOf } from '../schedule/schedule.js'
 
 /** The share of the shortest gap between slots a pass may start after its slot. */
 export const SPREAD_FRACTION = 0.25
@@ -36,7 +36,7 @@ function fractionOf(name: string): number {
 }
 
 /** The shortest gap (ms) between the schedule's next GAPS_LOOKED_AT + 1 slots after `from`. */
-export function shortestGapMs(schedule: string, timeZone: string, from: Date): number {
+export function shortestGapMs(schedule: Schedule, timeZone: string, from: Date): number {
   let previous = nextFireTime(schedule, from, timeZone)
   let shortest = Number.POSITIVE_INFINITY
   for (let i = 0; i < GAPS_LOOKED_AT; i++) {
@@ -51,7 +51,7 @@ export function shortestGapMs(schedule: string, timeZone: string, from: Date): n
  * The offset (whole ms) after each slot at which the pass of the net named `name` starts: in
  * [0, min(SPREAD_FRACTION × the shortest gap, SPREAD_MAX_MS)).
  */
-export function slotSpreadMs(name: string, schedule: string, timeZone: string, from: Date): number {
+export function slotSpreadMs(name: string, schedule: Schedule, timeZone: string, from: Date): number {
   const bound = Math.min(SPREAD_FRACTION * shortestGapMs(schedule, timeZone, from), SPREAD_MAX_MS)
   return Math.floor(fractionOf(name) * bound)
 }
@@ -76,14 +76,14 @@ export function passOffsetMs(net: NetConfig, at: Date): number {
   if (net.jitterMs > 0) return jitterOffsetMs(net.definition.name, net.jitterMs)
   const scoped = net.installation !== undefined && net.definition.name.endsWith(`:${net.installation}`)
   if ((net.definition.scope ?? 'global') !== 'installation' || !scoped) return 0
-  return slotSpreadMs(net.definition.name, net.schedule, net.timeZone, at)
+  return slotSpreadMs(net.definition.name, scheduleOf(net), net.timeZone, at)
 }
 
 /**
  * When the pass of `slot` starts, `offsetMs` after it: 1 ms before the next slot at the latest, where a
  * daylight-saving change made that gap shorter than the offset, so no slot is passed over.
  */
-export function passStart(schedule: string, timeZone: string, slot: Date, offsetMs: number): Date {
+export function passStart(schedule: Schedule, timeZone: string, slot: Date, offsetMs: number): Date {
   if (offsetMs === 0) return slot
   const nextSlot = nextFireTime(schedule, slot, timeZone).getTime()
   return new Date(Math.min(slot.getTime() + offsetMs, nextSlot - 1))
@@ -94,5 +94,5 @@ export function passStart(schedule: string, timeZone: string, slot: Date, offset
  * own name), as the worker's ticker starts it; the slot itself when the net has no JITTER.
  */
 export function jitteredStart(net: NetConfig, slot: Date): Date {
-  return passStart(net.schedule, net.timeZone, slot, jitterOffsetMs(net.definition.name, net.jitterMs))
+  return passStart(scheduleOf(net), net.timeZone, slot, jitterOffsetMs(net.definition.name, net.jitterMs))
 }

@@ -19,11 +19,11 @@
  * latest slot due, as a tick would; the ledger claim refuses a slot already served (`slot-taken`).
  */
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../lease/clock.js'
-import { nextFireTime, slotAtOrBefore } from '../schedule/schedule.js'
+import { nextFireTime, type Schedule, slotAtOrBefore } from '../schedule/schedule.js'
 import { passStart } from './slot-spread.js'
 
 export interface SlotTickerOptions {
-  schedule: string
+  schedule: Schedule
   timeZone: string
   clock: Clock
   /** How long after each slot its tick comes (ms, below the gap to the next slot's tick); 0 by default. */

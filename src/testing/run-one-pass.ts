@@ -39,7 +39,7 @@ import { type OnceOutcome, runOnce } from '../term/one-slot.js'
 import { netPinger } from '../observe/ping.js'
 import { PING_URL_EXPECTED, parsePingUrl } from '../config/ping-url.js'
 import { ownerId } from '../lease/owner-id.js'
-import { checkSchedule, SCHEDULE_TIME_ZONE, slotAtOrBefore } from '../schedule/schedule.js'
+import { checkSchedule, SCHEDULE_TIME_ZONE, scheduleOf, slotAtOrBefore } from '../schedule/schedule.js'
 import { canonicalTimeZone } from '../schedule/zoned-time.js'
 
 /** What `runOnePass` takes besides the net. */
@@ -103,7 +103,7 @@ export async function runOnePass<S extends NetOptions, R>(
   given: OnePassOptions<S>,
 ): Promise<OnePass> {
   const clock: Clock = given.now ? { ...systemClock, now: given.now } : systemClock
-  const schedule = checkSchedule(net.schedule)
+  const schedule = checkSchedule(scheduleOf(net))
   if (!schedule.ok) throw new Error(`runOnePass(${net.name}): schedule: ${schedule.expected}`)
   const timeZone = canonicalTimeZone(net.timeZone ?? SCHEDULE_TIME_ZONE)
   if (!timeZone)
@@ -113,7 +113,7 @@ export async function runOnePass<S extends NetOptions, R>(
   if (net.pingUrl !== undefined && !parsePingUrl(net.pingUrl))
     throw new Error(`runOnePass(${net.name}): pingUrl: expected ${PING_URL_EXPECTED}`)
   const options = optionValues(net, given.options ?? {})
-  const slot = given.slot ?? slotAtOrBefore(net.schedule, clock.now(), timeZone)
+  const slot = given.slot ?? slotAtOrBefore(scheduleOf(net), clock.now(), timeZone)
   const owner = given.owner ?? ownerId()
   const ledger = given.ledger ?? new MemoryRunLedger()
   const lines: PassLogLine[] = []
@@ -200,6 +200,7 @@ function netConfig(
     definition: net,
     enabled: true,
     schedule: net.schedule,
+    dayMatch: net.dayMatch,
     timeZone,
     intervalMs,
     pacing: leasePacing(intervalMs),

@@ -211,6 +211,7 @@ export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
     ...(n.installation === undefined ? {} : { installation: n.installation }),
     enabled: n.enabled,
     schedule: n.schedule,
+    ...(n.dayMatch === undefined ? {} : { dayMatch: n.dayMatch }),
     timeZone: n.timeZone,
     ...(n.minDurationMs === undefined ? {} : { minDurationMs: n.minDurationMs }),
     ...(n.maxDurationMs === undefined ? {} : { maxDurationMs: n.maxDurationMs }),
