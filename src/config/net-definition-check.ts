@@ -34,7 +34,7 @@ const OPTIONAL_KINDS: ReadonlyArray<readonly [field: string, kind: 'string' | 'n
   ['catchUp', 'string', "'latest', 'all' or 'none'"],
   ['catchUpWindow', 'string', "a duration with its unit, e.g. '6h'"],
   ['catchUpMax', 'number', 'a whole number of slots, e.g. 10'],
-  ['overlap', 'string', "'buffer-one' or 'skip'"],
+  ['overlap', 'string', "'buffer-one', 'buffer-all', 'skip', 'replace' or 'allow'"],
   ['dayMatch', 'string', "'any' or 'all'"],
   ['jitter', 'string', "a duration with its unit, e.g. '30s'"],
   ['pingUrl', 'string', "a URL, e.g. 'https://hc-ping.com/<uuid>'"],

@@ -72,7 +72,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
     variable('OVERLAP'),
     z.enum(OVERLAP_POLICIES),
     net.overlap ?? 'buffer-one',
-    '`buffer-one` (a tick that finds the previous pass running has its slot run next) or `skip` (recorded skipped)',
+    '`buffer-one` (a tick that finds the previous pass running has its slot run next), `buffer-all` (every such slot runs, in order, at most CATCH_UP_MAX waiting), `skip` (recorded skipped), `replace` (the running pass is aborted for the new slot) or `allow` (the new slot runs beside it)',
   )
   const jitterMs = readJitter(r, net, intervalMs, variable('JITTER'))
   const attempts = readAttempts(r, intervalMs, variable)

@@ -40,7 +40,7 @@ export interface NetConfig {
   catchUpWindowMs: number
   /** The most slots one election runs under `all` (CATCH_UP_MAX, 10 by default). */
   catchUpMax: number
-  /** A tick that finds the previous pass running: `buffer-one` runs its slot next, `skip` records it skipped. */
+  /** A tick that finds the previous pass running: the net's OVERLAP (nets/net.ts OverlapPolicy). */
   overlap: OverlapPolicy
   /**
    * JITTER (ms; 0 when unset): each pass starts a stable share of it after its slot (term/slot-spread.ts),

@@ -78,14 +78,30 @@ export type OptionValues<S extends NetOptions> = {
 }
 
 /**
- * A net's overlap policy, for a tick that finds the previous pass still running. `buffer-one`: its slot is
- * kept (the newest only; a slot it replaces is recorded `skipped`) and runs as soon as the pass ends, in
- * the same term. `skip`: its slot is recorded `skipped` in the ledger and never runs.
+ * A net's overlap policy, for a tick that finds the previous pass (or a catch-up) still running, in the
+ * term that runs it:
+ * - `buffer-one` (the default): its slot is kept (the newest only; a slot it replaces is recorded `skipped`)
+ *   and runs as soon as the pass ends.
+ * - `buffer-all`: every such slot is kept, in order, and each runs after the one before; at most the net's
+ *   CATCH_UP_MAX wait (the oldest beyond it is recorded `skipped`).
+ * - `skip`: its slot is recorded `skipped` in the ledger and never runs.
+ * - `replace`: the running pass is aborted (recorded `aborted`, saying which slot replaced it) and the new
+ *   slot runs as soon as it has ended. Neither an operator's run-now nor a catch-up round is replaced: the
+ *   new slot waits for it, as under `buffer-one`.
+ * - `allow`: the new slot's pass starts at once beside the running one; each slot is still claimed once.
+ * A term that ends drops what waits for the successor's catch-up, which runs the slots it inherits oldest
+ * first and applies the policy to the ticks that come while it runs.
  */
-export type OverlapPolicy = 'buffer-one' | 'skip'
+export type OverlapPolicy = 'buffer-one' | 'buffer-all' | 'skip' | 'replace' | 'allow'
 
 /** Every overlap policy, for the configuration's parser. */
-export const OVERLAP_POLICIES = ['buffer-one', 'skip'] as const satisfies readonly OverlapPolicy[]
+export const OVERLAP_POLICIES = [
+  'buffer-one',
+  'buffer-all',
+  'skip',
+  'replace',
+  'allow',
+] as const satisfies readonly OverlapPolicy[]
 
 /**
  * What a term's election does with the net's slots that fell due while no replica ran it (the README's

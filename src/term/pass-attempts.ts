@@ -81,7 +81,9 @@ async function runAttempt(
     if (elapsed) timeout.abort(new PassTimeoutError(spec.net, spec.slot, n, timeoutMs))
   })
   const ended = (fallback: PassOutcome, error?: unknown) => {
-    if (spec.term.aborted) return { outcome: 'aborted' as const, error }
+    // A pass that ended quietly on its abort is recorded with why it was aborted (a term's end, a pause
+    // with --abort, OVERLAP=replace), not with nothing.
+    if (spec.term.aborted) return { outcome: 'aborted' as const, error: error ?? spec.term.reason }
     // The timeout's own error says what happened; the pass's answer to the abort (an AbortError) does not.
     if (timeout.signal.aborted) return { outcome: 'timed-out' as const, error: timeout.signal.reason }
     return error === undefined ? { outcome: fallback } : { outcome: fallback, error }

@@ -5,12 +5,15 @@
  * and calls the term's declared steps (term-steps.ts) around each slot; no step calls back into it.
  *
  * A tick that finds the term past its step-down instant starts nothing (checked synchronously, so a blocked
- * event loop cannot start a pass late). A tick that finds work in flight follows the net's OVERLAP:
- * `skip` records its slot `skipped`; `buffer-one` keeps it (the newest only: the slot it replaces is
- * recorded `skipped`) and runs it when the work ends, in this term only — a term that ends, or is past its
- * step-down instant, drops it for the successor's catch-up. Every slot let go is in the ledger and counted.
+ * event loop cannot start a pass late). A tick that finds work in flight follows the net's OVERLAP
+ * (nets/net.ts): `skip` records its slot `skipped`; `buffer-one` keeps it (the newest only: the slot it
+ * replaces is recorded `skipped`), `buffer-all` keeps each (at most CATCH_UP_MAX, the oldest beyond it
+ * recorded `skipped`), and both run what they keep when the work ends; `replace` aborts the scheduled work
+ * in flight and keeps its slot to run next; `allow` starts the slot's pass at once beside the work. In this
+ * term only — a term that ends, or is past its step-down instant, drops what waits for the successor's
+ * catch-up. Every slot let go is in the ledger and counted.
  *
- * When the work in flight ends, the buffered slot runs first, then a look back that came due meanwhile,
+ * When the work in flight ends, the oldest buffered slot runs first, then a look back that came due meanwhile,
  * then the next operator's request. A slot's claim, a skip's record or a catch-up's read the ledger did not
  * answer leaves the term owing a look back (ledger-recovery.ts), made as a catch-up round (`recovery`).
  *
@@ -36,11 +39,16 @@ interface ScheduledSlotHow {
   retake?: number | undefined
 }
 
-/** The work in flight: when it started, and its own abort (a pause with --abort ends its passes). */
+/**
+ * The work in flight: when it started, its own abort (a pause with --abort ends its passes; OVERLAP=replace
+ * a tick's pass), and what it is: only a tick's pass (`slot`) is replaced, never a catch-up round (its
+ * slots are inherited, not overlapping) or an operator's request.
+ */
 interface WorkInFlight {
   at: Date
   abort: AbortController
   done: Promise<void>
+  kind: 'slot' | 'catch-up' | 'request'
 }
 
 /** One term's pass loop; see the module's doc. `start` once, `settled` once the term ended. */
@@ -50,7 +58,10 @@ export class TermScheduler {
   readonly #ticker: SlotTicker
   readonly #requests: ControlRequests | undefined
   #work: WorkInFlight | undefined
-  #buffered: Date | undefined
+  /** Slots kept for when the work ends, oldest first (one under buffer-one and replace). */
+  #buffered: Date[] = []
+  /** OVERLAP=allow's passes running beside the work in flight. */
+  readonly #beside = new Set<Promise<unknown>>()
   /** A look back came due while work was in flight: it starts when that work ends, never starved. */
   #lookBackDue = false
   readonly #skips = new Set<Promise<void>>()
@@ -74,7 +85,8 @@ export class TermScheduler {
     this.#ticker.stop()
     this.#steps.recovery.stop()
     // A work's end may start the buffered slot's pass: wait until neither work nor a record is left.
-    while (this.#work || this.#skips.size > 0) await Promise.all([this.#work?.done, ...this.#skips])
+    while (this.#work || this.#skips.size > 0 || this.#beside.size > 0)
+      await Promise.all([this.#work?.done, ...this.#skips, ...this.#beside])
     await this.#loops
   }
 
@@ -107,39 +119,69 @@ export class TermScheduler {
       return
     }
     if (this.#work) this.#overlap(slot)
-    else this.#occupy((abort) => this.#scheduledSlot(slot, { abort }))
+    else this.#occupy((abort) => this.#scheduledSlot(slot, { abort }), 'slot')
   }
 
   #overlap(slot: Date): void {
-    if (this.#term.setting.net.overlap === 'skip') {
+    const { overlap, catchUpMax } = this.#term.setting.net
+    if (overlap === 'skip') {
       this.#skip(slot, 'the previous pass is still running')
       return
     }
-    if (this.#buffered) this.#skip(this.#buffered, 'a newer tick replaced it while the previous pass runs')
-    this.#buffered = slot
+    if (overlap === 'allow') {
+      this.#runBeside(slot)
+      return
+    }
+    if (overlap === 'replace') this.#replaceWork(slot)
+    if (overlap !== 'buffer-all')
+      for (const older of this.#buffered.splice(0))
+        this.#skip(older, 'a newer tick replaced it while the previous pass runs')
+    this.#buffered.push(slot)
+    while (this.#buffered.length > Math.max(1, catchUpMax))
+      this.#skip(
+        this.#buffered.shift()!,
+        `OVERLAP=buffer-all keeps at most CATCH_UP_MAX (${catchUpMax}) slots waiting`,
+      )
     this.#term.log.debug(
-      { slot: slot.toISOString() },
+      { slot: slot.toISOString(), waiting: this.#buffered.length },
       'tick buffered: its slot runs when the previous pass ends',
     )
   }
 
+  /** OVERLAP=replace: a tick's pass in flight is aborted for `slot` (see WorkInFlight). */
+  #replaceWork(slot: Date): void {
+    const work = this.#work
+    if (work?.kind !== 'slot' || work.abort.signal.aborted) return
+    const why = `replaced: the slot of ${slot.toISOString()} replaces it (OVERLAP=replace)`
+    this.#term.log.info({ slot: slot.toISOString() }, `aborting the pass in flight: ${why}`)
+    work.abort.abort(new Error(`aborted: ${why}`))
+  }
+
+  /** OVERLAP=allow: `slot`'s pass starts now, beside the work in flight (the ledger still claims it once). */
+  #runBeside(slot: Date): void {
+    const pass: Promise<unknown> = this.#scheduledSlot(slot).finally(() => this.#beside.delete(pass))
+    this.#beside.add(pass)
+  }
+
   /** Runs `work` as the work in flight; when it ends, what waits is served (see the module's doc). */
-  #occupy(work: (abort: AbortSignal) => Promise<unknown>): void {
+  #occupy(work: (abort: AbortSignal) => Promise<unknown>, kind: WorkInFlight['kind']): void {
     const abort = new AbortController()
     const at = this.#term.setting.clock.now()
     const done = work(abort.signal)
       .then(() => undefined)
       .finally(() => this.#workEnded())
-    this.#work = { at, abort, done }
+    this.#work = { at, abort, done, kind }
   }
 
   #workEnded(): void {
     this.#work = undefined
-    const next = this.#buffered
-    this.#buffered = undefined
-    if (next && this.#term.serving.aborted)
-      this.#term.log.debug({ slot: next.toISOString() }, 'buffered slot dropped: the term ended')
-    else if (next) this.#tick(next)
+    if (this.#term.serving.aborted) {
+      for (const slot of this.#buffered.splice(0))
+        this.#term.log.debug({ slot: slot.toISOString() }, 'buffered slot dropped: the term ended')
+      return
+    }
+    const next = this.#buffered.shift()
+    if (next) this.#tick(next)
     else if (this.#term.going()) this.#nextWork()
   }
 
@@ -159,7 +201,7 @@ export class TermScheduler {
   #startRequest(): void {
     const requests = this.#requests
     const job = requests?.next()
-    if (requests && job) this.#occupy((abort) => requests.run(job, abort))
+    if (requests && job) this.#occupy((abort) => requests.run(job, abort), 'request')
   }
 
   /** A pause with --abort ends the work in flight that started before it. */
@@ -180,7 +222,7 @@ export class TermScheduler {
   /** A catch-up round from `at`, as the term's work; a ledger that did not answer leaves a look back owed. */
   #lookBack(at: LookBack): void {
     if (!this.#term.going()) return
-    this.#occupy((abort) => this.#catchUp(at, abort))
+    this.#occupy((abort) => this.#catchUp(at, abort), 'catch-up')
   }
 
   async #catchUp(at: LookBack, abort: AbortSignal): Promise<void> {

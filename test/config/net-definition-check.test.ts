@@ -147,7 +147,7 @@ describe('a misspelt field of a net definition', () => {
     // Before: accepted; `overlap: 'queue'` ran as buffer-one and `scope: 'per-installation'` as global.
     const message = refusal({ ...base, overlap: 'queue', scope: 'per-installation' })
     expect(message).toContain(
-      `nets[0] ("tick") overlap: expected a string: 'buffer-one' or 'skip'; got "queue"`,
+      `nets[0] ("tick") overlap: expected a string: 'buffer-one', 'buffer-all', 'skip', 'replace' or 'allow'; got "queue"`,
     )
     expect(message).toContain(
       `nets[0] ("tick") scope: expected a string: 'global', 'installation' or 'one-installation'; got "per-installation"`,

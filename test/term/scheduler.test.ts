@@ -304,6 +304,99 @@ describe('the scheduler', () => {
     ])
   })
 
+  it('with OVERLAP=buffer-all runs every overlapped slot in order, keeping at most CATCH_UP_MAX waiting', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 2300 })
+    const env = {
+      ...TICK_ONLY,
+      LEASECRON_NET_TICK_NET_OVERLAP: 'buffer-all',
+      LEASECRON_NET_TICK_NET_CATCH_UP_MAX: '2',
+    }
+    const c = campaign(net, { env })
+    await vi.advanceTimersByTimeAsync(7_900)
+    // :01 runs 1.0–3.3 while :02 and :03 wait; :02 runs 3.3–5.6 while :04 and :05 come (:03, the oldest of
+    // three waiting, is let go); :04 runs 5.6–7.9 while :06 and :07 come (:05 let go); :06 starts at 7.9.
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01', '02', '04', '06'])
+    await c.finish()
+    const runs = (await c.ledger.history('tick-net', 20)).reverse()
+    expect(
+      runs.map((r) => [r.slot.toISOString().slice(17, 19), r.outcome]),
+      'a waiting slot was lost unrecorded, or ran out of order',
+    ).toEqual([
+      ['01', 'ok'],
+      ['02', 'ok'],
+      ['03', 'skipped'],
+      ['04', 'ok'],
+      ['05', 'skipped'],
+      ['06', 'aborted'],
+    ])
+  })
+
+  it('with OVERLAP=buffer-all and room to wait, runs every slot one after another and lets none go', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 1500 })
+    const c = campaign(net, { env: { ...TICK_ONLY, LEASECRON_NET_TICK_NET_OVERLAP: 'buffer-all' } })
+    await vi.advanceTimersByTimeAsync(7_100)
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01', '02', '03', '04', '05'])
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
+    ).toBe(0)
+    await c.finish()
+  })
+
+  it('with OVERLAP=replace aborts the pass in flight for the new slot, saying so in its record', async () => {
+    let pass = 0
+    const { net, passes } = recordingNet({ passMs: () => (++pass === 1 ? 2300 : 300) })
+    const c = campaign(net, { env: { ...TICK_ONLY, LEASECRON_NET_TICK_NET_OVERLAP: 'replace' } })
+    await vi.advanceTimersByTimeAsync(3_500)
+    expect(passes.map((p) => [p.slot?.slice(17, 19), p.aborted])).toEqual([
+      ['01', true],
+      ['02', false],
+      ['03', false],
+    ])
+    await c.finish()
+    const runs = (await c.ledger.history('tick-net', 20)).reverse()
+    expect(runs.map((r) => [r.slot.toISOString().slice(17, 19), r.outcome])).toEqual([
+      ['01', 'aborted'],
+      ['02', 'ok'],
+      ['03', 'ok'],
+    ])
+    expect(runs[0]!.error, 'the aborted record does not say what replaced it').toMatch(
+      /replaced: the slot of 2026-09-30T15:00:02.000Z replaces it/,
+    )
+    expect(runs[1]!.startedAt.toISOString(), 'the new slot waited for a tick').toBe(
+      '2026-09-30T15:00:02.000Z',
+    )
+  })
+
+  it('with OVERLAP=allow starts each slot’s pass at its tick beside the running ones, each claimed once', async () => {
+    const { net, passes } = recordingNet({ passMs: () => 2300 })
+    const c = campaign(net, { env: { ...TICK_ONLY, LEASECRON_NET_TICK_NET_OVERLAP: 'allow' } })
+    await vi.advanceTimersByTimeAsync(5_500)
+    expect(passes.map((p) => p.slot?.slice(17, 19))).toEqual(['01', '02', '03', '04', '05'])
+    await vi.advanceTimersByTimeAsync(2_500)
+    await c.finish()
+    const runs = (await c.ledger.history('tick-net', 20)).reverse()
+    expect(
+      runs.map((r) => [
+        r.slot.toISOString().slice(17, 19),
+        r.startedAt.toISOString().slice(17, 23),
+        r.outcome,
+      ]),
+      'a slot waited for the one before, or was claimed twice',
+    ).toEqual([
+      ['01', '01.000', 'ok'],
+      ['02', '02.000', 'ok'],
+      ['03', '03.000', 'ok'],
+      ['04', '04.000', 'ok'],
+      ['05', '05.000', 'ok'],
+      ['06', '06.000', 'aborted'],
+      ['07', '07.000', 'aborted'],
+      ['08', '08.000', 'aborted'],
+    ])
+    expect(
+      await counter(c.metrics, 'leasecron_skipped_ticks_total', { net: 'tick-net', reason: 'overlap' }),
+    ).toBe(0)
+  })
+
   it('with OVERLAP=buffer-one drops the buffered slot when the term ends: not run, not recorded by this term', async () => {
     const { net, passes } = recordingNet({ passMs: () => 60_000 })
     const c = campaign(net, { env: TICK_ONLY })
