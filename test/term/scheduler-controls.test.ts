@@ -7,14 +7,14 @@
  * did not answer, a holder that died mid-run: the request is kept for the next poll or the successor).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type LeaseStore, loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
+import { defineNet, type LeaseStore, loadConfig, MemoryRunLedger, MemoryStore } from '../../src/index.js'
 import { MemoryNetControlStore } from '../../src/control/memory-net-control-store.js'
 import type { NetControlStore } from '../../src/control/net-control-store.js'
 import { CONTROL_POLL_MS } from '../../src/term/control-poll.js'
 import { createWorkerMetrics } from '../../src/observe/metrics.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
 import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
-import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { campaignOptions } from '../support/term-specs.js'
 
 const T0 = new Date('2026-09-30T15:00:00.200Z')
@@ -170,6 +170,39 @@ describe('the holder honouring its net’s controls', () => {
     expect((await controls.get('tick-net', new Date())).run, 'the request was left pending').toBe(undefined)
     await vi.advanceTimersByTimeAsync(3 * CONTROL_POLL_MS)
     expect(passes, 'one request ran twice').toHaveLength(1)
+    await c.finish()
+  })
+
+  it('never aborts a requested run for a tick under OVERLAP=replace: the tick’s slot waits for it', async () => {
+    const controls = new MemoryNetControlStore()
+    let manualAt = Number.NaN
+    const net = defineNet({
+      name: 'tick-net',
+      lease: TICK_LEASE.name,
+      schedule: '* * * * * *',
+      description: 'a manual run of 3 s, scheduled ones of 100 ms',
+      options: {},
+      setup: () => ({}),
+      term: () => async (ctx) => {
+        const ms = ctx.slot.getTime() === manualAt ? 3_000 : 100
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms)
+          const stop = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+          ctx.signal.addEventListener('abort', stop, { once: true })
+        })
+      },
+    })
+    const c = campaign(net, controls, { env: { OVERLAP: 'replace' } })
+    await vi.advanceTimersByTimeAsync(100)
+    const { request } = await controls.request('tick-net', 'run', { by: 'ann' }, new Date())
+    manualAt = request.at.getTime()
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 4_000)
+    const manual = await c.ledger.get('tick-net', request.at, { manual: true })
+    expect(manual?.outcome, 'a tick replaced the operator’s run').toBe('ok')
+    expect(manual!.finishedAt!.getTime() - manual!.startedAt.getTime()).toBeGreaterThanOrEqual(3_000)
     await c.finish()
   })
 
