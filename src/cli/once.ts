@@ -28,6 +28,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   'timed-out': EXIT.failure,
   aborted: EXIT.interrupted,
   missed: EXIT.ok,
+  'outside-window': EXIT.ok,
 }
 
 /**

@@ -36,6 +36,8 @@ const OPTIONAL_KINDS: ReadonlyArray<readonly [field: string, kind: 'string' | 'n
   ['catchUpMax', 'number', 'a whole number of slots, e.g. 10'],
   ['overlap', 'string', "'buffer-one', 'buffer-all', 'skip', 'replace' or 'allow'"],
   ['dayMatch', 'string', "'any' or 'all'"],
+  ['startAt', 'string', "an ISO 8601 instant, e.g. '2026-12-01T00:00:00Z'"],
+  ['endAt', 'string', "an ISO 8601 instant, e.g. '2027-01-01T00:00:00Z'"],
   ['jitter', 'string', "a duration with its unit, e.g. '30s'"],
   ['pingUrl', 'string', "a URL, e.g. 'https://hc-ping.com/<uuid>'"],
   ['scope', 'string', "'global', 'installation' or 'one-installation'"],

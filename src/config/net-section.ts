@@ -1,6 +1,6 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, DAY_MATCH, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
+ * CATCH_UP_MAX, OVERLAP, DAY_MATCH, START_AT, END_AT, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
  * PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
@@ -12,6 +12,7 @@ import { CATCH_UP_POLICIES, type CatchUpPolicy, type NetDefinition, OVERLAP_POLI
 import { checkSchedule, DAY_MATCHES, type DayMatch, SCHEDULE_TIME_ZONE } from '../schedule/schedule.js'
 import { canonicalTimeZone } from '../schedule/zoned-time.js'
 import { type EnvReader, wholeMs } from './env-reader.js'
+import { readWindow } from './net-window.js'
 import { PING_URL_EXPECTED, parsePingUrl } from './ping-url.js'
 import { rememberSecret } from './scrub.js'
 import { netEnvPrefix } from './variables.js'
@@ -77,6 +78,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   const jitterMs = readJitter(r, net, intervalMs, variable('JITTER'))
   const attempts = readAttempts(r, intervalMs, variable)
   const durations = readDurationBounds(r, variable)
+  const window = readWindow(r, net, variable)
   const pingUrl = readPingUrl(r, net, variable('PING_URL'))
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
@@ -88,7 +90,8 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   }
   return {
     ...{ definition: net, enabled, schedule, dayMatch, timeZone, intervalMs, pacing },
-    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, ...durations, pingUrl, options },
+    ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, ...durations, ...window },
+    ...{ pingUrl, options },
   }
 }
 

@@ -42,6 +42,8 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       enabled: n.enabled,
       schedule: n.schedule,
       dayMatch: n.dayMatch ?? '(unset)',
+      startAt: n.startAt?.toISOString() ?? '(unset)',
+      endAt: n.endAt?.toISOString() ?? '(unset)',
       timeZone: n.timeZone,
       catchUp: n.catchUp,
       catchUpWindow: formatDuration(n.catchUpWindowMs),

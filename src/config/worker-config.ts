@@ -56,6 +56,9 @@ export interface NetConfig {
    */
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
+  /** START_AT and END_AT: the instants the schedule is served between (config/net-window.ts); unset, no bound. */
+  startAt?: Date | undefined
+  endAt?: Date | undefined
   /** PING_URL: where each pass reports its start and end (observe/ping.ts); a secret. Undefined: no pings. */
   pingUrl?: string | undefined
   options: Record<string, unknown>

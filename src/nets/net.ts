@@ -158,6 +158,13 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    */
   dayMatch?: 'any' | 'all'
   /**
+   * The first and last instants the schedule is served (ISO 8601 with a zone, `2026-12-01T00:00:00Z`):
+   * slots before `startAt` or after `endAt` are not run by any path, and a net past its `endAt` shows
+   * `finished`. Overridden by `LEASECRON_NET_<NAME>_START_AT` and `…_END_AT`.
+   */
+  startAt?: string
+  endAt?: string
+  /**
    * A fixed start offset for every pass, so nets (and installations) that share a schedule do not all start
    * at its instant: each pass starts a stable share of this duration (`30s`) after its slot, hashed from
    * the net's name (per installation for a per-installation net). The slot, its ledger key and its

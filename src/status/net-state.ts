@@ -20,7 +20,10 @@
  *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
  *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).
  * - `ok`: otherwise.
- * - `paused`: before all of these, while the net is paused (control/): its slots are recorded `paused` on
+ * - `finished`: before all of these, the net is past its END_AT (config/net-window.ts) and no pass of it
+ *   runs: it has no slot left, so it is neither late nor missed. Before its START_AT's first slot is due
+ *   it is `starting`.
+ * - `paused`: before all of these but `finished`, while the net is paused (control/): its slots are recorded `paused` on
  *   purpose, so it is neither late nor missed. Manual runs (run now) are passed over: they are no slot.
  */
 import { type DayMatch, scheduleOf, slotAtOrBefore } from '../schedule/schedule.js'
@@ -34,6 +37,7 @@ export const NET_STATES = [
   'failing',
   'missed',
   'paused',
+  'finished',
 ] as const
 export type NetState = (typeof NET_STATES)[number]
 
@@ -55,6 +59,9 @@ export interface StateSchedule {
   timeZone: string
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
+  /** START_AT and END_AT, when set. */
+  startAt?: Date | undefined
+  endAt?: Date | undefined
 }
 
 /** How many schedule intervals a net may go without a success before it is late. */
@@ -72,8 +79,11 @@ export function netState(
   now: Date,
   paused = false,
 ): NetState {
-  if (paused) return 'paused'
   const newestFirst = [...runs].filter((r) => !r.manual).sort((a, b) => b.slot.getTime() - a.slot.getTime())
+  const runsNow = newestFirst.length > 0 && newestFirst[0]!.outcome === undefined
+  if (plan.endAt && now.getTime() > plan.endAt.getTime() && !runsNow) return 'finished'
+  if (paused) return 'paused'
+  if (plan.startAt && slotAtOrBefore(scheduleOf(plan), now, plan.timeZone) < plan.startAt) return 'starting'
   const verdict = newestFirst.find((r) => r.outcome !== undefined && VERDICTS.has(r.outcome))
   if (verdict?.outcome === 'failed' || verdict?.outcome === 'timed-out') return 'failing'
   if (verdict?.outcome === 'missed') return 'missed'

@@ -24,6 +24,9 @@ export interface StatusNetPlan {
   /** MIN_DURATION and MAX_DURATION (ms), when set: a pass outside them shows the net too-fast or slow. */
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
+  /** START_AT and END_AT, when set: past END_AT the net is finished. */
+  startAt?: Date | undefined
+  endAt?: Date | undefined
 }
 
 export interface StatusSources {

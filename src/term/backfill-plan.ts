@@ -10,6 +10,7 @@
 import type { NetConfig } from '../config/worker-config.js'
 import { slotsBetween } from '../schedule/schedule-range.js'
 import { scheduleOf } from '../schedule/schedule.js'
+import { inNetWindow } from '../config/net-window.js'
 import { BACKFILL_CONFIRM_ABOVE, BACKFILL_MAX_SLOTS } from './backfill-limits.js'
 import { INSTANT_FORM, parseIsoInstant } from './iso-instant.js'
 
@@ -48,8 +49,10 @@ export function planBackfill(request: BackfillRequest): BackfillPlan {
     return refuse(
       `the range holds more than ${BACKFILL_MAX_SLOTS} slots of "${schedule}" (${timeZone}): split it into smaller ranges`,
     )
-  const bound = request.dryRun ? undefined : runBounds(range.slots.length, request)
-  return bound ?? { ok: true, from: from.instant, to: to.instant, slots: range.slots }
+  // The net's START_AT/END_AT bound every path: a slot outside them is not the net's to run or list.
+  const slots = range.slots.filter((slot) => inNetWindow(request.net, slot))
+  const bound = request.dryRun ? undefined : runBounds(slots.length, request)
+  return bound ?? { ok: true, from: from.instant, to: to.instant, slots }
 }
 
 /** The refusals only a real run has: more slots than the ledger keeps, or many slots without `--yes`. */

@@ -58,6 +58,9 @@ export interface CatchUpInput {
   retakable?: readonly Date[]
   /** The most scheduled slots looked at, newest first (a bound on the walk and on the ledger writes). */
   lookback: number
+  /** The net's START_AT and END_AT: a slot outside them is neither run nor recorded (config/net-window.ts). */
+  startAt?: Date | undefined
+  endAt?: Date | undefined
   /**
    * Why the plan is made: at a term's election (the default), or within a term once the run ledger answers
    * again after it did not answer a claim (`recovery`). Only the reasons recorded differ.
@@ -87,7 +90,11 @@ export interface CatchUpPlan {
 
 /** Plans the election's catch-up; see the module's doc. Throws only what schedule.ts throws (a bad schedule). */
 export function planCatchUp(input: CatchUpInput): CatchUpPlan {
-  const newest = slotAtOrBefore(input.schedule, input.now, input.timeZone)
+  const endAt = input.endAt?.getTime()
+  const due = endAt !== undefined && endAt < input.now.getTime() ? input.endAt! : input.now
+  const newest = slotAtOrBefore(input.schedule, due, input.timeZone)
+  if (input.startAt && newest.getTime() < input.startAt.getTime())
+    return { run: [], missed: [], lookbackExhausted: false }
   // A record of a slot after the election (a replica whose clock runs ahead claimed it) says nothing of the past.
   const recorded = input.recorded?.filter((slot) => slot.getTime() <= input.now.getTime())
   if (recorded === undefined || recorded.length === 0) return firstPlan(input, newest)
@@ -122,6 +129,7 @@ function unrecordedSlots(
   let looked = 0
   for (const slot of slotsAtOrBefore(input.schedule, newest, input.timeZone)) {
     if (slot.getTime() <= floor.getTime()) return { unrecorded, exhausted: false }
+    if (input.startAt && slot.getTime() < input.startAt.getTime()) return { unrecorded, exhausted: false }
     if (looked++ >= input.lookback) return { unrecorded, exhausted: true }
     if (!held.has(slot.getTime())) unrecorded.push(slot)
   }

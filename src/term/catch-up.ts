@@ -63,6 +63,8 @@ export class TermCatchUp implements CatchUpStep {
     const plan = planCatchUp({
       schedule: scheduleOf(net),
       timeZone: net.timeZone,
+      startAt: net.startAt,
+      endAt: net.endAt,
       now: at.now,
       policy: net.catchUp,
       windowMs: net.catchUpWindowMs,

@@ -155,7 +155,13 @@ export class NetRunner {
     // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
     const elected = clock.now()
     const offsetMs = passOffsetMs(net, elected)
-    const ticker = new SlotTicker({ schedule: scheduleOf(net), timeZone: net.timeZone, clock, offsetMs })
+    const ticker = new SlotTicker({
+      schedule: scheduleOf(net),
+      timeZone: net.timeZone,
+      clock,
+      offsetMs,
+      window: net,
+    })
     const scheduler = new TermScheduler(term, this.#steps(term), ticker)
     logNextPass(term.termLog, net, elected, offsetMs)
     scheduler.start(elected)
@@ -218,8 +224,16 @@ export function termMetrics(metrics: WorkerMetrics): (event: TermEvent) => void 
 
 /** The one line a term begins with: when the schedule's next pass is due (UTC, ISO 8601; and local when zoned). */
 function logNextPass(log: Logger, net: NetConfig, now: Date, spreadMs: number): void {
-  const { schedule, timeZone } = net
-  const next = new Date(nextFireTime(scheduleOf(net), now, timeZone).getTime() + spreadMs)
+  const { schedule, timeZone, startAt, endAt } = net
+  // Before START_AT the first pass is its first slot's; past END_AT there is none (slot-ticker.ts).
+  const from = startAt && startAt.getTime() > now.getTime() ? new Date(startAt.getTime() - 1) : now
+  const slot = nextFireTime(scheduleOf(net), from, timeZone)
+  if (endAt && slot.getTime() > endAt.getTime()) {
+    const fields = { schedule, timeZone, endAt: endAt.toISOString() }
+    log.info(fields, `term began: no scheduled pass left, END_AT ${endAt.toISOString()} has passed`)
+    return
+  }
+  const next = new Date(slot.getTime() + spreadMs)
   const nextPassAt = next.toISOString()
   const local = timeZone === 'UTC' ? '' : ` (${formatLocal(next, timeZone)} ${timeZone})`
   const offset = spreadMs > 0 ? { [net.jitterMs > 0 ? 'jitterOffsetMs' : 'spreadMs']: spreadMs } : {}

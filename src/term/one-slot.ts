@@ -37,7 +37,8 @@ import {
 /**
  * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
  * `timed-out` when its last attempt ran past the net's TIMEOUT; `missed` when the slot was older than the
- * catch-up window (`missAfterMs`, serverless triggers only) and was recorded so instead of run.
+ * catch-up window (`missAfterMs`, serverless triggers only) and was recorded so instead of run;
+ * `outside-window` when the slot is before the net's START_AT or after its END_AT (nothing ran or was recorded).
  */
 export type OnceOutcome =
   | 'ran'
@@ -48,6 +49,7 @@ export type OnceOutcome =
   | 'timed-out'
   | 'aborted'
   | 'missed'
+  | 'outside-window'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -244,6 +246,8 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
     case 'missed':
       return `${result.net}: slot ${result.slot} is older than the catch-up window; recorded missed, not run`
+    case 'outside-window':
+      return `${result.net}: slot ${result.slot} is outside the net's START_AT/END_AT; nothing runs (${result.error ?? ''})`
     default:
       return `${result.net}: slot ${result.slot} failed${fence}${tries(result)}: ${result.error ?? 'unknown error'}`
   }

@@ -20,6 +20,7 @@
  */
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../lease/clock.js'
 import { nextFireTime, type Schedule, slotAtOrBefore } from '../schedule/schedule.js'
+import type { NetWindow } from '../config/net-window.js'
 import { passStart } from './slot-spread.js'
 
 export interface SlotTickerOptions {
@@ -28,6 +29,8 @@ export interface SlotTickerOptions {
   clock: Clock
   /** How long after each slot its tick comes (ms, below the gap to the next slot's tick); 0 by default. */
   offsetMs?: number
+  /** The net's START_AT and END_AT: no tick serves a slot outside them (config/net-window.ts). */
+  window?: NetWindow
 }
 
 /**
@@ -41,16 +44,25 @@ export class SlotTicker {
   #timer: TimerHandle | undefined
   #waiting: ((slot: Date | undefined) => void) | undefined
   #stopped = false
+  /** The next slot lies past END_AT: the ticks are over (as if stopped). */
+  #ended = false
 
   constructor(options: SlotTickerOptions) {
     this.#options = options
     this.#offset = options.offsetMs ?? 0
-    this.#due = this.#startOf(nextFireTime(options.schedule, options.clock.now(), options.timeZone))
+    const now = options.clock.now().getTime()
+    const startAt = options.window?.startAt?.getTime()
+    // Before START_AT the first tick is START_AT's first slot: the one after the instant before it.
+    const from = new Date(startAt !== undefined && startAt - 1 > now ? startAt - 1 : now)
+    this.#due = this.#dueAfter(nextFireTime(options.schedule, from, options.timeZone))
   }
 
-  /** Waits for the next tick: resolves the slot it serves, or undefined once stopped. One wait at a time. */
+  /**
+   * Waits for the next tick: resolves the slot it serves, or undefined once stopped or past END_AT. One
+   * wait at a time.
+   */
   next(): Promise<Date | undefined> {
-    if (this.#stopped) return Promise.resolve(undefined)
+    if (this.#stopped || this.#ended) return Promise.resolve(undefined)
     return new Promise((resolve) => {
       this.#waiting = resolve
       this.#arm()
@@ -89,7 +101,7 @@ export class SlotTicker {
       this.#startOf(newest).getTime() <= now.getTime()
         ? newest
         : slotAtOrBefore(schedule, new Date(newest.getTime() - 1), timeZone)
-    this.#due = this.#startOf(nextFireTime(schedule, slot, timeZone))
+    this.#due = this.#dueAfter(nextFireTime(schedule, slot, timeZone))
     this.#answer(slot)
   }
 
@@ -97,6 +109,13 @@ export class SlotTicker {
     const waiting = this.#waiting
     this.#waiting = undefined
     waiting?.(slot)
+  }
+
+  /** When `next`'s tick is due; marks the ticks ended when that slot is past END_AT. */
+  #dueAfter(next: Date): Date {
+    const endAt = this.#options.window?.endAt
+    if (endAt !== undefined && next.getTime() > endAt.getTime()) this.#ended = true
+    return this.#startOf(next)
   }
 
   #startOf(slot: Date): Date {

@@ -18,6 +18,7 @@ import { type OnceResult, runOnce } from '../term/one-slot.js'
 import { netPinger } from '../observe/ping.js'
 import type { PassRuntime } from './runtime.js'
 import { openTerm } from '../nets/net-term.js'
+import { inNetWindow } from '../config/net-window.js'
 
 export interface RuntimeOnceSpec {
   runtime: PassRuntime
@@ -51,6 +52,8 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
   // The installation the pass acts as (recorded on its run), and that installation's forge.
   const acting = actingNet(net, runtime.installations)
   const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
+  // A scheduled slot outside START_AT/END_AT is not the net's: nothing is claimed, run or recorded.
+  if (!spec.manual && !inNetWindow(net, spec.slot)) return outsideWindow(acting, spec)
   // A stop during the wait leaves runOnce an aborted signal: it claims nothing and answers `aborted`.
   if (spec.waitForJitter) await waitForJitter(acting, spec)
   const result = await runOnce({
@@ -79,6 +82,23 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     ...clockCheck(runtime, spec.config),
   })
   return withConnectCause(result, runtime.mongo)
+}
+
+/** The answer for a slot outside the net's START_AT/END_AT, saying which bound it is past. */
+function outsideWindow(acting: NetConfig, spec: RuntimeOnceSpec): OnceResult {
+  const { startAt, endAt } = spec.net
+  const why =
+    endAt && spec.slot.getTime() > endAt.getTime()
+      ? `END_AT ${endAt.toISOString()} has passed: the net is finished`
+      : `START_AT is ${startAt?.toISOString()}`
+  return {
+    net: acting.definition.name,
+    slot: spec.slot.toISOString(),
+    outcome: 'outside-window',
+    owner: spec.owner,
+    fence: null,
+    error: why,
+  }
 }
 
 /**

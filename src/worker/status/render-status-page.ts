@@ -201,13 +201,17 @@ export function renderState(state: NetStatus['state'], failures = 0): string {
 }
 const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
   ok: { css: 'ok', word: 'ok' },
-  starting: { css: 'muted', word: 'starting: its first pass runs, none has ended yet' },
+  starting: {
+    css: 'muted',
+    word: 'starting: its first pass runs (or its START_AT has not come), none has ended yet',
+  },
   late: { css: 'warn', word: 'late: no success within two schedule intervals' },
   slow: { css: 'warn', word: 'slow: its newest pass took longer than MAX_DURATION' },
   'too-fast': { css: 'warn', word: 'too fast: its newest pass ended sooner than MIN_DURATION' },
   failing: { css: 'bad', word: 'failing: the newest finished slot failed' },
   missed: { css: 'warn', word: 'missed: the newest accounted slot never ran' },
   paused: { css: 'warn', word: 'paused: its slots are recorded paused, not run' },
+  finished: { css: 'muted', word: 'finished: past its END_AT, it has no slot left' },
 }
 
 /** A run's outcome in words (and colour), with its attempts when it took more than one. */

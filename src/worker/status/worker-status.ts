@@ -215,5 +215,7 @@ export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
     timeZone: n.timeZone,
     ...(n.minDurationMs === undefined ? {} : { minDurationMs: n.minDurationMs }),
     ...(n.maxDurationMs === undefined ? {} : { maxDurationMs: n.maxDurationMs }),
+    ...(n.startAt === undefined ? {} : { startAt: n.startAt }),
+    ...(n.endAt === undefined ? {} : { endAt: n.endAt }),
   }))
 }
