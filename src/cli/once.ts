@@ -18,6 +18,7 @@ import { clockRefusal } from './clock-refusal.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { scheduleOf } from '../schedule/schedule.js'
+import { netEnvPrefix } from '../config/variables.js'
 
 const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   ran: EXIT.ok,
@@ -38,6 +39,11 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
 export async function onceCommand({ args, values, config, io }: CommandContext): Promise<number> {
   const net = findNet('once', args[0], config, io, values.config)
   if (!net) return EXIT.usage
+  // Asked by name, it runs; but the operator who disabled it for the workers should hear that it did.
+  if (!net.enabled)
+    io.err(
+      `leasecron once: ${net.definition.name} is disabled (${netEnvPrefix(net.definition.name)}ENABLED=false): the workers do not run it; running this one slot as asked`,
+    )
   if (values.now && values.slot !== undefined) {
     io.err('leasecron once: --now and --slot: expected one of them (--now runs a manual slot), not both')
     return EXIT.usage

@@ -318,7 +318,7 @@ function readSchedule(
   const check = checkSchedule({ expression: text, dayMatch: given })
   if (check.ok) return { schedule: text.trim(), dayMatch, intervalMs: check.intervalMs }
   const choose = ` (${dayMatchVar}, or dayMatch in the net's definition)`
-  const expected = check.expected.replace('with DAY_MATCH', `with DAY_MATCH${choose}`)
+  const expected = check.expected.replace('a DAY_MATCH,', `a DAY_MATCH${choose},`)
   // A net's own schedule comes from the configuration module (the shipped one or the user's): its fault
   // is a configuration error too (78), named after the net rather than a variable.
   if (r.value(scheduleVar) === undefined)

@@ -161,7 +161,7 @@ function computeCheck(text: string, dayMatch: DayMatch | undefined): ScheduleChe
 
 /** Why a schedule restricting both day fields needs a DAY_MATCH, as its refusal says it. */
 export const DAY_MATCH_NEEDED =
-  'day of month and day of week are both restricted: choose how they combine with DAY_MATCH — `any` fires on a day matching either (Vixie cron), `all` on a day matching both (e.g. `0 0 13 * 5` with `all` is Friday the 13th)'
+  'a DAY_MATCH, as the day of month and the day of week are both restricted: choose how they combine — `any` fires on a day matching either (Vixie cron), `all` on a day matching both (e.g. `0 0 13 * 5` with `all` is Friday the 13th)'
 
 /**
  * Both day fields restricted: refused without a day match; with one, the next 50 wall times of that
@@ -169,7 +169,8 @@ export const DAY_MATCH_NEEDED =
  * it knows only `all`, and the walk is the slot calculator either way.
  */
 function bothDaysCheck(text: string, dayMatch: DayMatch | undefined): ScheduleCheck {
-  if (dayMatch === undefined) return { ok: false, expected: `${EXPECTED}; ${DAY_MATCH_NEEDED}` }
+  // The expression is valid cron: what is missing is the choice, not a field.
+  if (dayMatch === undefined) return { ok: false, expected: DAY_MATCH_NEEDED }
   try {
     const walls = wallTimes({ expression: text, dayMatch }, Date.now())
     const runs: number[] = []

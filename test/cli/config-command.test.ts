@@ -50,4 +50,17 @@ describe('leasecron config', () => {
     expect(shown.forge.issues.map((i) => i.variable)).toContain('GITHUB_APP_ID')
     expect(err.join('\n')).toContain('run and once would refuse the GitHub App variables (GITHUB_APP_ID')
   })
+
+  it('says when once runs a net the workers have disabled', async () => {
+    const err: string[] = []
+    const code = await main(['once', 'merge-gate-sweeper', '--now'], {
+      out: () => undefined,
+      err: (l) => err.push(l),
+      env: { LEASECRON_NET_MERGE_GATE_SWEEPER_ENABLED: 'false', LOG_LEVEL: 'silent' },
+    })
+    expect(code).toBe(0)
+    expect(err.join('\n'), 'a disabled net ran without a word').toContain(
+      'merge-gate-sweeper is disabled (LEASECRON_NET_MERGE_GATE_SWEEPER_ENABLED=false)',
+    )
+  })
 })

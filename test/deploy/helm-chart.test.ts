@@ -75,9 +75,11 @@ function withoutSelectors(pod: Manifest): Manifest {
 const OPERATED = {
   replicaCount: 3,
   image: { repository: 'ghcr.io/acme/leasecron', tag: '0.4.0' },
+  // Numbers, as a values file gives them: YAML reads them as floats, which must still render as digits.
+  github: { appId: 1234567, installationIds: 'all' },
   secret: { existingSecret: 'leasecron-prod' },
   adminToken: { secretName: 'leasecron-admin' },
-  nets: { 'board-issue-sync': { SCHEDULE: '*/5 * * * *', JITTER: '30s' } },
+  nets: { 'board-issue-sync': { SCHEDULE: '*/5 * * * *', JITTER: '30s', CATCH_UP_MAX: 1000000 } },
   env: { LEASECRON_BIND_ADDRESS: '0.0.0.0' },
   serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
   prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
@@ -146,6 +148,14 @@ describe('the Helm chart', () => {
     })
     expect(env.find((e) => e.name === 'LEASECRON_NET_BOARD_ISSUE_SYNC_SCHEDULE')?.value).toBe('*/5 * * * *')
     expect(env.find((e) => e.name === 'LEASECRON_NET_BOARD_ISSUE_SYNC_JITTER')?.value).toBe('30s')
+    expect(env.find((e) => e.name === 'LEASECRON_NET_BOARD_ISSUE_SYNC_CATCH_UP_MAX')?.value).toBe('1000000')
+    expect(env.find((e) => e.name === 'GITHUB_APP_ID')?.value, 'a numeric id rendered as a float').toBe(
+      '1234567',
+    )
+    expect(env.find((e) => e.name === 'GITHUB_INSTALLATION_IDS')?.value).toBe('all')
+    expect(envNames(deployment), 'both installation variables are set').not.toContain(
+      'GITHUB_INSTALLATION_ID',
+    )
     expect(
       envNames(deployment).filter((n) => !accepted.has(n) && !n.startsWith('LEASECRON_NET_')),
       'the chart sets a variable the worker would refuse',
@@ -174,6 +184,11 @@ describe('the Helm chart', () => {
       [{ image: { repository: 'r', tag: 'latest' } }, /tag/],
       [{ nets: { 'board-issue-sync': { schedule: '* * * * *' } } }, /schedule/],
       [{ replicas: 3 }, /replicas/],
+      [{ env: { MONGO_URI: 'mongodb://elsewhere' } }, /MONGO_URI/],
+      [
+        { shutdownTimeoutMs: 60_000 },
+        /shutdownTimeoutMs \(60000\) must be below terminationGracePeriodSeconds/,
+      ],
     ] as const) {
       const { ok, output } = await runHelm(['template', 'leasecron', chart], values)
       expect(ok, `helm rendered ${JSON.stringify(values)}`).toBe(false)

@@ -93,7 +93,9 @@ describe('a schedule’s days', () => {
   it('refuses both day fields restricted without a DAY_MATCH, saying how to choose', () => {
     const check = checkSchedule('0 9 13 * 5')
     expect(check.ok).toBe(false)
-    expect(check.ok ? '' : check.expected).toMatch(/both restricted: choose .*DAY_MATCH.*`any`.*`all`/)
+    expect(check.ok ? '' : check.expected).toMatch(
+      /DAY_MATCH, as the day of month and the day of week are both restricted: choose.*`any`.*`all`/,
+    )
     expect(checkSchedule({ expression: '0 9 13 * 5', dayMatch: undefined }).ok).toBe(false)
   })
 

@@ -67,7 +67,7 @@ describe('checkSchedule without node-cron ticking', () => {
   it('still refuses, through the full comparison, what the libraries read differently', () => {
     const both = checkSchedule('0 0 1 * 1')
     expect(both.ok, 'both day fields restricted was accepted').toBe(false)
-    expect(both.ok ? '' : both.expected).toMatch(/day of month and day of week are both restricted/)
+    expect(both.ok ? '' : both.expected).toMatch(/the day of month and the day of week are both restricted/)
     const backwards = checkSchedule('1-0 * * * *')
     expect(backwards.ok, 'a wrapping range was accepted').toBe(false)
     expect(backwards.ok ? '' : backwards.expected).toMatch(/the range 1-0 runs backwards/)
