@@ -5,52 +5,37 @@
  * both), has an expr, and carries only the fields the operator knows — so a typo (`annotation:`) or a
  * `for` that is not a Prometheus duration is rejected here, as the API server would.
  */
-const DURATION = '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'
-const stringMap = { type: 'object', additionalProperties: { type: 'string' } }
+import { DURATION, operatorResource, stringMap } from './operator-resource-schema.js'
 
-export const PROMETHEUS_RULE_SCHEMA = {
+export const PROMETHEUS_RULE_SCHEMA = operatorResource('PrometheusRule', {
   type: 'object',
-  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  required: ['groups'],
   additionalProperties: false,
   properties: {
-    apiVersion: { const: 'monitoring.coreos.com/v1' },
-    kind: { const: 'PrometheusRule' },
-    metadata: {
-      type: 'object',
-      required: ['name'],
-      properties: { name: { type: 'string', minLength: 1 }, labels: stringMap, annotations: stringMap },
-    },
-    spec: {
-      type: 'object',
-      required: ['groups'],
-      additionalProperties: false,
-      properties: {
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['name', 'rules'],
-            additionalProperties: false,
-            properties: {
-              name: { type: 'string', minLength: 1 },
-              interval: { type: 'string', pattern: DURATION },
-              rules: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  required: ['expr'],
-                  oneOf: [{ required: ['alert'] }, { required: ['record'] }],
-                  additionalProperties: false,
-                  properties: {
-                    alert: { type: 'string' },
-                    record: { type: 'string' },
-                    expr: { type: ['string', 'integer'] },
-                    for: { type: 'string', pattern: DURATION },
-                    keep_firing_for: { type: 'string', pattern: DURATION },
-                    labels: stringMap,
-                    annotations: stringMap,
-                  },
-                },
+    groups: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'rules'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          interval: { type: 'string', pattern: DURATION },
+          rules: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['expr'],
+              oneOf: [{ required: ['alert'] }, { required: ['record'] }],
+              additionalProperties: false,
+              properties: {
+                alert: { type: 'string' },
+                record: { type: 'string' },
+                expr: { type: ['string', 'integer'] },
+                for: { type: 'string', pattern: DURATION },
+                keep_firing_for: { type: 'string', pattern: DURATION },
+                labels: stringMap,
+                annotations: stringMap,
               },
             },
           },
@@ -58,4 +43,4 @@ export const PROMETHEUS_RULE_SCHEMA = {
       },
     },
   },
-} as const
+})
