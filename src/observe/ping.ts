@@ -123,8 +123,12 @@ function pingTarget(text: string): PingTarget {
 /** What a pass's end pings: success, `/fail` with the error, or `/log` for a pass its term cut short. */
 function endPing(outcome: PassOutcome, error: unknown): { kind: PingKind; body?: string } {
   if (outcome === 'ok') return { kind: 'success' }
-  if (outcome === 'aborted')
-    return { kind: 'log', body: 'aborted: the term ended during the pass; the slot is recorded aborted' }
+  // Why it was cut short when the pass knows (OVERLAP=replace, a pause with --abort), else its term's end.
+  if (outcome === 'aborted') {
+    const why =
+      error === undefined ? 'the term ended during the pass' : scrubbedErrorMessage(error).split('\n')[0]!
+    return { kind: 'log', body: `aborted: ${why}; the slot is recorded aborted`.slice(0, MAX_BODY_CHARS) }
+  }
   const message = error === undefined ? outcome : scrubbedErrorMessage(error).split('\n')[0]!
   return { kind: 'fail', body: `${outcome}: ${message}`.slice(0, MAX_BODY_CHARS) }
 }

@@ -326,7 +326,7 @@ function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): 
   if (ended.outcome === 'failed') log.error({ err: ended.error, ...fields }, 'pass failed')
   else if (ended.outcome === 'timed-out') log.error({ err: ended.error, ...fields }, 'pass timed out')
   else if (ended.outcome === 'aborted')
-    log.info({ ...fields, err: ended.error }, 'pass aborted: its term ended')
+    log.info({ ...fields, err: ended.error }, 'pass aborted: its term ended, or it was replaced or paused')
   else log.debug(fields, 'pass finished')
 }
 
