@@ -1,0 +1,70 @@
+/**
+ * The documentation site (`npm run docs`): the README as its home, docs/ (with the decision records) as
+ * its guide, the CHANGELOG, and the API reference TypeDoc writes into docs/public/api. VitePress was chosen
+ * over Starlight: it renders the repository's own Markdown files in place (no content collection to copy
+ * them into), its build fails on a dead link between pages by default, and its only runtime is Vue.
+ *
+ * Links to repository files that are not pages (deploy/…, test/…) are left to the repository: the site
+ * checks links between its pages, not into the source tree.
+ */
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitepress'
+
+const GUIDE = [
+  ['Installing', '/docs/install'],
+  ['Configuration', '/docs/configuration'],
+  ['The CLI', '/docs/cli'],
+  ['Operations', '/docs/operations'],
+  ['Reliability', '/docs/reliability'],
+  ['Architecture', '/docs/architecture'],
+  ['Benchmarks', '/docs/benchmarks'],
+  ['Decision records', '/docs/decisions/'],
+  ['Changes', '/CHANGELOG'],
+] as const
+
+export default defineConfig({
+  title: 'leasecron',
+  description:
+    'Periodic idempotent jobs on cron schedules, one elected replica per job through a named lease in MongoDB',
+  srcExclude: [
+    '**/node_modules/**',
+    'bench/**',
+    'src/**',
+    'test/**',
+    'examples/**',
+    'deploy/**',
+    'tools/**',
+    'dist/**',
+    '.cache/**',
+  ],
+  rewrites: { 'README.md': 'index.md', 'docs/decisions/README.md': 'docs/decisions/index.md' },
+  outDir: '.cache/site',
+  cacheDir: '.cache/vitepress',
+  // TypeDoc's HTML is copied as it is: the site links to it, VitePress does not render it.
+  vite: { publicDir: fileURLToPath(new URL('../docs/public', import.meta.url)) },
+  cleanUrls: false,
+  // VitePress checks links to pages (written without .md); one into a tree the site leaves out
+  // (bench/NOTES.md, src/forge/README.md) is a repository file for readers of the repository.
+  ignoreDeadLinks: [/(^|\/)(bench|src|test|examples|deploy|tools)\//],
+  // The pages are the repository's Markdown, which writes `<net>` in prose and holds no HTML of its own:
+  // read as text, not as Vue components.
+  markdown: {
+    config: (md) => {
+      md.set({ html: false })
+    },
+  },
+  // {{ and }} in the Markdown (Prometheus's `{{ $labels.net }}`) are text, not Vue interpolations.
+  vue: { template: { compilerOptions: { delimiters: ['{%{', '}%}'] } } },
+  themeConfig: {
+    nav: [
+      { text: 'Guide', link: '/docs/configuration' },
+      { text: 'API', link: '/api/index.html', target: '_self' },
+      { text: 'Changes', link: '/CHANGELOG' },
+    ],
+    sidebar: [
+      { text: 'Guide', items: GUIDE.map(([text, link]) => ({ text, link })) },
+      { text: 'Reference', items: [{ text: 'API (TypeDoc)', link: '/api/index.html', target: '_self' }] },
+    ],
+    search: { provider: 'local' },
+  },
+})
