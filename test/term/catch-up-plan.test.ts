@@ -259,3 +259,28 @@ describe('planning a catch-up across daylight-saving changes', () => {
     expect(slots).toHaveLength(5)
   })
 })
+
+describe('planning a catch-up within START_AT and END_AT', () => {
+  it('runs and records nothing before START_AT’s first slot has come', () => {
+    for (const recorded of [[], ranFrom(10, 5)]) {
+      const p = plan({ policy: 'latest', recorded, startAt: new Date('2026-10-01T12:30:00Z') })
+      expect([iso(p.run), p.missed], `with ${recorded.length} runs recorded`).toEqual([[], []])
+    }
+  })
+
+  it('looks at no slot before START_AT: the gap before it is neither run nor recorded missed', () => {
+    const p = plan({ policy: 'all', recorded: ranFrom(10, 8), startAt: hoursBack(3) })
+    expect(iso(p.run), 'a slot before START_AT was planned').toEqual(hours(3, 2, 1, 0))
+    expect(p.missed, 'a slot before START_AT was recorded missed').toEqual([])
+  })
+
+  it('plans from END_AT’s last slot, never one after it', () => {
+    const p = plan({
+      policy: 'all',
+      recorded: ranFrom(10, 5),
+      endAt: new Date(hoursBack(2).getTime() + 60_000),
+    })
+    expect(iso(p.run)).toEqual(hours(4, 3, 2))
+    expect(p.missed).toEqual([])
+  })
+})
