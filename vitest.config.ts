@@ -3,7 +3,8 @@ import { testWorkers } from './test/support/test-workers.js'
 
 // examples/: an example's own test, as its author would write it (it imports the built package).
 const include = ['test/**/*.test.ts', 'examples/**/*.test.ts']
-const exclude = ['test/chaos/**', 'node_modules/**']
+// test/docs: npm run test:docs (vitest.docs.config.ts), which builds the site first.
+const exclude = ['test/chaos/**', 'test/docs/**', 'node_modules/**']
 /**
  * Files that need a process of their own: they replace a module (vi.mock) before the code under test
  * imports it, which only works where that code was not imported by an earlier file.

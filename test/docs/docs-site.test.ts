@@ -1,6 +1,6 @@
 /**
  * The documentation site (`npm run docs`: TypeDoc's API reference, then VitePress over the README, docs/
- * and the CHANGELOG): built here as CI builds it, served by VitePress's own preview server, and read in
+ * and the CHANGELOG), run by `npm run test:docs` (vitest.docs.config.ts; not by `npm test`): built here, served by VitePress's own preview server, and read in
  * Chromium — the home page (the README), a guide page whose `<NET>` placeholders must stay text, and one
  * API reference page. A dead link between pages fails the build (VitePress's check; tried with a link
  * to a page that does not exist).
