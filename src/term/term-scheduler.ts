@@ -60,8 +60,8 @@ export class TermScheduler {
   #work: WorkInFlight | undefined
   /** Slots kept for when the work ends, oldest first (one under buffer-one and replace). */
   #buffered: Date[] = []
-  /** OVERLAP=allow's passes running beside the work in flight. */
-  readonly #beside = new Set<Promise<unknown>>()
+  /** OVERLAP=allow's passes running beside the work in flight, each with its own abort (pause --abort). */
+  readonly #beside = new Map<Promise<unknown>, { at: Date; abort: AbortController }>()
   /** A look back came due while work was in flight: it starts when that work ends, never starved. */
   #lookBackDue = false
   readonly #skips = new Set<Promise<void>>()
@@ -86,7 +86,7 @@ export class TermScheduler {
     this.#steps.recovery.stop()
     // A work's end may start the buffered slot's pass: wait until neither work nor a record is left.
     while (this.#work || this.#skips.size > 0 || this.#beside.size > 0)
-      await Promise.all([this.#work?.done, ...this.#skips, ...this.#beside])
+      await Promise.all([this.#work?.done, ...this.#skips, ...this.#beside.keys()])
     await this.#loops
   }
 
@@ -159,8 +159,11 @@ export class TermScheduler {
 
   /** OVERLAP=allow: `slot`'s pass starts now, beside the work in flight (the ledger still claims it once). */
   #runBeside(slot: Date): void {
-    const pass: Promise<unknown> = this.#scheduledSlot(slot).finally(() => this.#beside.delete(pass))
-    this.#beside.add(pass)
+    const abort = new AbortController()
+    const pass: Promise<unknown> = this.#scheduledSlot(slot, { abort: abort.signal }).finally(() =>
+      this.#beside.delete(pass),
+    )
+    this.#beside.set(pass, { at: this.#term.setting.clock.now(), abort })
   }
 
   /** Runs `work` as the work in flight; when it ends, what waits is served (see the module's doc). */
@@ -204,13 +207,17 @@ export class TermScheduler {
     if (requests && job) this.#occupy((abort) => requests.run(job, abort), 'request')
   }
 
-  /** A pause with --abort ends the work in flight that started before it. */
+  /** A pause with --abort ends the work in flight, and OVERLAP=allow's passes beside it, that started before it. */
   #abortWork(pause: NetPause): void {
-    const work = this.#work
-    if (!work || work.abort.signal.aborted || work.at.getTime() >= pause.at.getTime()) return
     const why = describePause(pause)
-    this.#term.log.warn({ pausedAt: pause.at.toISOString() }, `aborting the pass in flight: ${why} (--abort)`)
-    work.abort.abort(new Error(`aborted: ${why}`))
+    for (const work of [this.#work, ...this.#beside.values()]) {
+      if (!work || work.abort.signal.aborted || work.at.getTime() >= pause.at.getTime()) continue
+      this.#term.log.warn(
+        { pausedAt: pause.at.toISOString() },
+        `aborting the pass in flight: ${why} (--abort)`,
+      )
+      work.abort.abort(new Error(`aborted: ${why}`))
+    }
   }
 
   /** The recovery's look back, from now, with the slots it owes. */

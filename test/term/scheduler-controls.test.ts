@@ -224,6 +224,24 @@ describe('the holder honouring its net’s controls', () => {
     await c.finish()
   })
 
+  it('aborts OVERLAP=allow’s passes beside the one in flight too, on a pause with abort', async () => {
+    const controls = new MemoryNetControlStore()
+    const { net, passes } = recordingNet({ passMs: () => 60_000 })
+    const c = campaign(net, controls, { env: { OVERLAP: 'allow' } })
+    await vi.advanceTimersByTimeAsync(3_500)
+    expect(
+      passes.map((p) => p.slot?.slice(17, 19)),
+      'allow did not start passes side by side',
+    ).toEqual(['01', '02', '03'])
+    await controls.pause('tick-net', { abort: true, by: 'ann' }, new Date())
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 100)
+    expect(
+      passes.map((p) => p.aborted),
+      'a pass beside the first ran on after pause --abort',
+    ).toEqual([true, true, true])
+    await c.finish()
+  })
+
   it('runs the paused slots oldest first on a catch-up request', async () => {
     const controls = new MemoryNetControlStore()
     await controls.pause('tick-net', {}, T0)
