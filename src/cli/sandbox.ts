@@ -82,10 +82,13 @@ export async function sandboxCommand({ values, config, io }: CommandContext): Pr
     rmSync(files.dir, { recursive: true, force: true })
     return EXIT.failure
   }
+  // The handlers first, then the line that names the pid: a script that signals as soon as it reads the pid
+  // (the stop test does) found the process still on Node's default SIGINT, which killed it without cleaning up.
+  const stopping = untilStopped()
   io.out(
     `Stop it with Ctrl-C (SIGINT) or SIGTERM (kill ${process.pid}); it also stops when the process that started it exits.`,
   )
-  const reason = await untilStopped()
+  const reason = await stopping
   await sandbox.close()
   // The env file goes too, also one the user named: it would point later workers at a dead sandbox.
   rmSync(files.dir, { recursive: true, force: true })
