@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 
@@ -30,14 +29,6 @@ func main() {
 	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection URL (postgresql handler)")
 	lifeline := flag.Bool("stop-on-stdin-close", false, "stop when standard input closes (the parent died)")
 	flag.Parse()
-
-	// Go's default (GOGC=100) collects each time the heap doubles; FerretDB allocates a document tree per
-	// call, so the collector took a large share of its CPU in the suite. At 400 the same Mongo-heavy test
-	// files cost it 10-16 CPU s less (52 -> 42, 62 -> 46 with the test processes, 2-core machine) at ~300 MB.
-	// GOGC in the environment still wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 
 	config := &ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listen},
