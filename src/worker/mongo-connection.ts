@@ -14,6 +14,12 @@ import { scrubSecrets } from '../config/scrub.js'
 export interface MongoConnection {
   client: MongoClient
   db: Db
+  /**
+   * The database through the lease lane: a client of its own (LEASE_LANE_POOL) for the lease's calls, so
+   * that a renewal never queues behind a pass's ledger calls for a connection, nor waits out a new
+   * connection's handshake while they hold the warm ones. `db` itself when the lane was not asked for.
+   */
+  leaseDb: Db
   /** Resolves once the first connection succeeded (never rejects; pending while it keeps failing). */
   connected: Promise<void>
   /**
@@ -55,7 +61,17 @@ export interface MongoConnectionOptions {
    * command events) sees every connection it opens. A serverless trigger's `onMongoClient` (serverless/).
    */
   onClient?: (client: MongoClient) => void
+  /** Opens the lease lane (`leaseDb`): a worker that campaigns does; a one-shot command does not. */
+  leaseLane?: boolean
 }
+
+/**
+ * The lease lane's pool. Warm connections kept open (min), so a renewal finds one ready: the chaos suite
+ * saw a holder's shared pool grow from 5 to 7 connections under +750 ms of latency, each new one costing
+ * a renewal a second round trip (its handshake) — past its ttl/3 bound, and twice in a row, the term. A
+ * cap (max) so that a replica's lane stays a small, fixed share of the server's connections.
+ */
+export const LEASE_LANE_POOL = { minPoolSize: 2, maxPoolSize: 10 } as const
 
 /**
  * Whether the driver accepts `uri` and its options (constructing a client connects nothing). Reading the
@@ -74,6 +90,21 @@ export function mongoUriRefusal(uri: string): unknown {
 /** How long the driver looks for a server before an operation fails (and a connect gives up). */
 export const SERVER_SELECTION_MS = 5_000
 
+const CLIENT_OPTIONS = {
+  serverSelectionTimeoutMS: SERVER_SELECTION_MS,
+  connectTimeoutMS: SERVER_SELECTION_MS,
+  // Above the longest default ttl/3 (60 s) and the lease store's server bounds (maxTimeMS/wtimeoutMS 5 s).
+  socketTimeoutMS: 90_000,
+  appName: 'leasecron',
+} as const
+
+/** The lease lane's client: the worker's options and URI, its own pool (options given here win over the URI's). */
+function openLeaseLane(uri: string, options: MongoConnectionOptions): MongoClient {
+  const lane = new MongoClient(uri, { ...CLIENT_OPTIONS, ...LEASE_LANE_POOL, appName: 'leasecron-lease' })
+  options.onClient?.(lane)
+  return lane
+}
+
 /** Opens the client and keeps trying to connect until it succeeds or `signal` aborts. */
 export function connectMongo(
   uri: string,
@@ -82,15 +113,10 @@ export function connectMongo(
   signal: AbortSignal,
   options: MongoConnectionOptions = {},
 ): MongoConnection {
-  const client = new MongoClient(uri, {
-    serverSelectionTimeoutMS: SERVER_SELECTION_MS,
-    connectTimeoutMS: SERVER_SELECTION_MS,
-    // Above the longest default ttl/3 (60 s) and the lease store's server bounds (maxTimeMS/wtimeoutMS 5 s).
-    socketTimeoutMS: 90_000,
-    appName: 'leasecron',
-  })
+  const client = new MongoClient(uri, CLIENT_OPTIONS)
   const db = client.db(dbName)
   options.onClient?.(client)
+  const lane = options.leaseLane ? openLeaseLane(uri, options) : undefined
   if (options.onStoreUp) followStoreUp(client, options.onStoreUp)
   let failure: unknown
   let endFirstAttempt: (error: unknown) => void = () => {}
@@ -101,12 +127,17 @@ export function connectMongo(
     void keepConnecting(client, dbName, log, signal, (error) => {
       failure = error
       endFirstAttempt(error)
-      if (error === undefined) resolve()
+      if (error !== undefined) return
+      // Fills the lane's warm connections now, not at the first lease call; a failure here is the
+      // first call's to report, as the lane connects again when asked.
+      lane?.connect().catch(() => undefined)
+      resolve()
     })
   })
   return {
     client,
     db,
+    leaseDb: lane ? lane.db(dbName) : db,
     connected,
     connectFailure: () => failure,
     firstAttempt,
@@ -118,7 +149,9 @@ export function connectMongo(
       )
     },
     serverTime: (signal) => serverTime(db, signal),
-    close: () => client.close(),
+    close: async () => {
+      await Promise.all([client.close(), lane?.close()])
+    },
   }
 }
 

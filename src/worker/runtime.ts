@@ -57,8 +57,14 @@ export interface RuntimeOptions {
   sandbox?: SandboxForgeOptions
   /** The process stopping: ends the background connecting and the forge's queued requests before `close`. */
   signal?: AbortSignal
-  /** Hears the Mongo client once built, before it connects (its monitoring sees every connection). */
+  /** Hears each Mongo client once built, before it connects (its monitoring sees every connection). */
   onMongoClient?: (client: MongoClient) => void
+  /**
+   * Opens the lease lane (mongo-connection.ts): the worker does, as it renews leases for as long as it
+   * runs. A one-shot pass (`once`, backfill, a serverless invocation) does not: it would pay a second
+   * client's connections for a call or two.
+   */
+  leaseLane?: boolean
 }
 
 /** What every command opens: the store and the ledger, over one connection when there is a Mongo. */
@@ -179,10 +185,11 @@ async function openStores(
     mongo = connectMongo(config.mongo.uri, config.mongo.db, log, signal, {
       ...(metrics ? { onStoreUp: (up: boolean) => metrics.storeUp.set(up ? 1 : 0) } : {}),
       ...(options.onMongoClient ? { onClient: options.onMongoClient } : {}),
+      leaseLane: options.leaseLane === true,
     })
     closes.add(() => mongo.close())
   }
-  const store = new MongoStore(mongo.db, { onBadDocument })
+  const store = new MongoStore(mongo.leaseDb, { onBadDocument })
   const ledger = new MongoRunLedger(mongo.db, { onBadDocument })
   // Its `history` index, in the background once connected: claims rely on the `_id` index alone, so a
   // missing index slows history, never a pass. A read-only command's connection is short-lived: it reads

@@ -102,6 +102,7 @@ export function assembleWorker(
       metrics: w.metrics,
       clock: w.clock,
       signal: w.stopping.signal,
+      leaseLane: true,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     })
     w.status?.start()

@@ -1,0 +1,108 @@
+/**
+ * The lease lane, on the run's real server behind a TCP proxy that delays every client→server chunk: a
+ * worker's renewal is answered in one round trip while its pass's ledger calls hold every connection of the
+ * shared pool. Without the lane, the renewal waits for a new connection, whose handshake is a round trip
+ * of its own: twice the delay, past a renewal's ttl/3 bound wherever the delay is over ttl/6 (the chaos
+ * suite's store-latency scenario lost terms at +750 ms with a ttl of 3 s that way).
+ */
+import type { MongoClient } from 'mongodb'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ownerId } from '../../src/lease/owner-id.js'
+import { createLogger } from '../../src/observe/logger.js'
+import { openRuntime, type PassRuntime } from '../../src/worker/runtime.js'
+import { assembleWorker } from '../../src/worker/worker.js'
+import { setUpWorker } from '../../src/worker/worker-setup.js'
+import { startTcpProxy, type TcpProxy } from '../chaos/tcp-proxy.js'
+import { mongoServer, useTestDatabase } from '../support/mongo.js'
+import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+
+const DELAY_MS = 500
+/** The lane's warm connections, before any lease call: the elections at start come several at once. */
+const WARM = 2
+const TTL_MS = 60_000
+const server = mongoServer()
+const closing: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const close of closing.reverse()) await close()
+})
+
+/**
+ * A worker's runtime (as `leasecron run` opens it) on the run's server through `proxy`, once its lease
+ * lane holds its warm connections.
+ */
+async function runtimeThrough(proxy: TcpProxy): Promise<PassRuntime> {
+  const database = await useTestDatabase('lease_lane')
+  const env = {
+    LEASECRON_FORGE: 'sandbox',
+    MONGO_URI: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`,
+    MONGO_DB: database.db.databaseName,
+  }
+  const { net } = recordingNet()
+  // Its one net disabled: the worker opens its runtime and campaigns for nothing, so the lane carries
+  // only the test's calls.
+  const options = {
+    nets: [net],
+    leases: TEST_LEASES,
+    logger: createLogger({ level: 'silent' }),
+    env: { ...env, PORT: '0', LEASECRON_NET_TICK_NET_ENABLED: 'false' },
+  }
+  let laneReady = 0
+  let warmed: () => void = () => {}
+  const warm = new Promise<void>((resolve) => {
+    warmed = resolve
+  })
+  const onMongoClient = (client: MongoClient) => {
+    if (client.options.appName !== 'leasecron-lease') return
+    client.on('connectionReady', () => {
+      if (++laneReady === WARM) warmed()
+    })
+  }
+  let opened: PassRuntime | undefined
+  const worker = assembleWorker(options, setUpWorker(options), async (runtimeOptions) => {
+    opened = await openRuntime({ ...runtimeOptions, onMongoClient })
+    return opened
+  })
+  closing.push(() => worker.stop())
+  await worker.start()
+  const runtime = opened!
+  await runtime.mongo!.connected
+  const late = new Promise<never>((_, reject) => {
+    const why = () =>
+      `the lease lane opened ${laneReady} of ${WARM} warm connections within 10 s of connecting: the first election's lease calls would wait for handshakes`
+    setTimeout(() => reject(new Error(why())), 10_000).unref()
+  })
+  await Promise.race([warm, late])
+  return runtime
+}
+
+describe(`the lease lane on ${server.description}`, () => {
+  it('answers two renewals at once in one delayed round trip while ledger reads hold every shared connection', async () => {
+    const { hostname, port } = new URL(server.url)
+    const proxy = await startTcpProxy({ host: hostname, port: Number(port) })
+    closing.push(() => proxy.close())
+    const runtime = await runtimeThrough(proxy)
+    const owner = ownerId('lane')
+    const grants = [
+      await runtime.store.acquire('lane-net-a', owner, new Date(), TTL_MS),
+      await runtime.store.acquire('lane-net-b', owner, new Date(), TTL_MS),
+    ]
+    if (!grants[0] || !grants[1]) throw new Error('a lease was not granted on a fresh database')
+
+    await proxy.setMode({ kind: 'delay', ms: DELAY_MS })
+    // A burst of the pass's calls, more than the shared pool has warm connections: each takes one.
+    const reads = Array.from({ length: 12 }, (_, i) => runtime.ledger.history(`net-${i}`, 5))
+    const sentAt = performance.now()
+    // Two lease calls at once (two nets' renewals): each finds a warm connection of the lane.
+    const renewed = await Promise.all(grants.map((g) => g && runtime.store.renew(g, new Date(), TTL_MS)))
+    const tookMs = performance.now() - sentAt
+    await Promise.all(reads)
+    await proxy.setMode({ kind: 'pass' })
+
+    expect(renewed, 'a renewal was refused').toEqual([true, true])
+    // One delayed round trip is 500 ms; a new connection's handshake would add another 500 before it.
+    expect(
+      tookMs,
+      `the renewals took ${Math.round(tookMs)} ms behind the ledger's calls: a holder would lose its term to latency under ttl/3`,
+    ).toBeLessThan(2 * DELAY_MS - 100)
+  })
+})
