@@ -9,9 +9,8 @@
  * 200 renewals at once through the driver's default pool of 100 over 40 all timed out).
  *
  * What it is not: a limit. The driver's pool stays what MONGO_URI says (`maxPoolSize`); MongoDB itself
- * needs no such care, and a FerretDB pool sized above 50 is the operator's to know. Nor does it count the
- * lease lane (mongo-connection.ts, at most LEASE_LANE_POOL.maxPoolSize more): its calls are one renewal per
- * held net each ttl/3, not the bursts of updates that stall FerretDB.
+ * needs no such care, and a FerretDB pool sized above 50 is the operator's to know. It does not count
+ * the lease lane's two connections (mongo-connection.ts): the README's advice leaves room for them.
  */
 import type { MongoClient } from 'mongodb'
 import { mongoServerVersion } from '../status/server-version.js'

@@ -66,12 +66,15 @@ export interface MongoConnectionOptions {
 }
 
 /**
- * The lease lane's pool. Warm connections kept open (min), so a renewal finds one ready: the chaos suite
- * saw a holder's shared pool grow from 5 to 7 connections under +750 ms of latency, each new one costing
- * a renewal a second round trip (its handshake) — past its ttl/3 bound, and twice in a row, the term. A
- * cap (max) so that a replica's lane stays a small, fixed share of the server's connections.
+ * The lease lane's pool: two connections, opened at once and kept (min = max). Warm, so a renewal finds one
+ * ready: the chaos suite saw a holder's shared pool grow from 5 to 7 connections under +750 ms of latency,
+ * each new one costing a renewal a second round trip (its handshake), past its ttl/3 bound and, twice in a
+ * row, the term. Two, so that a renewal and an election's call (or two nets' renewals) go at once, and no
+ * more, so that a replica adds at most two connections to the server: on FerretDB every replica's
+ * connections together must stay below its PostgreSQL pool (README, "Mongo and FerretDB"), and lease calls
+ * beyond two wait in the lane, behind other lease calls only.
  */
-export const LEASE_LANE_POOL = { minPoolSize: 2, maxPoolSize: 10 } as const
+export const LEASE_LANE_POOL = { minPoolSize: 2, maxPoolSize: 2 } as const
 
 /**
  * Whether the driver accepts `uri` and its options (constructing a client connects nothing). Reading the

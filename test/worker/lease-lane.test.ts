@@ -3,7 +3,8 @@
  * worker's renewal is answered in one round trip while its pass's ledger calls hold every connection of the
  * shared pool. Without the lane, the renewal waits for a new connection, whose handshake is a round trip
  * of its own: twice the delay, past a renewal's ttl/3 bound wherever the delay is over ttl/6 (the chaos
- * suite's store-latency scenario lost terms at +750 ms with a ttl of 3 s that way).
+ * suite's store-latency scenario lost terms at +750 ms with a ttl of 3 s that way). And the lane stays two
+ * connections under a burst: on FerretDB every replica's connections together must stay below its pool.
  */
 import type { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -21,6 +22,8 @@ const DELAY_MS = 500
 const WARM = 2
 const TTL_MS = 60_000
 const server = mongoServer()
+/** The connections the lease lane's client opened. */
+const lane = { created: 0 }
 const closing: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const close of closing.reverse()) await close()
@@ -47,12 +50,14 @@ async function runtimeThrough(proxy: TcpProxy): Promise<PassRuntime> {
     env: { ...env, PORT: '0', LEASECRON_NET_TICK_NET_ENABLED: 'false' },
   }
   let laneReady = 0
+  lane.created = 0
   let warmed: () => void = () => {}
   const warm = new Promise<void>((resolve) => {
     warmed = resolve
   })
   const onMongoClient = (client: MongoClient) => {
     if (client.options.appName !== 'leasecron-lease') return
+    client.on('connectionCreated', () => lane.created++)
     client.on('connectionReady', () => {
       if (++laneReady === WARM) warmed()
     })
@@ -76,7 +81,7 @@ async function runtimeThrough(proxy: TcpProxy): Promise<PassRuntime> {
 }
 
 describe(`the lease lane on ${server.description}`, () => {
-  it('answers two renewals at once in one delayed round trip while ledger reads hold every shared connection', async () => {
+  it('answers two renewals at once in one delayed round trip while ledger reads hold every shared connection, and keeps a burst of lease calls to its two connections', async () => {
     const { hostname, port } = new URL(server.url)
     const proxy = await startTcpProxy({ host: hostname, port: Number(port) })
     closing.push(() => proxy.close())
@@ -104,5 +109,13 @@ describe(`the lease lane on ${server.description}`, () => {
       tookMs,
       `the renewals took ${Math.round(tookMs)} ms behind the ledger's calls: a holder would lose its term to latency under ttl/3`,
     ).toBeLessThan(2 * DELAY_MS - 100)
+
+    // A burst of lease calls (twenty nets' elections at once) waits in the lane rather than opening
+    // more: on FerretDB every replica's connections together must stay below its pool.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => runtime.store.get(`lane-net-${i}`)))
+    expect(
+      lane.created,
+      `the lease lane opened ${lane.created} connections: replicas could exhaust FerretDB's pool together`,
+    ).toBe(2)
   })
 })
