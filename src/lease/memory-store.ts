@@ -101,6 +101,19 @@ export class MemoryStore implements LeaseStore {
     return true
   }
 
+  async renewMany(
+    grants: readonly LeaseTerm[],
+    now: Date,
+    ttlMs: number,
+    options?: LeaseCallOptions,
+  ): Promise<boolean[]> {
+    // Every grant checked before any renews: a bad one rejects the call with nothing changed.
+    for (const grant of grants) checkRenewal(COMPONENT, grant, now, ttlMs)
+    const answers: boolean[] = []
+    for (const grant of grants) answers.push(await this.renew(grant, now, ttlMs, options))
+    return answers
+  }
+
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     const { name, owner, token } = checkGrant(COMPONENT, 'release', grant)
     await Promise.resolve()

@@ -149,6 +149,46 @@ export class MongoStore implements LeaseStore {
     })
   }
 
+  /**
+   * One `updateMany` over every grant's term (`$or` of `_id`, owner and token): one round trip when all
+   * are renewed; when fewer matched, a second reads back which leases still hold their grant's token. A
+   * term's token never comes back once replaced, so a lease that holds it now held it when the update
+   * matched; one replaced meanwhile reads `false`, and its term steps down early rather than late.
+   */
+  async renewMany(
+    grants: readonly LeaseTerm[],
+    now: Date,
+    ttlMs: number,
+    options?: LeaseCallOptions,
+  ): Promise<boolean[]> {
+    const calls = grants.map((grant) => checkRenewal(COMPONENT, grant, now, ttlMs))
+    const first = calls[0]
+    if (!first) return []
+    const names = [...new Set(calls.map((c) => c.name))]
+    const context: LeaseErrorContext = {
+      component: COMPONENT,
+      operation: 'renew',
+      lease: names.length === 1 ? first.name : `${first.name} and ${names.length - 1} more`,
+      owner: first.owner,
+    }
+    const termOf = (t: { name: string; owner: unknown; token: unknown }) =>
+      JSON.stringify([t.name, t.owner, t.token])
+    const terms = new Map(calls.map((c) => [termOf(c), c]))
+    return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
+      const result = await leases.updateMany(
+        { $or: [...terms.values()].map(({ name, owner, token }) => ({ _id: name, owner, token })) },
+        { $max: { expiresAt: new Date(first.expiresAtMs), renewedAt: new Date(first.nowMs) } },
+        bounds.write,
+      )
+      if (result.matchedCount === terms.size) return calls.map(() => true)
+      const held = await leases
+        .find({ _id: { $in: names } }, { projection: { owner: 1, token: 1 }, ...bounds.find })
+        .toArray()
+      const holding = new Set(held.map((d) => termOf({ name: d._id, owner: d.owner, token: d.token })))
+      return calls.map((c) => holding.has(termOf(c)))
+    })
+  }
+
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     const call = checkGrant(COMPONENT, 'release', grant)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'release', ...lease(call) }

@@ -117,6 +117,18 @@ export interface LeaseStore {
    */
   release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void>
   /**
+   * `renew` for each of `grants` at one `now` and `ttlMs`, in one round trip where the store can: one
+   * answer per grant, in the order given (a grant named twice gets its answer twice), each meaning what
+   * `renew`'s does. A rejection means no answer arrived for any of them: each renewal may have landed or
+   * not. Optional: a worker on a store without it renews each lease in a call of its own (renewal-batch.ts).
+   */
+  renewMany?(
+    grants: readonly LeaseTerm[],
+    now: Date,
+    ttlMs: number,
+    options?: LeaseCallOptions,
+  ): Promise<boolean[]>
+  /**
    * Every lease the store holds, expired, released or held, ordered by name; a store may stop at a bound
    * far above any deployment's leases (MongoStore: the first 10,000), so a flooded collection stays cheap.
    */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type LeaseGrant, LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
+import { renewManyCases } from './renew-many-cases.js'
 
 export interface ConformanceOptions {
   /**
@@ -48,6 +49,7 @@ export function storeConformance(
     acquireCases(makeStore)
     fenceCases(makeStore)
     renewCases(makeStore)
+    renewManyCases(makeStore)
     releaseCases(makeStore)
     concurrencyCases(makeStore, options)
     badCallCases(makeStore)

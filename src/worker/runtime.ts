@@ -30,6 +30,7 @@ import type { OnBadDocument } from '../store-call/bad-document.js'
 import { type Clock, systemClock } from '../lease/clock.js'
 import { MemoryStore } from '../lease/memory-store.js'
 import { MongoStore } from '../lease/mongo-store.js'
+import { batchRenewals } from '../lease/renewal-batch.js'
 import type { LeaseStore } from '../lease/store.js'
 import { settledOrAborted } from '../lease/wait.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
@@ -189,7 +190,10 @@ async function openStores(
     })
     closes.add(() => mongo.close())
   }
-  const store = new MongoStore(mongo.leaseDb, { onBadDocument })
+  const mongoStore = new MongoStore(mongo.leaseDb, { onBadDocument })
+  // A campaigning worker's renewals of many leases go together (renewal-batch.ts); a one-shot command's
+  // one or two lease calls gain nothing from waiting.
+  const store = options.leaseLane ? batchRenewals(mongoStore, options.clock ?? systemClock) : mongoStore
   const ledger = new MongoRunLedger(mongo.db, { onBadDocument })
   // Its `history` index, in the background once connected: claims rely on the `_id` index alone, so a
   // missing index slows history, never a pass. A read-only command's connection is short-lived: it reads

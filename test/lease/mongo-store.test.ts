@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MongoClient, MongoServerError } from 'mongodb'
-import { type LeaseStore, MongoStore } from '../../src/index.js'
+import { type LeaseGrant, type LeaseStore, MongoStore } from '../../src/index.js'
 import { LIST_LIMIT } from '../../src/lease/mongo-store.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
 import { storeConformance } from '../../src/testing.js'
@@ -127,6 +127,42 @@ describe('MongoStore on the run’s real server', () => {
         }
       }
       expect(sent[0]?.maxTimeMS, 'acquire is not bounded by ttl/3').toBe(1000)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('renews many leases in one update command, bounded on the server, and reads back only when one was refused', async () => {
+    if (mongo instanceof Error) throw mongo
+    const client = new MongoClient(mongoServer().url, { monitorCommands: true })
+    const sent: Array<Record<string, unknown>> = []
+    client.on('commandStarted', (event) => {
+      if (event.commandName !== 'hello' && event.commandName !== 'ping') sent.push(event.command)
+    })
+    try {
+      const store = new MongoStore(client.db(mongo.db.databaseName), {
+        collection: `leases_${++collections}`,
+      })
+      const t0 = new Date('2026-09-30T15:00:00.000Z')
+      const grants: LeaseGrant[] = []
+      for (let i = 0; i < 12; i++) {
+        const grant = await store.acquire(`net-${i}`, 'alpha', t0, 3000)
+        if (!grant) throw new Error('the acquire of an absent lease was refused')
+        grants.push(grant)
+      }
+      sent.length = 0
+      const renewed = await store.renewMany(grants, new Date(t0.getTime() + 1000), 3000)
+      expect(renewed, 'a held lease was not renewed').toEqual(grants.map(() => true))
+      expect(
+        sent.map((c) => Object.keys(c)[0]),
+        'twelve renewals took more than one round trip',
+      ).toEqual(['update'])
+      expect(sent[0]?.maxTimeMS, 'the batch is not bounded by ttl/3').toBe(1000)
+
+      sent.length = 0
+      const stranger = { ...grants[0]!, owner: 'beta' }
+      expect(await store.renewMany([stranger, grants[1]!], t0, 3000)).toEqual([false, true])
+      expect(sent.map((c) => Object.keys(c)[0])).toEqual(['update', 'find'])
     } finally {
       await client.close()
     }

@@ -9,6 +9,7 @@
 import type { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ownerId } from '../../src/lease/owner-id.js'
+import { renewalWindowMs } from '../../src/lease/renewal-batch.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { openRuntime, type PassRuntime } from '../../src/worker/runtime.js'
 import { assembleWorker } from '../../src/worker/worker.js'
@@ -20,10 +21,11 @@ import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 const DELAY_MS = 500
 /** The lane's warm connections, before any lease call: the elections at start come several at once. */
 const WARM = 2
-const TTL_MS = 60_000
+/** A ttl whose renewals wait 60 ms for one another (renewal-batch.ts), and whose ttl/3 bound is 2 s. */
+const TTL_MS = 6_000
 const server = mongoServer()
 /** The connections the lease lane's client opened. */
-const lane = { created: 0 }
+const lane = { created: 0, updates: 0 }
 const closing: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const close of closing.reverse()) await close()
@@ -37,7 +39,8 @@ async function runtimeThrough(proxy: TcpProxy): Promise<PassRuntime> {
   const database = await useTestDatabase('lease_lane')
   const env = {
     LEASECRON_FORGE: 'sandbox',
-    MONGO_URI: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`,
+    // Command monitoring on both of the worker's clients, for the renewals' round trips.
+    MONGO_URI: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true&monitorCommands=true`,
     MONGO_DB: database.db.databaseName,
   }
   const { net } = recordingNet()
@@ -58,6 +61,9 @@ async function runtimeThrough(proxy: TcpProxy): Promise<PassRuntime> {
   const onMongoClient = (client: MongoClient) => {
     if (client.options.appName !== 'leasecron-lease') return
     client.on('connectionCreated', () => lane.created++)
+    client.on('commandStarted', (event) => {
+      if (event.commandName === 'update') lane.updates++
+    })
     client.on('connectionReady', () => {
       if (++laneReady === WARM) warmed()
     })
@@ -104,11 +110,12 @@ describe(`the lease lane on ${server.description}`, () => {
     await proxy.setMode({ kind: 'pass' })
 
     expect(renewed, 'a renewal was refused').toEqual([true, true])
-    // One delayed round trip is 500 ms; a new connection's handshake would add another 500 before it.
+    // The batch's window, then one delayed round trip of 500 ms; a new connection's handshake would add
+    // another 500 before it.
     expect(
       tookMs,
       `the renewals took ${Math.round(tookMs)} ms behind the ledger's calls: a holder would lose its term to latency under ttl/3`,
-    ).toBeLessThan(2 * DELAY_MS - 100)
+    ).toBeLessThan(renewalWindowMs(TTL_MS) + 2 * DELAY_MS - 100)
 
     // A burst of lease calls (twenty nets' elections at once) waits in the lane rather than opening
     // more: on FerretDB every replica's connections together must stay below its pool.
@@ -117,5 +124,22 @@ describe(`the lease lane on ${server.description}`, () => {
       lane.created,
       `the lease lane opened ${lane.created} connections: replicas could exhaust FerretDB's pool together`,
     ).toBe(2)
+  })
+  it('sends the renewals that one replica asks for together in one round trip', async () => {
+    const { hostname, port } = new URL(server.url)
+    const proxy = await startTcpProxy({ host: hostname, port: Number(port) })
+    closing.push(() => proxy.close())
+    const runtime = await runtimeThrough(proxy)
+    const owner = ownerId('batch')
+    const grants = []
+    for (let i = 0; i < 8; i++) {
+      const grant = await runtime.store.acquire(`batch-net-${i}`, owner, new Date(), TTL_MS)
+      if (!grant) throw new Error('a lease was not granted on a fresh database')
+      grants.push(grant)
+    }
+    lane.updates = 0
+    const renewed = await Promise.all(grants.map((g) => runtime.store.renew(g, new Date(), TTL_MS)))
+    expect(renewed, 'a held lease was not renewed').toEqual(grants.map(() => true))
+    expect(lane.updates, 'eight renewals asked at once took more than one round trip').toBe(1)
   })
 })
