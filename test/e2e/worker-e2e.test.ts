@@ -139,7 +139,18 @@ describe('three worker processes sharing Mongo', () => {
     const overlapping = all.filter(
       (p, i) => i > 0 && p.owner !== all[i - 1]!.owner && p.start < all[i - 1]!.end,
     )
-    expect(all.length, 'too few passes to judge overlap').toBeGreaterThanOrEqual(4)
+    // Each process's passes and how its terms ended, so that a run with too few says which went missing.
+    const seen = ws
+      .map((w, i) => {
+        const ended = w.lines.filter((l) => l.event === 'pass-end').length
+        const starts = passStarts(w).length
+        const terms = w.lines.filter((l) => l.msg === 'elected').length
+        const ends = ['lost', 'stepping-down', 'renew-failed']
+        const lost = w.lines.filter((l) => ends.includes(String(l.event))).map((l) => l.msg)
+        return `process ${i + 1}: ${terms} terms, ${starts} passes started, ${ended} ended; ${lost.join('; ') || 'no term lost'}`
+      })
+      .join(' | ')
+    expect(all.length, `too few passes to judge overlap (${seen})`).toBeGreaterThanOrEqual(4)
     expect(overlapping, 'two processes ran the net’s passes at the same time').toEqual([])
     console.log(
       `e2e on ${mongo.kind}: takeover after SIGTERM ${cleanTakeover} ms, after SIGKILL ${crashTakeover} ms`,
