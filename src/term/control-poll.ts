@@ -8,8 +8,12 @@
  * the next round. With no net waiting, no timer runs and nothing is read. A read that fails is every
  * waiting net's failure (each holder logs it and runs as scheduled: fail open, holder-controls.ts).
  *
- * What it is not: the tick's pause check (each slot reads its own net's pause when it falls due, so a
- * pause takes effect at the next slot), nor a cache: every answer comes from a read made after the wait.
+ * The tick's pause check (`read`) is not a round: each slot reads its own net's controls when it falls
+ * due, so a pause takes effect at the next slot. But the nets whose slots fall due together (a thousand
+ * every-minute nets at the turn of the minute) are read together: the checks asked within
+ * TICK_READ_WINDOW_MS of one another go in one getMany.
+ *
+ * What it is not: a cache. Every answer comes from a read made after it was asked for.
  */
 import type { Clock } from '../lease/clock.js'
 import { waitFor } from '../lease/wait.js'
@@ -18,6 +22,9 @@ import { callBoundSignal } from './term-call-bound.js'
 
 /** How often a holder's net's controls are read between ticks (a run-now request waits at most this). */
 export const CONTROL_POLL_MS = 5_000
+
+/** How long a tick's pause check waits for other nets' before its read goes (renewal-batch.ts's idea). */
+export const TICK_READ_WINDOW_MS = 10
 
 /** One net's wait for the next round: its answer, or the read's error. */
 interface Waiter {
@@ -34,6 +41,8 @@ export class ControlPoll {
   readonly #waiting = new Set<Waiter>()
   /** Ends the round's wait when no net waits any more, so no timer outlives the terms. */
   #round: AbortController | undefined
+  /** The tick checks asked within the current window, read together when it closes. */
+  #asked: Waiter[] | undefined
 
   constructor(controls: NetControlStore, clock: Clock, pollMs = CONTROL_POLL_MS) {
     this.#controls = controls
@@ -66,6 +75,34 @@ export class ControlPoll {
       serving.addEventListener('abort', onAbort, { once: true })
       this.#waiting.add(waiter)
       if (!this.#round) void this.#run()
+    })
+  }
+
+  /**
+   * Reads `net`'s controls now, in one getMany with the other nets' asked within TICK_READ_WINDOW_MS:
+   * a slot's pause check. Rejects with the read's error (the holder fails open, holder-controls.ts), and
+   * with `serving`'s reason at once when the term ends meanwhile.
+   */
+  read(net: string, boundMs: number, serving: AbortSignal): Promise<NetControl> {
+    if (serving.aborted) return Promise.reject(serving.reason)
+    return new Promise((resolve, reject) => {
+      // The term's end answers at once (as an error: the holder says nothing then), the read goes on.
+      const onAbort = () => reject(serving.reason)
+      serving.addEventListener('abort', onAbort, { once: true })
+      const settle: Waiter['settle'] = (answer) => {
+        serving.removeEventListener('abort', onAbort)
+        if (answer && 'error' in answer) reject(answer.error)
+        else resolve(answer?.control ?? { net })
+      }
+      if (!this.#asked) {
+        const asked: Waiter[] = []
+        this.#asked = asked
+        this.#clock.setTimeout(() => {
+          this.#asked = undefined
+          void this.#read(asked)
+        }, TICK_READ_WINDOW_MS)
+      }
+      this.#asked.push({ net, boundMs, settle })
     })
   }
 

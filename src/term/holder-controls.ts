@@ -107,8 +107,8 @@ export class HolderControls implements PauseStep {
 
   async #read(why: string): Promise<NetControl | undefined> {
     try {
-      const { net, setting } = this.#term
-      return await this.#controls.get(net, setting.clock.now(), { signal: this.#term.callSignal('serving') })
+      // With the other nets' whose slots fall due now: one read for all (control-poll.ts).
+      return await this.#poll.read(this.#term.net, this.#term.boundMs, this.#term.serving)
     } catch (error) {
       this.#cannotRead(error, why)
       return undefined

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryNetControlStore } from '../../src/control/memory-net-control-store.js'
 import type { NetControl, NetControlStore } from '../../src/control/net-control-store.js'
 import { systemClock } from '../../src/lease/clock.js'
-import { CONTROL_POLL_MS, ControlPoll } from '../../src/term/control-poll.js'
+import { CONTROL_POLL_MS, ControlPoll, TICK_READ_WINDOW_MS } from '../../src/term/control-poll.js'
 
 /** The memory twin, counting its reads: `getMany` calls with their sizes, and `get` calls. */
 function countingStore(fail?: () => boolean) {
@@ -90,5 +90,25 @@ describe('the replica’s control poll', () => {
     await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS)
     expect((await Promise.all(answers)).length).toBe(2_500)
     expect(reads).toEqual([1_000, 1_000, 500])
+  })
+
+  it('reads the pause checks asked within its window in one call, each its own, and answers a term’s end at once', async () => {
+    const { store, counting, reads, gets } = countingStore()
+    await store.pause('net-1', { by: 'ann' }, new Date())
+    const poll = new ControlPoll(counting, systemClock)
+    const serving = new AbortController().signal
+    const first = poll.read('net-0', 1_000, serving)
+    await vi.advanceTimersByTimeAsync(TICK_READ_WINDOW_MS - 1)
+    const second = poll.read('net-1', 1_000, serving)
+    const ending = new AbortController()
+    const gone = poll.read('net-2', 1_000, ending.signal)
+    ending.abort(new Error('the term ended'))
+    await expect(gone, 'a check outlived its term').rejects.toThrow('the term ended')
+    expect(reads, 'a check was read before its window closed').toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect((await first).paused, 'a net not paused read as paused').toBeUndefined()
+    expect((await second).paused, 'the paused net’s check missed its pause').toBeDefined()
+    expect(reads, 'the checks asked together were read apart').toEqual([3])
+    expect(gets(), 'a check read its net on its own').toBe(0)
   })
 })
