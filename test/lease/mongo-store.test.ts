@@ -29,6 +29,18 @@ async function writeRaw(store: LeaseStore, name: string, fields: Record<string, 
   if (written.matchedCount !== 1) throw new Error(`writeRaw: no stored lease "${name}" to damage`)
 }
 
+/** A MongoStore on a client of its own whose commands (not its monitoring's) are recorded in `sent`. */
+function monitoredStore() {
+  if (mongo instanceof Error) throw mongo
+  const client = new MongoClient(mongoServer().url, { monitorCommands: true })
+  const sent: Array<Record<string, unknown>> = []
+  client.on('commandStarted', (event) => {
+    if (event.commandName !== 'hello' && event.commandName !== 'ping') sent.push(event.command)
+  })
+  const store = new MongoStore(client.db(mongo.db.databaseName), { collection: `leases_${++collections}` })
+  return { client, store, sent }
+}
+
 describe('MongoStore on the run’s real server', () => {
   it('has a real MongoDB-wire server behind it', () => {
     if (mongo instanceof Error) throw mongo
@@ -96,16 +108,8 @@ describe('MongoStore on the run’s real server', () => {
   })
 
   it('bounds every call on the server: maxTimeMS, and wtimeoutMS on the majority write concern', async () => {
-    if (mongo instanceof Error) throw mongo
-    const client = new MongoClient(mongoServer().url, { monitorCommands: true })
-    const sent: Array<Record<string, unknown>> = []
-    client.on('commandStarted', (event) => {
-      if (event.commandName !== 'hello' && event.commandName !== 'ping') sent.push(event.command)
-    })
+    const { client, store, sent } = monitoredStore()
     try {
-      const store = new MongoStore(client.db(mongo.db.databaseName), {
-        collection: `leases_${++collections}`,
-      })
       const t0 = new Date('2026-09-30T15:00:00.000Z')
       const grant = await store.acquire('net-a', 'alpha', t0, 3000)
       if (!grant) throw new Error('the acquire of an absent lease was refused')
@@ -133,16 +137,8 @@ describe('MongoStore on the run’s real server', () => {
   })
 
   it('renews many leases in one update command, bounded on the server, and reads back only when one was refused', async () => {
-    if (mongo instanceof Error) throw mongo
-    const client = new MongoClient(mongoServer().url, { monitorCommands: true })
-    const sent: Array<Record<string, unknown>> = []
-    client.on('commandStarted', (event) => {
-      if (event.commandName !== 'hello' && event.commandName !== 'ping') sent.push(event.command)
-    })
+    const { client, store, sent } = monitoredStore()
     try {
-      const store = new MongoStore(client.db(mongo.db.databaseName), {
-        collection: `leases_${++collections}`,
-      })
       const t0 = new Date('2026-09-30T15:00:00.000Z')
       const grants: LeaseGrant[] = []
       for (let i = 0; i < 12; i++) {

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { NetControlStore } from '../../src/control/net-control-store.js'
-import { defineLease, defineNet } from '../../src/index.js'
+import { defineLease, defineNet, type NetDefinition } from '../../src/index.js'
 import { CONTROL_POLL_MS } from '../../src/term/control-poll.js'
 import { assembleWorker } from '../../src/worker/worker.js'
 import { openRuntime } from '../../src/worker/runtime.js'
@@ -33,29 +33,38 @@ afterEach(async () => {
   worker = undefined
 })
 
+/**
+ * Starts an in-memory worker holding `held`, whose controls count their reads: `getMany` calls with their
+ * sizes, and `get` calls (a net reading its own).
+ */
+async function startCounting(held: NetDefinition[]) {
+  const reads: number[] = []
+  let gets = 0
+  const options = { nets: held, leases, env: { LOG_LEVEL: 'silent', PORT: '0', LEASECRON_FORGE: 'sandbox' } }
+  worker = assembleWorker(options, setUpWorker(options), async (runtimeOptions) => {
+    const runtime = await openRuntime(runtimeOptions)
+    const controls = runtime.controls
+    const counting: NetControlStore = Object.assign(Object.create(controls), {
+      getMany: (nets: readonly string[], now: Date) => {
+        reads.push(nets.length)
+        return controls.getMany(nets, now)
+      },
+      get: (net: string, now: Date) => {
+        gets++
+        return controls.get(net, now)
+      },
+    })
+    return Object.assign(Object.create(runtime), { controls: counting })
+  })
+  await worker.start()
+  return { reads, ownReads: () => gets }
+}
+
 describe('a worker holding several nets', () => {
   it('reads all their controls in one call per interval, none polling on its own', async () => {
-    const reads: number[] = []
-    let ownReads = 0
-    const options = { nets, leases, env: { LOG_LEVEL: 'silent', PORT: '0', LEASECRON_FORGE: 'sandbox' } }
-    worker = assembleWorker(options, setUpWorker(options), async (runtimeOptions) => {
-      const runtime = await openRuntime(runtimeOptions)
-      const controls = runtime.controls
-      const counting: NetControlStore = Object.assign(Object.create(controls), {
-        getMany: (held: readonly string[], now: Date) => {
-          reads.push(held.length)
-          return controls.getMany(held, now)
-        },
-        get: (net: string, now: Date) => {
-          ownReads++
-          return controls.get(net, now)
-        },
-      })
-      return Object.assign(Object.create(runtime), { controls: counting })
-    })
-    await worker.start()
+    const { reads, ownReads } = await startCounting(nets)
     await new Promise((resolve) => setTimeout(resolve, 2 * CONTROL_POLL_MS + 1_000))
-    expect(ownReads, 'a net read its controls on its own').toBe(0)
+    expect(ownReads(), 'a net read its controls on its own').toBe(0)
     // Each new net's election runs its newest due slot, whose pause check is read with the others'
     // (once, or split on a loaded machine); then one poll of all three per interval. Each net polling for
     // itself would be three reads an interval.
@@ -80,31 +89,9 @@ describe('a worker holding several nets', () => {
         term: () => async () => {},
       }),
     )
-    const reads: number[] = []
-    let ownReads = 0
-    const options = {
-      nets: everySecond,
-      leases,
-      env: { LOG_LEVEL: 'silent', PORT: '0', LEASECRON_FORGE: 'sandbox' },
-    }
-    worker = assembleWorker(options, setUpWorker(options), async (runtimeOptions) => {
-      const runtime = await openRuntime(runtimeOptions)
-      const controls = runtime.controls
-      const counting: NetControlStore = Object.assign(Object.create(controls), {
-        getMany: (held: readonly string[], now: Date) => {
-          reads.push(held.length)
-          return controls.getMany(held, now)
-        },
-        get: (net: string, now: Date) => {
-          ownReads++
-          return controls.get(net, now)
-        },
-      })
-      return Object.assign(Object.create(runtime), { controls: counting })
-    })
-    await worker.start()
+    const { reads, ownReads } = await startCounting(everySecond)
     await new Promise((resolve) => setTimeout(resolve, 4_000))
-    expect(ownReads, 'a slot read its net’s pause on its own').toBe(0)
+    expect(ownReads(), 'a slot read its net’s pause on its own').toBe(0)
     // About four ticks of three nets, and a poll: one read of all three each, where each net reading its
     // own pause costs three. A loaded machine may split a tick's three in two.
     expect(reads.length, 'the ticks’ pause checks were not read').toBeGreaterThanOrEqual(3)
