@@ -10,7 +10,7 @@
  * whose signal aborts while it waits leaves the batch and rejects at once. Every other call passes
  * straight through, and a store without `renewMany` is used as it is (`batchRenewals`).
  */
-import type { Clock, TimerHandle } from './clock.js'
+import type { Clock } from './clock.js'
 import {
   type AcquireOptions,
   checkNotAborted,
@@ -50,8 +50,8 @@ export function batchRenewals(store: LeaseStore, clock: Clock): LeaseStore {
 export class RenewalBatch implements LeaseStore {
   readonly #store: LeaseStore
   readonly #clock: Clock
-  /** The batch being gathered for each ttl, and when it goes. */
-  readonly #open = new Map<number, { waiting: Set<Waiting>; timer: TimerHandle }>()
+  /** The renewals being gathered for each ttl (their batch goes when its window closes). */
+  readonly #open = new Map<number, Set<Waiting>>()
   /** The store's own, when it has them (optional in the contract, so present here only then). */
   readonly vacant?: (names: readonly string[], now: Date, options?: LeaseCallOptions) => Promise<string[]>
   readonly expiries?: (names: readonly string[], options?: LeaseCallOptions) => Promise<LeaseExpiry[]>
@@ -92,7 +92,7 @@ export class RenewalBatch implements LeaseStore {
     return new Promise<boolean>((resolve, reject) => {
       const batch = this.#batchFor(ttlMs)
       const onAbort = () => {
-        batch.waiting.delete(waiting)
+        batch.delete(waiting)
         try {
           checkNotAborted(context, signal)
         } catch (error) {
@@ -108,7 +108,7 @@ export class RenewalBatch implements LeaseStore {
           else reject(answer.error)
         },
       }
-      batch.waiting.add(waiting)
+      batch.add(waiting)
       signal?.addEventListener('abort', onAbort, { once: true })
     })
   }
@@ -134,21 +134,20 @@ export class RenewalBatch implements LeaseStore {
     return this.#store.get(name, options)
   }
 
-  #batchFor(ttlMs: number) {
+  #batchFor(ttlMs: number): Set<Waiting> {
     let batch = this.#open.get(ttlMs)
     if (!batch) {
-      const timer = this.#clock.setTimeout(() => void this.#send(ttlMs), renewalWindowMs(ttlMs))
-      batch = { waiting: new Set<Waiting>(), timer }
+      batch = new Set<Waiting>()
       this.#open.set(ttlMs, batch)
+      this.#clock.setTimeout(() => void this.#send(ttlMs), renewalWindowMs(ttlMs))
     }
     return batch
   }
 
   /** Sends a ttl's gathered renewals in one call (one alone goes as a plain renew) and answers each. */
   async #send(ttlMs: number): Promise<void> {
-    const batch = this.#open.get(ttlMs)
+    const waiting = [...(this.#open.get(ttlMs) ?? [])]
     this.#open.delete(ttlMs)
-    const waiting = [...(batch?.waiting ?? [])]
     if (waiting.length === 0) return
     // The latest `now`: each caller's expiry is then no earlier than its own renewal would have written.
     const now = new Date(Math.max(...waiting.map((w) => w.now.getTime())))
