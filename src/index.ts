@@ -108,3 +108,5 @@ export { StoreError } from './store-call/store-error.js'
 export { createWorker } from './worker/lazy-worker.js'
 export { WorkerNotStartedError } from './worker/worker-not-started-error.js'
 export type { Worker, WorkerOptions } from './worker/worker-options.js'
+// Control writes of your own (pauseNet, requestRun) that the holder hears at its next renewal.
+export { type NoticeTarget, noticingControls } from './worker/noticing-controls.js'

@@ -3,8 +3,8 @@
  *
  * Every net elects through a lease named here, so two nets can never share one by accident: a worker
  * refuses to start when two nets name the same lease or a net names one that is not registered.
- * Pacing (docs/decisions/0001-one-elected-replica-per-net.md): pace = min(schedule interval, 60 s),
- * TTL = 3 × pace, retry = pace.
+ * Pacing (docs/decisions/0005-a-takeover-within-the-next-minute.md, replacing 0001's): pace =
+ * min(schedule interval, 60 s), TTL = min(3 × pace, 30 s), retry = min(pace, TTL).
  */
 
 /** A registered lease. */
@@ -99,14 +99,26 @@ export interface LeasePacing {
   retryMs: number
 }
 
-/** The longest pace: a lease never waits more than a minute to hand over after a clean stop. */
+/** The longest pace: a standby without a holder's expiry to wait for reads the lease at least this often. */
 export const MAX_PACE_MS = 60_000
 
-/** Pacing for a net whose schedule fires every `intervalMs`, with per-net overrides. */
+/**
+ * The longest default TTL: a holder that dies is replaced within about this (a standby waits for the
+ * expiry it read), so a minute schedule's next slot runs on time after a crash
+ * (docs/decisions/0005-a-takeover-within-the-next-minute.md).
+ */
+export const MAX_DEFAULT_TTL_MS = 30_000
+
+/**
+ * Pacing for a net whose schedule fires every `intervalMs`, with per-net overrides: TTL = min(3 × pace,
+ * MAX_DEFAULT_TTL_MS) and retry = min(pace, TTL) unless set. A retry longer than the TTL would only
+ * delay a standby that holds no expiry to wait for (run.ts waits for a seen expiry when it is sooner).
+ */
 export function leasePacing(
   intervalMs: number,
   overrides: { ttlMs?: number | undefined; retryMs?: number | undefined } = {},
 ): LeasePacing {
   const paceMs = Math.min(intervalMs, MAX_PACE_MS)
-  return { paceMs, ttlMs: overrides.ttlMs ?? 3 * paceMs, retryMs: overrides.retryMs ?? paceMs }
+  const ttlMs = overrides.ttlMs ?? Math.min(3 * paceMs, MAX_DEFAULT_TTL_MS)
+  return { paceMs, ttlMs, retryMs: overrides.retryMs ?? Math.min(paceMs, ttlMs) }
 }

@@ -123,7 +123,7 @@ Pauses the net in the shared store (MONGO_URI). The replica holding its lease re
 and records each slot due "paused" in the run ledger (with who and why) instead of running it.
   --for     how long (90s, 30m, 2h, 1d); --until: an ISO 8601 instant with a zone. Without either: until resumed
   --reason  why (shown in status and recorded with each paused slot); --by: who (default: the OS user)
-  --abort   also abort the pass in flight (the holder notices within its 5 s poll)
+  --abort   also abort the pass in flight (the holder hears of it at its next renewal)
 A newer pause replaces the one in force. Exit 0; 64 for an unknown net or a bad option; 1 when the store
 does not answer or there is no MONGO_URI.`,
     moreHelp: netList,
@@ -139,7 +139,7 @@ does not answer or there is no MONGO_URI.`,
 
 Lifts the net's pause in the shared store (MONGO_URI); its next slot runs as scheduled. The slots recorded
 "paused" stay so, unless --catch-up asks the replica holding the lease to run them (oldest first, at most
-20, within its 5 s poll). A net that is not paused is left as it is (exit 0).`,
+20, once it hears of it at its next renewal). A net that is not paused is left as it is (exit 0).`,
     moreHelp: netList,
     handler: async (context) => (await import('./resume.js')).resumeCommand(context),
   },

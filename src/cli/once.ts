@@ -16,6 +16,8 @@ import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { clockRefusal } from './clock-refusal.js'
 import { findNet } from './find-net.js'
+import { noticingControls } from '../worker/noticing-controls.js'
+import { operatorNotice } from './operator-notice.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { scheduleOf } from '../schedule/schedule.js'
 import { netEnvPrefix } from '../config/variables.js'
@@ -85,7 +87,18 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
       signal: interrupt.signal,
       ...(values.now ? { manual: true } : { waitForJitter: true }),
     })
-      .then((r) => (values.now ? askHolder(r, runtime.controls, values) : r))
+      .then((r) =>
+        values.now
+          ? askHolder(
+              r,
+              noticingControls(
+                runtime.controls,
+                operatorNotice(runtime.store, net, (line) => io.err(line)),
+              ),
+              values,
+            )
+          : r,
+      )
       .catch((error: unknown) => clockRefusal(error, io))
     if (typeof result === 'number') return result
     io.out(values.json ? JSON.stringify(result) : describeOnce(result))
@@ -99,7 +112,7 @@ export async function onceCommand({ args, values, config, io }: CommandContext):
 
 /**
  * `once --now` that found the lease held: the holder runs the manual slot instead, asked through a run
- * request in the shared store (its poll picks it up); the answer says so (`requested`).
+ * request in the shared store (it hears of it at its next renewal: the notice on its lease); the answer says so (`requested`).
  */
 async function askHolder(
   result: OnceResult,

@@ -1,8 +1,9 @@
 /**
  * `leasecron pause <net> [--for D | --until ISO] [--reason TEXT] [--by NAME] [--abort] [--json]`: pauses
  * the net in the shared store (MONGO_URI). Whichever replica holds its lease reads it at its next tick
- * and records the slots due `paused`; with `--abort` it also ends the pass in flight (within its poll
- * interval). Without MONGO_URI each worker keeps its controls in its own process: nothing to write.
+ * and records the slots due `paused`; with `--abort` it also ends the pass in flight (once it hears of it
+ * at its next renewal: the notice this write leaves on the lease). Without MONGO_URI each worker keeps
+ * its controls in its own process: nothing to write.
  */
 import { pauseNet } from '../control/control-actions.js'
 import { describePause } from '../control/net-control-store.js'
@@ -13,6 +14,8 @@ import { findNet } from './find-net.js'
 import { undiscoveredInstallationNow } from './undiscovered-installation.js'
 import type { Io } from './io.js'
 import { withDatabase } from './with-database.js'
+import { noticingControls } from '../worker/noticing-controls.js'
+import { operatorNotice } from './operator-notice.js'
 
 /**
  * Pauses the net; exit 0, 64 for an unknown net, a bad option or (under GITHUB_INSTALLATION_IDS=all) an
@@ -40,8 +43,12 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
     config,
     io,
     ignoreBad,
-    async ({ controls }, signal) => {
-      const { pause } = await pauseNet(controls, name, input, now, { signal })
+    async ({ controls, store }, signal) => {
+      const noticed = noticingControls(
+        controls,
+        operatorNotice(store, net, (line) => io.err(line)),
+      )
+      const { pause } = await pauseNet(noticed, name, input, now, { signal })
       if (values.json) io.out(JSON.stringify({ net: name, paused: pause }))
       else {
         io.out(`${name}: ${describePause(pause)}`)

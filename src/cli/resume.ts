@@ -1,7 +1,8 @@
 /**
  * `leasecron resume <net> [--catch-up] [--by NAME] [--reason TEXT] [--json]`: lifts the net's pause in
  * the shared store. The slots recorded `paused` stay so, unless `--catch-up` asks the holder to run them
- * (oldest first, at most 20, within its poll interval). A net that is not paused is left as it is.
+ * (oldest first, at most 20, once it hears of it at its next renewal). A net that is not paused is left
+ * as it is.
  */
 import { resumeNet } from '../control/control-actions.js'
 import { describePause } from '../control/net-control-store.js'
@@ -12,6 +13,8 @@ import { findNet } from './find-net.js'
 import { undiscoveredInstallationNow } from './undiscovered-installation.js'
 import { noSharedStore } from './pause.js'
 import { withDatabase } from './with-database.js'
+import { noticingControls } from '../worker/noticing-controls.js'
+import { operatorNotice } from './operator-notice.js'
 
 /**
  * Resumes the net; exit 0 (also when it was not paused), 64 for an unknown net or (under
@@ -32,8 +35,12 @@ export async function resumeCommand({ args, values, config, io }: CommandContext
     config,
     io,
     () => undefined,
-    async ({ controls }, signal) => {
-      const { pause: lifted } = await resumeNet(controls, name, input, new Date(), { signal })
+    async ({ controls, store }, signal) => {
+      const noticed = noticingControls(
+        controls,
+        operatorNotice(store, net, (line) => io.err(line)),
+      )
+      const { pause: lifted } = await resumeNet(noticed, name, input, new Date(), { signal })
       if (values.json)
         io.out(JSON.stringify({ net: name, resumed: lifted !== undefined, lifted: lifted ?? null }))
       else if (!lifted) io.out(`${name}: not paused; nothing changed`)

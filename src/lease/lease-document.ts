@@ -25,6 +25,8 @@ export interface LeaseDocument {
   /** The epoch once released. */
   expiresAt: Date
   renewedAt: Date
+  /** Notices left for the holder (LeaseStore.notify); absent on a lease never noticed. */
+  notice?: number
 }
 
 const fields = {

@@ -24,6 +24,7 @@ import {
   type LeaseStore,
   type LeaseTerm,
 } from './store.js'
+import { NoticeBoard } from './notice-board.js'
 
 const COMPONENT = 'MemoryStore'
 
@@ -36,11 +37,14 @@ interface Entry {
   /** 0 once released: free for anyone. */
   expiresAtMs: number
   renewedAtMs: number
+  /** Notices left for the holder (`notify`). */
+  notice: number
 }
 
 /** An in-memory LeaseStore; see the LeaseStore contract. */
 export class MemoryStore implements LeaseStore {
   readonly #leases = new Map<string, Entry>()
+  readonly #notices = new NoticeBoard()
 
   async acquire(
     name: string,
@@ -75,8 +79,10 @@ export class MemoryStore implements LeaseStore {
       fence: (entry?.fence ?? 0) + 1,
       expiresAtMs: Math.max(entry?.expiresAtMs ?? 0, call.expiresAtMs),
       renewedAtMs: Math.max(entry?.renewedAtMs ?? 0, call.nowMs),
+      notice: entry?.notice ?? 0,
     }
     this.#leases.set(call.name, next)
+    this.#notices.heard(call.name, next.notice)
     return {
       name: call.name,
       owner: call.owner,
@@ -98,6 +104,7 @@ export class MemoryStore implements LeaseStore {
     if (!entry || entry.owner !== call.owner || entry.token !== call.token) return false
     entry.expiresAtMs = Math.max(entry.expiresAtMs, call.expiresAtMs)
     entry.renewedAtMs = Math.max(entry.renewedAtMs, call.nowMs)
+    this.#notices.heard(call.name, entry.notice)
     return true
   }
 
@@ -112,6 +119,18 @@ export class MemoryStore implements LeaseStore {
     const answers: boolean[] = []
     for (const grant of grants) answers.push(await this.renew(grant, now, ttlMs, options))
     return answers
+  }
+
+  async notify(name: string, options?: LeaseCallOptions): Promise<void> {
+    const lease = checkName(COMPONENT, 'notify', name)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'notify', lease }, options?.signal)
+    const entry = this.#leases.get(lease)
+    if (entry) entry.notice += 1
+  }
+
+  onNotice(listener: (name: string) => void): () => void {
+    return this.#notices.subscribe(listener)
   }
 
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {

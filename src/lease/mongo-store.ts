@@ -33,6 +33,7 @@ import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, StoreCollection } from '../store-call/store-call.js'
 import { termCallBoundMs } from './call-bound.js'
 import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
+import { NoticeBoard, noticeCount } from './notice-board.js'
 import {
   type AcquireOptions,
   checkGrant,
@@ -83,6 +84,7 @@ export const LIST_LIMIT = 10_000
 export class MongoStore implements LeaseStore {
   readonly #leases: StoreCollection<LeaseDocument>
   readonly #bad: BadDocumentReporter
+  readonly #notices = new NoticeBoard()
 
   constructor(db: Db, options: MongoStoreOptions = {}) {
     const collection = options.collection ?? 'leases'
@@ -121,6 +123,8 @@ export class MongoStore implements LeaseStore {
           { upsert: true, returnDocument: 'before', ...bounds.write },
         )
         const prior = before ? this.#parse(before) : undefined
+        // The term's first count: its renewals then match on it from the first (one round trip).
+        this.#notices.heard(call.name, noticeCount(before?.notice))
         return {
           name: call.name,
           owner: call.owner,
@@ -136,24 +140,34 @@ export class MongoStore implements LeaseStore {
     })
   }
 
+  /**
+   * One `findOneAndUpdate` of the grant's term, whose answer also carries the lease's notice count, so a
+   * holder hears a notice in the renewal's own round trip (`onNotice`).
+   */
   async renew(grant: LeaseTerm, now: Date, ttlMs: number, options?: LeaseCallOptions): Promise<boolean> {
     const call = checkRenewal(COMPONENT, grant, now, ttlMs)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'renew', ...lease(call) }
-    return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
-      const result = await leases.updateOne(
+    const after = await this.#call(context, options?.signal, ttlMs, (leases, bounds) =>
+      leases.findOneAndUpdate(
         { _id: call.name, owner: call.owner, token: call.token },
         { $max: { expiresAt: new Date(call.expiresAtMs), renewedAt: new Date(call.nowMs) } },
-        bounds.write,
-      )
-      return result.matchedCount > 0
-    })
+        // No projection: FerretDB 1.24 refuses one on findAndModify; the document is a few fields.
+        { returnDocument: 'after', ...bounds.write },
+      ),
+    )
+    if (!after) return false
+    this.#notices.heard(call.name, noticeCount(after.notice))
+    return true
   }
 
   /**
-   * One `updateMany` over every grant's term (`$or` of `_id`, owner and token): one round trip when all
-   * are renewed; when fewer matched, a second reads back which leases still hold their grant's token. A
-   * term's token never comes back once replaced, so a lease that holds it now held it when the update
-   * matched; one replaced meanwhile reads `false`, and its term steps down early rather than late.
+   * One `updateMany` over every grant's term (`$or` of `_id`, owner, token and the notice count last seen
+   * through this store): one round trip when all are renewed and none has a new notice. When fewer
+   * matched, or a lease's count was never seen, a find reads back each lease's token and count; a term
+   * still held whose count moved was left out by the update, and is renewed again without the count (and
+   * read back once more if that one matched fewer). A term's token never comes back once replaced, so a
+   * lease that holds it now held it when its update matched; one replaced meanwhile reads `false`, and its
+   * term steps down early rather than late.
    */
   async renewMany(
     grants: readonly LeaseTerm[],
@@ -171,22 +185,61 @@ export class MongoStore implements LeaseStore {
       lease: names.length === 1 ? first.name : `${first.name} and ${names.length - 1} more`,
       owner: first.owner,
     }
-    const termOf = (t: { name: string; owner: unknown; token: unknown }) =>
-      JSON.stringify([t.name, t.owner, t.token])
-    const terms = new Map(calls.map((c) => [termOf(c), c]))
+    const terms = new Map(calls.map((c) => [termKey(c), c]))
+    const expiry = { $max: { expiresAt: new Date(first.expiresAtMs), renewedAt: new Date(first.nowMs) } }
     return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
-      const result = await leases.updateMany(
-        { $or: [...terms.values()].map(({ name, owner, token }) => ({ _id: name, owner, token })) },
-        { $max: { expiresAt: new Date(first.expiresAtMs), renewedAt: new Date(first.nowMs) } },
-        bounds.write,
-      )
-      if (result.matchedCount === terms.size) return calls.map(() => true)
-      const held = await leases
-        .find({ _id: { $in: names } }, { projection: { owner: 1, token: 1 }, ...bounds.find })
-        .toArray()
-      const holding = new Set(held.map((d) => termOf({ name: d._id, owner: d.owner, token: d.token })))
-      return calls.map((c) => holding.has(termOf(c)))
+      const seen = new Map(names.map((name) => [name, this.#notices.seen(name)]))
+      const filter = (counted: boolean) => ({
+        $or: [...terms.values()].map(({ name, owner, token }) => ({
+          _id: name,
+          owner,
+          token,
+          ...(counted ? noticeCondition(seen.get(name)) : {}),
+        })),
+      })
+      const result = await leases.updateMany(filter(true), expiry, bounds.write)
+      if (result.matchedCount === terms.size && names.every((n) => seen.get(n) !== undefined))
+        return calls.map(() => true)
+      const read = await readTerms(leases, names, bounds)
+      const missed = [...terms.values()].filter((t) => {
+        const doc = read.get(t.name)
+        return doc?.term === termKey(t) && !matchesSeen(doc.notice, seen.get(t.name))
+      })
+      let holding = new Set([...read.values()].map((d) => d.term))
+      if (missed.length > 0) {
+        const again = await leases.updateMany(
+          { $or: missed.map(({ name, owner, token }) => ({ _id: name, owner, token })) },
+          expiry,
+          bounds.write,
+        )
+        if (again.matchedCount < missed.length) {
+          const reread = await readTerms(leases, [...new Set(missed.map((t) => t.name))], bounds)
+          const lost = missed.filter((t) => reread.get(t.name)?.term !== termKey(t)).map(termKey)
+          holding = new Set([...holding].filter((key) => !lost.includes(key)))
+        }
+      }
+      for (const [name, doc] of read)
+        if (holding.has(doc.term)) this.#notices.heard(name, noticeCount(doc.notice))
+      return calls.map((c) => holding.has(termKey(c)))
     })
+  }
+
+  /**
+   * One `updateOne` that counts a notice on the lease (`$inc`), never creating it: an absent lease has no
+   * holder to tell. On FerretDB, which writes back the whole document it read, a notice that races a
+   * renewal of the same lease can undo that renewal's extension: the holder's next renewal (a third of
+   * the TTL later, before the earlier expiry) extends it again, and the run ledger still runs each slot once.
+   */
+  async notify(name: string, options?: LeaseCallOptions): Promise<void> {
+    const lease = checkName(COMPONENT, 'notify', name)
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'notify', lease }
+    await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases.updateOne({ _id: lease }, { $inc: { notice: 1 } }, bounds.write),
+    )
+  }
+
+  onNotice(listener: (name: string) => void): () => void {
+    return this.#notices.subscribe(listener)
   }
 
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
@@ -322,6 +375,43 @@ function acquireFilter(name: string, owner: string, nowAt: Date): Filter<LeaseDo
       { expiresAt: { $not: { $type: 'date' } } },
     ],
   }
+}
+
+/** One term's identity as a key: lease name, owner and token. */
+function termKey(t: { name: string; owner: unknown; token: unknown }): string {
+  return JSON.stringify([t.name, t.owner, t.token])
+}
+
+/**
+ * The renewal's condition on a lease's notice count last seen: none before the first (the read-back then
+ * learns it); 0 also matches a lease written before notices existed (no count stored).
+ */
+function noticeCondition(seen: number | undefined): Filter<LeaseDocument> {
+  if (seen === undefined) return {}
+  return seen === 0 ? { $or: [{ notice: 0 }, { notice: { $exists: false } }] } : { notice: seen }
+}
+
+/** Whether a stored count satisfies `noticeCondition(seen)`, as the server matched it. */
+function matchesSeen(stored: unknown, seen: number | undefined): boolean {
+  if (seen === undefined) return true
+  return seen === 0 ? stored === 0 || stored === undefined : stored === seen
+}
+
+/** One find of `names`' terms (as `termKey`) and stored notice counts, by name. */
+async function readTerms(
+  leases: Collection<LeaseDocument>,
+  names: readonly string[],
+  bounds: CallBounds,
+): Promise<Map<string, { term: string; notice: unknown }>> {
+  const docs = await leases
+    .find({ _id: { $in: [...names] } }, { projection: { owner: 1, token: 1, notice: 1 }, ...bounds.find })
+    .toArray()
+  return new Map(
+    docs.map((d) => [
+      d._id,
+      { term: termKey({ name: d._id, owner: d.owner, token: d.token }), notice: d.notice },
+    ]),
+  )
 }
 
 function lease(call: { name: string; owner: string }): { lease: string; owner: string } {

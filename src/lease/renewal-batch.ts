@@ -55,6 +55,8 @@ export class RenewalBatch implements LeaseStore {
   /** The store's own, when it has them (optional in the contract, so present here only then). */
   readonly vacant?: (names: readonly string[], now: Date, options?: LeaseCallOptions) => Promise<string[]>
   readonly expiries?: (names: readonly string[], options?: LeaseCallOptions) => Promise<LeaseExpiry[]>
+  readonly notify?: (name: string, options?: LeaseCallOptions) => Promise<void>
+  readonly onNotice?: (listener: (name: string) => void) => () => void
 
   constructor(store: LeaseStore, clock: Clock) {
     if (!store.renewMany) throw new TypeError('RenewalBatch: the store has no renewMany')
@@ -62,6 +64,8 @@ export class RenewalBatch implements LeaseStore {
     this.#clock = clock
     if (store.vacant) this.vacant = store.vacant.bind(store)
     if (store.expiries) this.expiries = store.expiries.bind(store)
+    if (store.notify) this.notify = store.notify.bind(store)
+    if (store.onNotice) this.onNotice = store.onNotice.bind(store)
   }
 
   acquire(

@@ -151,6 +151,22 @@ export interface LeaseStore {
    * an orphaned lease from a freed one and to know when a held one falls vacant if not renewed.
    */
   expiries?(names: readonly string[], options?: LeaseCallOptions): Promise<LeaseExpiry[]>
+  /**
+   * Leaves a notice on the lease for its holder — one write that changes nothing of the term (owner,
+   * token, fence, expiry) — which the holder hears at its next renewal (`onNotice`): the operator's
+   * controls call it after writing a net's controls, so a holder reads them when told, not every few
+   * seconds. A no-op when the store never had the lease (no holder to tell; a new term reads the controls
+   * when it starts). Optional, with `onNotice`: without them a worker polls its nets' controls.
+   */
+  notify?(name: string, options?: LeaseCallOptions): Promise<void>
+  /**
+   * Subscribes `listener` to notices: called with the lease's name when a grant or a renewal through this
+   * store instance (`acquire`, `renew`, `renewMany`) finds its notice count other than the last one seen
+   * through it, the first one seen included. In the same round trip as the grant or renewal where the
+   * store can (the count rides on its answer). Returns the unsubscribe function. A throwing listener is
+   * ignored.
+   */
+  onNotice?(listener: (name: string) => void): () => void
 }
 
 /** One lease's term expiry as `expiries` reads it. */
@@ -169,6 +185,7 @@ export type LeaseOperation =
   | 'get'
   | 'vacant'
   | 'expiries'
+  | 'notify'
   | 'announce'
   | 'live'
   | 'withdraw'

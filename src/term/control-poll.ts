@@ -23,6 +23,13 @@ import { callBoundSignal } from './term-call-bound.js'
 /** How often a holder's net's controls are read between ticks (a run-now request waits at most this). */
 export const CONTROL_POLL_MS = 5_000
 
+/**
+ * The poll's interval when the lease store tells holders of control changes (LeaseStore.notify, heard at
+ * the next renewal, which `wake`s the poll): only a fallback then, for a control written without a
+ * notice (an older leasecron, a notice that failed, a hand edit).
+ */
+export const NOTICED_CONTROL_POLL_MS = 60_000
+
 /** How long a tick's pause check waits for other nets' before its read goes (renewal-batch.ts's idea). */
 export const TICK_READ_WINDOW_MS = 10
 
@@ -41,6 +48,8 @@ export class ControlPoll {
   readonly #waiting = new Set<Waiter>()
   /** Ends the round's wait when no net waits any more, so no timer outlives the terms. */
   #round: AbortController | undefined
+  /** A notice came (`wake`): the next round reads at once. */
+  #woken = false
   /** The tick checks asked within the current window, read together when it closes. */
   #asked: Waiter[] | undefined
 
@@ -106,13 +115,26 @@ export class ControlPoll {
     })
   }
 
-  /** Rounds while nets wait: wait the interval, then read the nets waiting then. */
+  /**
+   * Reads the waiting nets' controls now rather than at the end of the interval: a renewal heard a notice
+   * (an operator wrote a control). Nothing when no net waits (a term reads its controls as it starts).
+   */
+  wake(): void {
+    if (this.#waiting.size === 0) return
+    this.#woken = true
+    this.#round?.abort()
+  }
+
+  /** Rounds while nets wait: wait the interval (or a `wake`), then read the nets waiting then. */
   async #run(): Promise<void> {
     while (this.#waiting.size > 0) {
-      const round = new AbortController()
-      this.#round = round
-      const waited = await waitFor(this.#pollMs, round.signal, this.#clock)
-      if (!waited) continue
+      if (!this.#woken) {
+        const round = new AbortController()
+        this.#round = round
+        const waited = await waitFor(this.#pollMs, round.signal, this.#clock)
+        if (!waited && !this.#woken) continue
+      }
+      this.#woken = false
       await this.#read([...this.#waiting])
     }
     this.#round = undefined

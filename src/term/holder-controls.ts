@@ -1,8 +1,9 @@
 /**
  * The holder's side of a net's controls (control/net-control-store.ts), for one term: the one read at
  * each tick (is the net paused?), the paused slot's record in the ledger, and the replica's poll
- * (control-poll.ts: every CONTROL_POLL_MS, one read for all its nets) that tells the scheduler, when it
- * asks (`nextNotice`), what operators asked for meanwhile — a run-now request, a catch-up request, a pause
+ * (control-poll.ts: woken by a notice heard on the renewal, else every interval; one read for all its
+ * nets) that tells the scheduler, when it asks (`nextNotice`; the term's first answer is read at once),
+ * what operators asked for meanwhile — a run-now request, a catch-up request, a pause
  * with `--abort` while a pass runs.
  *
  * A control read that fails or does not answer within its bound fails OPEN: the slot runs as scheduled
@@ -32,6 +33,8 @@ export class HolderControls implements PauseStep {
   readonly #term: ServedTerm
   readonly #controls: NetControlStore
   readonly #poll: ControlPoll
+  /** The term's first notice is read at once: a request left before the term began is not kept waiting. */
+  #started = false
 
   /** `poll`: the replica's poll of its nets' controls (control-poll.ts), which `nextNotice` waits for. */
   constructor(term: ServedTerm, controls: NetControlStore, poll: ControlPoll) {
@@ -93,7 +96,11 @@ export class HolderControls implements PauseStep {
     const { serving, net } = this.#term
     let control: NetControl | undefined
     try {
-      control = await this.#poll.next(net, serving, this.#term.boundMs)
+      const first = !this.#started
+      this.#started = true
+      control = first
+        ? await this.#poll.read(net, this.#term.boundMs, serving)
+        : await this.#poll.next(net, serving, this.#term.boundMs)
     } catch (error) {
       this.#cannotRead(error, 'poll')
       return serving.aborted ? undefined : { requests: [] }

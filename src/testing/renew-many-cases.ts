@@ -3,16 +3,8 @@
  * saying so, for a store without it, whose worker renews each lease in a call of its own.
  */
 import { describe, expect, it } from 'vitest'
-import type { LeaseGrant, LeaseStore } from '../lease/store.js'
-
-const t0 = new Date('2026-09-30T15:00:00.000Z')
-const at = (ms: number) => new Date(t0.getTime() + ms)
-
-async function granted(answer: Promise<LeaseGrant | false>): Promise<LeaseGrant> {
-  const grant = await answer
-  if (!grant) throw new Error('the acquire was refused: no term to test')
-  return grant
-}
+import type { LeaseStore } from '../lease/store.js'
+import { at, granted, t0 } from './conformance-terms.js'
 
 /** Registers the `renewMany` cases of `makeStore`. */
 export function renewManyCases(makeStore: () => LeaseStore | Promise<LeaseStore>): void {

@@ -5,7 +5,9 @@
  * file. It is not a load or fault test: the chaos suite covers those for the built-in stores.
  */
 import { describe, expect, it } from 'vitest'
-import { type LeaseGrant, LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
+import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
+import { at, granted, t0 } from './conformance-terms.js'
+import { noticeCases } from './notice-cases.js'
 import { renewManyCases } from './renew-many-cases.js'
 
 export interface ConformanceOptions {
@@ -23,19 +25,6 @@ export interface ConformanceOptions {
   writeRaw?: (store: LeaseStore, name: string, fields: Record<string, unknown>) => Promise<void>
 }
 
-const t0 = new Date('2026-09-30T15:00:00.000Z')
-const at = (ms: number) => new Date(t0.getTime() + ms)
-
-/** The grant of an acquire that must succeed; fails the test naming the consequence otherwise. */
-async function granted(
-  answer: Promise<LeaseGrant | false>,
-  what = 'the acquire was refused',
-): Promise<LeaseGrant> {
-  const grant = await answer
-  if (!grant) throw new Error(`${what}: no term to test`)
-  return grant
-}
-
 /**
  * Registers the conformance tests of `makeStore` under `label`. `makeStore` is called once per test and
  * must give an empty store each time. A failing test names the contract clause the store broke.
@@ -50,6 +39,7 @@ export function storeConformance(
     fenceCases(makeStore)
     renewCases(makeStore)
     renewManyCases(makeStore)
+    noticeCases(makeStore)
     releaseCases(makeStore)
     concurrencyCases(makeStore, options)
     badCallCases(makeStore)

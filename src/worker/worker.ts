@@ -8,7 +8,7 @@
  */
 
 import { type Clock, systemClock } from '../lease/clock.js'
-import type { LeaseTerm } from '../lease/store.js'
+import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import { settledOrAborted, settledWithin, waitFor } from '../lease/wait.js'
 import { badDocumentSink } from './bad-documents.js'
 import { type CampaignHeartbeats, createCampaignHeartbeats } from '../term/campaign-heartbeats.js'
@@ -22,7 +22,7 @@ import { createWorkerMetrics, type WorkerMetrics } from '../observe/metrics.js'
 import { openRuntime, type PassRuntime, type RuntimeOptions } from './runtime.js'
 import { netPinger } from '../observe/ping.js'
 import { type CampaignGate, runNetCampaign } from '../term/net-runner.js'
-import { ControlPoll } from '../term/control-poll.js'
+import { CONTROL_POLL_MS, ControlPoll, NOTICED_CONTROL_POLL_MS } from '../term/control-poll.js'
 import type { NetControlStore } from '../control/net-control-store.js'
 import { installationNets, type NetInstance, shownNets } from './installation-nets.js'
 import { createWorkerStatus, type WorkerStatus } from './status/worker-status.js'
@@ -35,6 +35,7 @@ import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
 
 import type { Worker, WorkerOptions } from './worker-options.js'
 import { setUpWorker, type WorkerSetup } from './worker-setup.js'
+import { type NoticeTarget, noticingControls } from './noticing-controls.js'
 
 export type { Worker, WorkerOptions } from './worker-options.js'
 
@@ -219,10 +220,25 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
         enabled: n.enabled,
       }))
     },
-    controls: () => w.runtime?.controls,
+    controls: () => w.runtime && noticingControls(w.runtime.controls, workerNotice(w, w.runtime.store)),
     clock: w.clock,
     log: w.log,
     onAccepted: () => w.status?.invalidate(),
+  }
+}
+
+/** Where the admin API's control writes leave their notice: the lease of the net, as the page lists it. */
+function workerNotice(w: WorkerState, store: LeaseStore): NoticeTarget {
+  return {
+    store,
+    leaseOf: (net) =>
+      shownNets(w.config, w.runtime?.installationIds()).find((n) => n.definition.name === net)?.definition
+        .lease,
+    onUnnoticed: (net, error) =>
+      w.log.warn(
+        { net, err: error },
+        `the control was written, but its notice to the holder did not land: the holder sees a pause at its next tick, a request within ${NOTICED_CONTROL_POLL_MS / 1000} s`,
+      ),
   }
 }
 
@@ -320,7 +336,7 @@ async function campaign(
     ledger: runtime.ledger,
     // Pauses and run requests are read by the holder; one poll reads every net's this process holds.
     controls: runtime.controls,
-    controlPoll: controlPollOf(runtime.controls, w.clock),
+    controlPoll: controlPollOf(runtime.controls, runtime.store, w.clock),
     runHistory: w.config.runHistory,
     owner: w.owner,
     net: n,
@@ -346,18 +362,25 @@ async function campaign(
   await pinger?.settle()
 }
 
-/** The clock guard, the vacancy read and the fair share, asked before each of `n`'s acquires. */
 /** One poll per control store: every net of the process waits on it, so one read serves them all. */
 const controlPolls = new WeakMap<NetControlStore, ControlPoll>()
 
-function controlPollOf(controls: NetControlStore, clock: Clock): ControlPoll {
+/**
+ * The process's poll of its nets' controls. On a lease store that hears notices (LeaseStore.onNotice),
+ * a renewal that hears one wakes the poll, and the interval is only a fallback (NOTICED_CONTROL_POLL_MS):
+ * the controls are read when an operator wrote them, not every few seconds (issue #39).
+ */
+function controlPollOf(controls: NetControlStore, store: LeaseStore, clock: Clock): ControlPoll {
   const known = controlPolls.get(controls)
   if (known) return known
-  const poll = new ControlPoll(controls, clock)
+  const noticed = store.onNotice !== undefined
+  const poll = new ControlPoll(controls, clock, noticed ? NOTICED_CONTROL_POLL_MS : CONTROL_POLL_MS)
+  store.onNotice?.(() => poll.wake())
   controlPolls.set(controls, poll)
   return poll
 }
 
+/** The clock guard, the vacancy read and the fair share, asked before each of `n`'s acquires. */
 function campaignGate(w: WorkerState, n: NetConfig): CampaignGate {
   return netCampaignGate(n.definition.lease, n.pacing.ttlMs, {
     clock: w.clockWatch,

@@ -328,11 +328,24 @@ describe('the lease registry', () => {
 })
 
 describe('pacing', () => {
-  it('follows the seed: pace = min(interval, 60 s), TTL = 3 × pace, retry = pace', () => {
-    expect(leasePacing(60_000)).toEqual({ paceMs: 60_000, ttlMs: 180_000, retryMs: 60_000 })
-    expect(leasePacing(300_000)).toEqual({ paceMs: 60_000, ttlMs: 180_000, retryMs: 60_000 })
+  it('caps the TTL at 30 s so a crashed holder of a minute schedule is replaced before its next slot', () => {
+    expect(leasePacing(60_000)).toEqual({ paceMs: 60_000, ttlMs: 30_000, retryMs: 30_000 })
+    expect(leasePacing(300_000)).toEqual({ paceMs: 60_000, ttlMs: 30_000, retryMs: 30_000 })
+    expect(leasePacing(86_400_000)).toEqual({ paceMs: 60_000, ttlMs: 30_000, retryMs: 30_000 })
+    expect(leasePacing(10_000)).toEqual({ paceMs: 10_000, ttlMs: 30_000, retryMs: 10_000 })
+    expect(leasePacing(9_000)).toEqual({ paceMs: 9_000, ttlMs: 27_000, retryMs: 9_000 })
+  })
+
+  it('keeps three intervals for fast schedules, and a set TTL bounds the default retry', () => {
     expect(leasePacing(1_000)).toEqual({ paceMs: 1_000, ttlMs: 3_000, retryMs: 1_000 })
     expect(leasePacing(1_000, { ttlMs: 10_000 })).toEqual({ paceMs: 1_000, ttlMs: 10_000, retryMs: 1_000 })
+    expect(leasePacing(60_000, { ttlMs: 10_000 })).toEqual({ paceMs: 60_000, ttlMs: 10_000, retryMs: 10_000 })
+    expect(leasePacing(60_000, { ttlMs: 180_000 })).toEqual({
+      paceMs: 60_000,
+      ttlMs: 180_000,
+      retryMs: 60_000,
+    })
+    expect(leasePacing(60_000, { retryMs: 5_000 })).toEqual({ paceMs: 60_000, ttlMs: 30_000, retryMs: 5_000 })
   })
 })
 

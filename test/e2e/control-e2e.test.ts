@@ -153,6 +153,22 @@ describe('leasecron once --now', () => {
     expect(text).toMatch(/held by someone-else-0123456789ab; asked it to run now/)
     const { run } = await new MongoNetControlStore(db).get('e2e-tick', new Date())
     expect(run, 'no run request was left for the holder').toMatchObject({ by: 'ann' })
+    const lease = await db.collection('leases').findOne({ _id: 'e2e-tick' as never })
+    expect(
+      lease?.notice,
+      'the holder was left no notice: it reads the request only at its fallback poll',
+    ).toBe(1)
+  }, 30_000)
+
+  it('leaves the holder a notice on the net’s lease with a pause and a resume', async () => {
+    const env = mongoEnv()
+    const db = client.db(env.MONGO_DB)
+    await new MongoStore(db).acquire('e2e-tick', 'someone-else-0123456789ab', new Date(), 60_000)
+    expect((await cli(['pause', 'e2e-tick', '--abort'], env)).code).toBe(0)
+    const notices = async () => (await db.collection('leases').findOne({ _id: 'e2e-tick' as never }))?.notice
+    expect(await notices(), 'a pause --abort left its holder no notice').toBe(1)
+    expect((await cli(['resume', 'e2e-tick', '--catch-up'], env)).code).toBe(0)
+    expect(await notices(), 'a resume --catch-up left its holder no notice').toBe(2)
   }, 30_000)
 })
 

@@ -18,7 +18,7 @@ const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
 const dir = mkdtempSync(join(tmpdir(), 'leasecron-run-stop-'))
 const started: number[] = []
 const database = await useTestDatabase('run_stop')
-// The sweeper's default TTL is 3 minutes: a lease found free within seconds was released, not expired.
+// A released lease has its expiry at the epoch: one found so was released, not left to expire in its TTL.
 const STOP_BOUND_MS = 20_000
 
 beforeAll(() => {
@@ -96,7 +96,7 @@ async function startThroughNpm(db: string, options: { detached: boolean }): Prom
   return { npm, pid, output: () => text }
 }
 
-/** Gone within the bound, having released the sweeper's lease (not left it to expire in 3 minutes). */
+/** Gone within the bound, having released the sweeper's lease (not left it to expire in its 30 s TTL). */
 async function expectStoppedAndReleased(worker: Running, db: string, why: string): Promise<void> {
   const sentAt = Date.now()
   await until(

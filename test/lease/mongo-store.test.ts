@@ -151,7 +151,7 @@ describe('MongoStore on the run’s real server', () => {
       expect(renewed, 'a held lease was not renewed').toEqual(grants.map(() => true))
       expect(
         sent.map((c) => Object.keys(c)[0]),
-        'twelve renewals took more than one round trip',
+        'twelve renewals, the first of their terms, took more than one round trip',
       ).toEqual(['update'])
       expect(sent[0]?.maxTimeMS, 'the batch is not bounded by ttl/3').toBe(1000)
 
@@ -159,6 +159,47 @@ describe('MongoStore on the run’s real server', () => {
       const stranger = { ...grants[0]!, owner: 'beta' }
       expect(await store.renewMany([stranger, grants[1]!], t0, 3000)).toEqual([false, true])
       expect(sent.map((c) => Object.keys(c)[0])).toEqual(['update', 'find'])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('hears a notice on the renewal’s own answer: one command for one lease, three for a batch with a notice', async () => {
+    const { client, store, sent } = monitoredStore()
+    try {
+      const heard: string[] = []
+      store.onNotice((name) => heard.push(name))
+      const t0 = new Date('2026-09-30T15:00:00.000Z')
+      const at = (ms: number) => new Date(t0.getTime() + ms)
+      const grants: LeaseGrant[] = []
+      for (const name of ['net-a', 'net-b', 'net-c']) {
+        const grant = await store.acquire(name, 'alpha', t0, 3000)
+        if (!grant) throw new Error('the acquire of an absent lease was refused')
+        grants.push(grant)
+      }
+      heard.length = 0
+      await store.notify('net-a')
+      sent.length = 0
+      expect(await store.renew(grants[0]!, at(300), 3000)).toBe(true)
+      expect(
+        sent.map((c) => Object.keys(c)[0]),
+        'a renewal read its notice in a call of its own',
+      ).toEqual(['findAndModify'])
+      expect(heard).toEqual(['net-a'])
+      await store.notify('net-b')
+      sent.length = 0
+      expect(await store.renewMany(grants, at(400), 3000)).toEqual([true, true, true])
+      expect(
+        sent.map((c) => Object.keys(c)[0]),
+        'a batch with a notice took other calls than expected',
+      ).toEqual(['update', 'find', 'update'])
+      expect(heard).toEqual(['net-a', 'net-b'])
+      sent.length = 0
+      await store.renewMany(grants, at(500), 3000)
+      expect(
+        sent.map((c) => Object.keys(c)[0]),
+        'a batch with no notice read back',
+      ).toEqual(['update'])
     } finally {
       await client.close()
     }

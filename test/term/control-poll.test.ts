@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryNetControlStore } from '../../src/control/memory-net-control-store.js'
 import type { NetControl, NetControlStore } from '../../src/control/net-control-store.js'
 import { systemClock } from '../../src/lease/clock.js'
-import { CONTROL_POLL_MS, ControlPoll, TICK_READ_WINDOW_MS } from '../../src/term/control-poll.js'
+import {
+  CONTROL_POLL_MS,
+  ControlPoll,
+  NOTICED_CONTROL_POLL_MS,
+  TICK_READ_WINDOW_MS,
+} from '../../src/term/control-poll.js'
 
 /** The memory twin, counting its reads: `getMany` calls with their sizes, and `get` calls. */
 function countingStore(fail?: () => boolean) {
@@ -53,6 +58,29 @@ describe('the replica’s control poll', () => {
     expect(controls.map((c) => c.net)).toEqual(nets(50))
     expect(controls[7]?.run?.id, 'a net’s run request went unseen').toBe(request.id)
     expect(controls.filter((c) => c.run)).toHaveLength(1)
+  })
+
+  it('reads at once when woken by a notice, then waits a whole interval again', async () => {
+    const { store, counting, reads } = countingStore()
+    const poll = new ControlPoll(counting, systemClock, NOTICED_CONTROL_POLL_MS)
+    const serving = new AbortController().signal
+    poll.wake()
+    const first = poll.next('net-1', serving, 1_000)
+    const other = poll.next('net-2', serving, 1_000)
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS)
+    expect(reads, 'a wake before any net waited read, or the fallback interval was not kept').toEqual([])
+    const { request } = await store.request('net-2', 'run', { by: 'ann' }, new Date())
+    poll.wake()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(reads, 'a notice did not make the poll read the waiting nets at once').toEqual([2])
+    expect((await other)?.run?.id, 'the request the notice was for went unseen').toBe(request.id)
+    expect((await first)?.net).toBe('net-1')
+    const again = poll.next('net-1', serving, 1_000)
+    await vi.advanceTimersByTimeAsync(NOTICED_CONTROL_POLL_MS - 1)
+    expect(reads, 'the poll read before its fallback interval with no notice').toEqual([2])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await again).toEqual({ net: 'net-1' })
+    expect(reads).toEqual([2, 1])
   })
 
   it('reads nothing once no net waits: a term that ended leaves no timer and no read', async () => {

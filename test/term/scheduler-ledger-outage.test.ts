@@ -2,7 +2,8 @@
  * A store outage shorter than the TTL, within a term, through the real scheduler (runNetCampaign): the
  * lease store (FaultyStore over MemoryStore) and the run ledger (MemoryRunLedger that refuses every call
  * while down) stop answering together around a minute slot's instant, as one Mongo server would, at the
- * shipped pace (TTL 180 s, retry 60 s). The holder keeps its term; the slot whose claim was not answered
+ * seed's pace (TTL 180 s, retry 60 s, set: the shipped 30 s TTL gives up a term after 25 s without the
+ * store). The holder keeps its term; the slot whose claim was not answered
  * must then be run late or recorded `missed` — never left without a record (issue #26's finding).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -58,8 +59,12 @@ class OutageLedger extends MemoryRunLedger {
 
 function holder(variables: Record<string, string> = {}) {
   const { net, passes, terms } = recordingNet({ schedule: '* * * * *' })
+  // The seed's pace (TTL 180 s, retry 60 s): the outages below are shorter than its TTL by design.
   const env = Object.fromEntries(
-    Object.entries(variables).map(([k, v]) => [`LEASECRON_NET_TICK_NET_${k}`, v]),
+    Object.entries({ TTL_MS: '180000', RETRY_MS: '60000', ...variables }).map(([k, v]) => [
+      `LEASECRON_NET_TICK_NET_${k}`,
+      v,
+    ]),
   )
   const loaded = loadConfig(env, [net], TEST_LEASES)
   if (!loaded.ok) throw new Error(`test net configuration rejected: ${JSON.stringify(loaded.issues)}`)

@@ -94,7 +94,9 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
   let base: string
   let lines: string[]
   beforeAll(async () => {
-    ;({ base, lines } = await start({ LEASECRON_ADMIN_TOKEN: TOKEN, ...storeEnv() }))
+    // A 3 s TTL: the holder renews every second, and hears an action's notice at its next renewal.
+    const fast = { LEASECRON_NET_ADMIN_NET_TTL_MS: '3000' }
+    ;({ base, lines } = await start({ LEASECRON_ADMIN_TOKEN: TOKEN, ...fast, ...storeEnv() }))
   })
 
   it('answers 401 with WWW-Authenticate without a token and 403 with a wrong one, changing nothing', async () => {
@@ -141,10 +143,14 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
     expect(first.status).toBe(202)
     expect(first.body.outcome).toBe('run-requested')
     expect(first.body.control?.run, 'the answer carries no pending run').toBeDefined()
-    // The holder takes a request within its poll (5 s): a second may find it pending or already taken.
+    // The holder takes a request at its next renewal: a second may find it pending or already taken.
     const second = await post(`${base}/nets/admin-net/run`, { reason: 'check' })
     expect(second.status).toBe(202)
     expect(['run-requested', 'run-pending']).toContain(second.body.outcome)
+    const ran = () => lines.some((l) => l.includes('run requested: running a manual pass'))
+    const until = Date.now() + 5_000
+    while (!ran() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(ran(), 'the holder did not hear the request’s notice: it waited for the fallback poll').toBe(true)
     const disabled = await post(`${base}/nets/admin-off-net/run`)
     expect(disabled.status).toBe(409)
     expect(disabled.body.error?.code).toBe('net-disabled')
