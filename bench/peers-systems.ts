@@ -27,6 +27,11 @@ export interface PeerSystem {
   script: string
   args: string[]
   env(addresses: StoreAddresses): Record<string, string>
+  /**
+   * Its first process is started, and ready, before the others: a system whose set-up races itself on a
+   * fresh store (pg-boss's schema install deadlocked in PostgreSQL twice with three processes at once).
+   */
+  firstAlone?: boolean
 }
 
 const peerScript = (file: string) => join(repoRoot, 'bench', 'peers', file)
@@ -109,8 +114,9 @@ export const PEER_SYSTEMS: readonly PeerSystem[] = [
     version: `pg-boss ${versionOf('pg-boss')}`,
     docs: 'github.com/timgit/pg-boss docs (README, "schedule")',
     settings:
-      'createQueue + schedule("* * * * *") + work() from each process; cron monitor 30 s, polling 2 s (defaults)',
+      'createQueue + schedule("* * * * *") + work() from each process, the first started alone (three at once deadlock its schema install); cron monitor 30 s, polling 2 s (defaults)',
     script: peerScript('pg-boss-worker.mjs'),
+    firstAlone: true,
     args: [],
     env: (a) => ({ BENCH_PG_URL: a.postgresUrl!('pgboss') }),
   },

@@ -88,9 +88,17 @@ export function tallySystem(records: readonly SlotRecord[], plan: SlotPlan, faul
   runs.forEach((n, k) => {
     windows[windowOf(plan.t0 + k * plan.slotMs, faults, plan.slotMs)].push(n)
   })
+  const delayOf = (start: number, k: number) => start - (plan.t0 + k * plan.slotMs)
   const delays = first
-    .map((start, k) => start - (plan.t0 + k * plan.slotMs))
+    .map(delayOf)
     .filter(Number.isFinite)
+    .sort((a, b) => a - b)
+  // At rest: the slots before any fault (the goal's "start delay at rest"), apart from the faults' catch-ups.
+  const atRest = first
+    .map(delayOf)
+    .filter(
+      (d, k) => Number.isFinite(d) && windowOf(plan.t0 + k * plan.slotMs, faults, plan.slotMs) === 'rest',
+    )
     .sort((a, b) => a - b)
   const afterKill = records
     .filter((r) => r.pid !== faults.victimPid && r.start > faults.killAt)
@@ -103,6 +111,9 @@ export function tallySystem(records: readonly SlotRecord[], plan: SlotPlan, faul
     runsOutsidePlan: outside,
     delayMs: delays.length
       ? { p50: sig(percentile(delays, 50)), p99: sig(percentile(delays, 99)), max: delays.at(-1)! }
+      : null,
+    delayAtRestMs: atRest.length
+      ? { p50: sig(percentile(atRest, 50)), p99: sig(percentile(atRest, 99)) }
       : null,
     killToNextRunMs: takeoverMs,
     processes: new Set(records.map((r) => r.pid)).size,

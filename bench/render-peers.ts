@@ -31,7 +31,7 @@ function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): str
       'all slots: once / 2+ / never',
       'kill window',
       'store window',
-      'delay p50 / p99',
+      'delay p50 / p99 (p99 at rest)',
       'SIGKILL → next run',
       'store ops/h at rest',
       'ops per slot',
@@ -45,7 +45,9 @@ function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): str
       counts(s.overall),
       counts(s.windows.kill),
       counts(s.windows.store),
-      s.delayMs ? `${seconds(s.delayMs.p50)} / ${seconds(s.delayMs.p99)}` : 'none ran',
+      s.delayMs
+        ? `${seconds(s.delayMs.p50)} / ${seconds(s.delayMs.p99)}${s.delayAtRestMs ? ` (${seconds(s.delayAtRestMs.p99)})` : ''}`
+        : 'none ran',
       seconds(s.killToNextRunMs),
       s.storeOpsAtRest.perHour.toLocaleString('en-US'),
       String(s.storeOpsAtRest.perSlot),

@@ -120,12 +120,11 @@ async function startSystems(stores: Stores, out: string, skipped: Record<string,
       continue
     }
     const run: Running = { system, members: [], rssKiB: {} }
-    for (let i = 0; i < PROCESSES; i++) run.members.push(spawnMember(run, i, stores.addresses, out))
     runs.push(run)
   }
   const started = await Promise.all(
     runs.map((run) =>
-      Promise.all(run.members.map((m) => m.waitFor(isReady, 90_000, `${run.system.name} ready`)))
+      spawnMembers(run, stores.addresses, out)
         .then(() => true)
         .catch((error) => {
           skipped[run.system.name] =
@@ -137,6 +136,18 @@ async function startSystems(stores: Stores, out: string, skipped: Record<string,
   for (const run of runs.filter((_, i) => !started[i]))
     await Promise.all(run.members.map((m) => m.stop('SIGKILL', 5_000)))
   return runs.filter((_, i) => started[i])
+}
+
+/** Spawns a system's processes (its first alone, ready, when it asks) and waits until all are ready. */
+async function spawnMembers(run: Running, addresses: StoreAddresses, out: string): Promise<void> {
+  const ready = (m: Child) => m.waitFor(isReady, 90_000, `${run.system.name} ready`)
+  if (run.system.firstAlone) {
+    run.members.push(spawnMember(run, 0, addresses, out))
+    await ready(run.members[0]!)
+  }
+  while (run.members.length < PROCESSES)
+    run.members.push(spawnMember(run, run.members.length, addresses, out))
+  await Promise.all(run.members.map(ready))
 }
 
 async function readRecords(out: string): Promise<SlotRecord[]> {

@@ -71,8 +71,11 @@ export interface RunSpec {
   random?: () => number
 }
 
-/** What `onAttempt` reports: a store call settled, or an attempt the gate (`mayCampaign`) held back. */
-export type CampaignAttempt = 'acquire' | 'renew' | 'withheld'
+/**
+ * What `onAttempt` reports: a store call settled — an acquire, a renewal, or the read that found the
+ * holder seen before still holding (no acquire sent) — or an attempt the gate (`mayCampaign`) held back.
+ */
+export type CampaignAttempt = 'acquire' | 'renew' | 'read' | 'withheld'
 
 /** Thrown (as a rejection of run) for a spec it cannot campaign with. */
 export class LeaseSpecError extends Error {
@@ -267,6 +270,7 @@ class Campaign {
   async #attempt(): Promise<void> {
     const { clock, ttlMs, signal, name, owner } = this.#spec
     if (!this.#spec.mayCampaign()) return this.#spec.onAttempt('withheld')
+    if (this.#seen && (await this.#stillHeld())) return
     const sentAt = clock.monotonic()
     // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
     const token = randomUUID()
@@ -336,6 +340,27 @@ class Campaign {
   }
 
   /**
+   * Reads the lease before acquiring it from a holder seen before (issue #39): while that holder renews,
+   * the read answers with its new expiry — one call where a refused acquire and a read were two — and
+   * nothing is sent; only a term that stands no longer (expired, released, gone) is acquired. Resolves
+   * whether another owner's term stands. A read that fails leaves the acquire to decide.
+   */
+  async #stillHeld(): Promise<boolean> {
+    const { clock, ttlMs, signal, name, owner } = this.#spec
+    const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
+      this.#store.get(name, { signal: s }),
+    )
+    this.#spec.onAttempt('read')
+    const record = answer.ok ? answer.value : undefined
+    const expiresAt = record?.expiresAt
+    if (!record?.owner || record.owner === owner || !(expiresAt instanceof Date)) return false
+    if (expiresAt.getTime() <= clock.now().getTime()) return false
+    this.#noteAnswer()
+    this.#noteHolder(record.owner, record.fence, expiresAt)
+    return true
+  }
+
+  /**
    * Says who holds the lease, once per holder's term. Reads the lease only when the holder is unknown or
    * the expiry last seen has passed, so a waiting candidate adds at most one read per ttl.
    */
@@ -349,9 +374,15 @@ class Campaign {
     const record = answer.ok ? answer.value : undefined
     // A lease without a usable expiry is free (store.ts), and acquire would have taken it: nothing to say.
     if (!record?.owner || !(record.expiresAt instanceof Date) || record.owner === owner) return
-    this.#seen = { holder: record.owner, fence: record.fence, expiresAtMs: record.expiresAt.getTime() }
-    if (seen?.holder === record.owner && seen.fence === record.fence) return
-    this.#emit({ type: 'waiting', holder: record.owner, fence: record.fence, expiresAt: record.expiresAt })
+    this.#noteHolder(record.owner, record.fence, record.expiresAt)
+  }
+
+  /** The holder read: kept for the next pause and read, and said (`waiting`) once per holder's term. */
+  #noteHolder(holder: string, fence: number, expiresAt: Date): void {
+    const seen = this.#seen
+    this.#seen = { holder, fence, expiresAtMs: expiresAt.getTime() }
+    if (seen?.holder === holder && seen.fence === fence) return
+    this.#emit({ type: 'waiting', holder, fence, expiresAt })
   }
 
   #noteRenewal(grant: LeaseGrant, answer: Answer<boolean>, stepDownInMs: number): void {

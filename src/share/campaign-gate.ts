@@ -44,7 +44,8 @@ export function netCampaignGate(lease: string, ttlMs: number, parts: GateParts):
       return true
     },
     attempted: (kind: CampaignAttempt) => {
-      if (kind !== 'acquire' || !reserved) return
+      // The attempt the reservation was for settled: its acquire, or the read that found the lease held.
+      if ((kind !== 'acquire' && kind !== 'read') || !reserved) return
       reserved.gate.settled()
       reserved = undefined
     },
