@@ -12,15 +12,7 @@
  * What it is not: a change to the control store (control/ knows no lease), nor a read: reads and the
  * holder's `take` pass straight through.
  */
-import type {
-  ControlRequestKind,
-  ControlRequestInput,
-  NetControlStore,
-  NetPause,
-  PauseRequest,
-  RequestResult,
-  ResumeInput,
-} from '../control/net-control-store.js'
+import type { NetControlStore } from '../control/net-control-store.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { StoreCallOptions } from '../store-call/store-call.js'
 
@@ -51,28 +43,17 @@ export function noticingControls(controls: NetControlStore, target: NoticeTarget
     getMany: (nets, now, options) => controls.getMany(nets, now, options),
     list: (now, options) => controls.list(now, options),
     take: (net, kind, id, options) => controls.take(net, kind, id, options),
-    async pause(
-      net: string,
-      request: PauseRequest,
-      now: Date,
-      options?: StoreCallOptions,
-    ): Promise<NetPause> {
+    pause: async (net, request, now, options) => {
       const pause = await controls.pause(net, request, now, options)
       await notice(net, options)
       return pause
     },
-    async resume(net: string, input: ResumeInput, now: Date, options?: StoreCallOptions) {
+    resume: async (net, input, now, options) => {
       const lifted = await controls.resume(net, input, now, options)
       if (lifted) await notice(net, options)
       return lifted
     },
-    async request(
-      net: string,
-      kind: ControlRequestKind,
-      input: ControlRequestInput,
-      now: Date,
-      options?: StoreCallOptions,
-    ): Promise<RequestResult> {
+    request: async (net, kind, input, now, options) => {
       const result = await controls.request(net, kind, input, now, options)
       if (result.created) await notice(net, options)
       return result

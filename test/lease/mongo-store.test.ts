@@ -205,6 +205,34 @@ describe('MongoStore on the run’s real server', () => {
     }
   })
 
+  it('renews a lease whose notice count is malformed, and says the notice failed rather than writing one', async () => {
+    if (mongo instanceof Error) throw mongo
+    const collection = `leases_${++collections}`
+    const store = new MongoStore(mongo.db, { collection })
+    const t0 = new Date('2026-09-30T15:00:00.000Z')
+    const a = await store.acquire('net-a', 'alpha', t0, 3000)
+    const b = await store.acquire('net-b', 'alpha', t0, 3000)
+    if (!a || !b) throw new Error('the acquire of an absent lease was refused')
+    await mongo.db
+      .collection<{ _id: string }>(collection)
+      .updateOne({ _id: 'net-a' }, { $set: { notice: 'seven' } })
+    expect(
+      await store.renewMany([a, b], new Date(t0.getTime() + 1000), 3000),
+      'a malformed notice count cost its lease the renewal',
+    ).toEqual([true, true])
+    expect((await store.get('net-a'))?.expiresAt).toEqual(new Date(t0.getTime() + 4000))
+    expect(await store.renew(a, new Date(t0.getTime() + 2000), 3000)).toBe(true)
+    await expect(
+      store.notify('net-a'),
+      'a notice onto a malformed count was taken as written',
+    ).rejects.toMatchObject({
+      name: 'LeaseStoreError',
+      code: 'LEASE_STORE_FAILED',
+      operation: 'notify',
+      lease: 'net-a',
+    })
+  })
+
   it('reports a malformed lease once, with its id and what is wrong, and again only once it changes', async () => {
     if (mongo instanceof Error) throw mongo
     const collection = `leases_${++collections}`
