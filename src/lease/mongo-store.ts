@@ -189,15 +189,13 @@ export class MongoStore implements LeaseStore {
     const expiry = { $max: { expiresAt: new Date(first.expiresAtMs), renewedAt: new Date(first.nowMs) } }
     return this.#call(context, options?.signal, ttlMs, async (leases, bounds) => {
       const seen = new Map(names.map((name) => [name, this.#notices.seen(name)]))
-      const filter = (counted: boolean) => ({
-        $or: [...terms.values()].map(({ name, owner, token }) => ({
-          _id: name,
-          owner,
-          token,
-          ...(counted ? noticeCondition(seen.get(name)) : {}),
-        })),
-      })
-      const result = await leases.updateMany(filter(true), expiry, bounds.write)
+      const counted = [...terms.values()].map(({ name, owner, token }) => ({
+        _id: name,
+        owner,
+        token,
+        ...noticeCondition(seen.get(name)),
+      }))
+      const result = await leases.updateMany({ $or: counted }, expiry, bounds.write)
       if (result.matchedCount === terms.size && names.every((n) => seen.get(n) !== undefined))
         return calls.map(() => true)
       const read = await readTerms(leases, names, bounds)
