@@ -4,19 +4,20 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { LeaseStore } from '../lease/store.js'
-import { at, granted, t0 } from './conformance-terms.js'
-
-type NoticingStore = LeaseStore & Required<Pick<LeaseStore, 'notify' | 'onNotice'>>
+import { at, granted, storeWith, t0 } from './conformance-terms.js'
 
 /** Registers the notice cases of `makeStore`. */
 export function noticeCases(makeStore: () => LeaseStore | Promise<LeaseStore>): void {
   const noticing = async (skip: (note: string) => void) => {
-    const store = await makeStore()
-    if (!store.notify || !store.onNotice)
-      skip('this store has no notify()/onNotice(): a worker on it polls its nets’ controls')
+    const store = await storeWith(
+      makeStore,
+      ['notify', 'onNotice'],
+      'a worker on it polls its nets’ controls',
+      skip,
+    )
     const heard: string[] = []
-    const stop = (store as NoticingStore).onNotice((name) => heard.push(name))
-    return { store: store as NoticingStore, heard, stop }
+    const stop = store.onNotice((name) => heard.push(name))
+    return { store, heard, stop }
   }
   describe('notices', () => {
     it('are heard at the holder’s next renewal, once each, and with the grant of a lease', async (ctx) => {

@@ -4,15 +4,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { LeaseStore } from '../lease/store.js'
-import { at, granted, t0 } from './conformance-terms.js'
+import { at, granted, storeWith, t0 } from './conformance-terms.js'
 
 /** Registers the `renewMany` cases of `makeStore`. */
 export function renewManyCases(makeStore: () => LeaseStore | Promise<LeaseStore>): void {
-  const withRenewMany = async (skip: (note: string) => void) => {
-    const store = await makeStore()
-    if (!store.renewMany) skip('this store has no renewMany(): a worker on it renews each lease alone')
-    return store as LeaseStore & Required<Pick<LeaseStore, 'renewMany'>>
-  }
+  const withRenewMany = (skip: (note: string) => void) =>
+    storeWith(makeStore, ['renewMany'], 'a worker on it renews each lease alone', skip)
   describe('renewMany', () => {
     it('answers each grant as renew would, in the order given, and extends only the held terms', async (ctx) => {
       const store = await withRenewMany((note) => ctx.skip(note))

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
-import { at, granted, t0 } from './conformance-terms.js'
+import { at, granted, storeWith, t0 } from './conformance-terms.js'
 import { noticeCases } from './notice-cases.js'
 import { renewManyCases } from './renew-many-cases.js'
 
@@ -584,11 +584,8 @@ function expiryCases(makeStore: MakeStore): void {
 
 /** vacant's cases (an optional method: skipped, saying so, for a store without it). */
 function vacancyCases(makeStore: MakeStore): void {
-  const withVacant = async (skip: (note: string) => void) => {
-    const store = await makeStore()
-    if (!store.vacant) skip('this store has no vacant(): a worker on it tries every lease it does not hold')
-    return store as LeaseStore & Required<Pick<LeaseStore, 'vacant'>>
-  }
+  const withVacant = (skip: (note: string) => void) =>
+    storeWith(makeStore, ['vacant'], 'a worker on it tries every lease it does not hold', skip)
   describe('vacant', () => {
     it('names absent, released and expired leases, not held ones, in the order given, each once', async (ctx) => {
       const store = await withVacant((note) => ctx.skip(note))
