@@ -149,7 +149,9 @@ export class NetRunner {
    */
   async #serve(signal: AbortSignal, info: TermInfo, stepDown: AbortSignal | undefined): Promise<void> {
     const { net, clock } = this.#options
-    const context = { options: net.options, log: this.#log, signal, stepDownAt: info.stepDownAt }
+    // The term's lines carry its fence, as the scheduler's own do (served-term.ts termLog).
+    const log = this.#log.child({ fence: info.fence })
+    const context = { options: net.options, log, signal, stepDownAt: info.stepDownAt }
     const pass = openTerm(net.definition, this.#options.resources, context)
     const term = new ServedTerm({ setting: this.#setting, info, signal, stepDown, pass })
     // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.

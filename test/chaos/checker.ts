@@ -32,6 +32,8 @@ export interface Fault {
 export interface Term {
   owner: string
   term: number
+  /** The grant's fence, from the term's log line (NaN when the line has none). */
+  fence: number
   start: number
   startWall: number
   end: number
@@ -137,6 +139,7 @@ export function termsOf(traces: WorkerTrace[]): Term[] {
         const term: Term = {
           owner: t.owner,
           term: num(l.term),
+          fence: num(l.fence),
           start: num(l.mono),
           startWall: num(l.wall),
           end: Number.NaN,
@@ -201,6 +204,14 @@ export function check(traces: WorkerTrace[], faults: Fault[], options: CheckOpti
       return {
         kind: 'ferretdb-double-win',
         why: `both acquired within ${Math.round(Math.abs(b.start - a.start))} ms: FerretDB's read-then-write update let both win`,
+      }
+    }
+    // One fence granted twice is that race whatever the answers' spread (a backlog after SIGCONT spreads
+    // them): an atomic store never grants a fence twice, so two terms of one fence have one cause.
+    if (Number.isFinite(a.fence) && a.fence === b.fence) {
+      return {
+        kind: 'ferretdb-double-win',
+        why: `both granted fence ${a.fence}, ${Math.round(Math.abs(b.start - a.start))} ms apart: FerretDB's read-then-write update let both win`,
       }
     }
     const stall = faults.find(
