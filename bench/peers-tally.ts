@@ -1,8 +1,9 @@
 /**
  * The peers scenario's arithmetic: from the lines the handlers appended (bench/peers/record-slot.mjs) and
  * the instants of the faults, how many slots each system ran exactly once, twice or more, or never —
- * overall and per window — the delay from a slot's instant to its first handler start, and the time from
- * the SIGKILL to the next start by another process. Pure functions; it reads no file and counts nothing a
+ * overall and per window — the delay from a slot's instant to its first handler start, the time from
+ * the SIGKILL to the next start by another process, the delay of the first slot after a partition and
+ * after a clean stop, and the starts that came before their slot (a clock ahead). Pure functions; it reads no file and counts nothing a
  * system reported about itself.
  */
 import { percentile, sig } from './support.js'
@@ -23,13 +24,24 @@ export interface SlotPlan {
   slotMs: number
 }
 
-/** When the faults happened (ms): the SIGKILL, the killed process's restart, the store's crash and return. */
+/**
+ * When the faults happened (ms): the SIGKILL, the killed process's restart, the store's crash and return,
+ * one process's partition from its store and its end, one process's clock skew, and one process's clean
+ * stop (SIGTERM); with the process each hit (-1: none).
+ */
 export interface FaultTimes {
   killAt: number
   victimPid: number
   processRestartAt: number
   crashAt: number
   storeBackAt: number
+  partitionAt: number
+  healAt: number
+  partitionPid: number
+  skewAt: number
+  skewPid: number
+  stopAt: number
+  stopPid: number
 }
 
 export interface SlotCounts {
@@ -39,12 +51,20 @@ export interface SlotCounts {
   never: number
 }
 
-export type WindowName = 'rest' | 'kill' | 'store'
+export const WINDOWS = ['rest', 'kill', 'store', 'partition', 'skew', 'stop'] as const
+export type WindowName = (typeof WINDOWS)[number]
 
-/** Slot k's window: `kill` from the SIGKILL to a minute after the restart, `store` from the crash to 2 min after its return. */
+/**
+ * Slot k's window: `kill` from the SIGKILL to a minute after the restart, `store` from the crash to 2 min
+ * after its return, `partition` from the cut to 2 min after it heals, `stop` from the clean stop to the
+ * skew, `skew` from the skew on; `rest` the others.
+ */
 export function windowOf(instant: number, faults: FaultTimes, slotMs: number): WindowName {
   if (instant >= faults.killAt && instant < faults.processRestartAt + slotMs) return 'kill'
   if (instant >= faults.crashAt && instant < faults.storeBackAt + 2 * slotMs) return 'store'
+  if (instant >= faults.partitionAt && instant < faults.healAt + 2 * slotMs) return 'partition'
+  if (instant >= faults.stopAt && instant < faults.skewAt) return 'stop'
+  if (instant >= faults.skewAt) return 'skew'
   return 'rest'
 }
 
@@ -81,10 +101,30 @@ function runsPerSlot(records: readonly SlotRecord[], plan: SlotPlan) {
   return { runs, first, outside }
 }
 
+/**
+ * The first slot falling at or after `at`: its instant, and the delay of its first start (null: never ran).
+ * After a clean stop a few seconds before a slot, that delay is the hand-over's cost.
+ */
+export function firstSlotAfter(at: number, first: readonly number[], plan: SlotPlan) {
+  const k = Math.max(0, Math.ceil((at - plan.t0) / plan.slotMs))
+  if (k >= plan.slots) return null
+  const instant = plan.t0 + k * plan.slotMs
+  const start = first[k]!
+  return { slot: k, instant, delayMs: Number.isFinite(start) ? start - instant : null }
+}
+
+/** Starts (on the real clock) more than `toleranceMs` before their slot's instant: a clock ahead of the others'. */
+export function earlyStarts(records: readonly SlotRecord[], plan: SlotPlan, toleranceMs = 200) {
+  return records.filter((r) => {
+    const k = slotIndex(r, plan)
+    return k !== undefined && r.start < plan.t0 + k * plan.slotMs - toleranceMs
+  }).length
+}
+
 /** One system's figures over the plan and the faults. */
 export function tallySystem(records: readonly SlotRecord[], plan: SlotPlan, faults: FaultTimes) {
   const { runs, first, outside } = runsPerSlot(records, plan)
-  const windows: Record<WindowName, number[]> = { rest: [], kill: [], store: [] }
+  const windows = Object.fromEntries(WINDOWS.map((w) => [w, [] as number[]])) as Record<WindowName, number[]>
   runs.forEach((n, k) => {
     windows[windowOf(plan.t0 + k * plan.slotMs, faults, plan.slotMs)].push(n)
   })
@@ -106,7 +146,7 @@ export function tallySystem(records: readonly SlotRecord[], plan: SlotPlan, faul
   const takeoverMs = afterKill.length ? Math.min(...afterKill) - faults.killAt : null
   return {
     overall: count(runs),
-    windows: { rest: count(windows.rest), kill: count(windows.kill), store: count(windows.store) },
+    windows: Object.fromEntries(WINDOWS.map((w) => [w, count(windows[w])])) as Record<WindowName, SlotCounts>,
     runsPerSlot: runs,
     runsOutsidePlan: outside,
     delayMs: delays.length
@@ -116,6 +156,9 @@ export function tallySystem(records: readonly SlotRecord[], plan: SlotPlan, faul
       ? { p50: sig(percentile(atRest, 50)), p99: sig(percentile(atRest, 99)) }
       : null,
     killToNextRunMs: takeoverMs,
+    afterPartition: firstSlotAfter(faults.partitionAt, first, plan),
+    afterCleanStop: firstSlotAfter(faults.stopAt, first, plan),
+    startedEarly: earlyStarts(records, plan),
     processes: new Set(records.map((r) => r.pid)).size,
   }
 }

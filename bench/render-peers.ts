@@ -1,7 +1,8 @@
 /**
  * The `peers` section of docs/benchmarks.md and its two charts, from bench/results/peers.json: per system,
- * the slots run once, twice or more, and never (overall and in each fault window), the delay to the
- * handler, the SIGKILL → next run, store operations at rest and RSS; then each system's set-up, then the
+ * the slots run once, twice or more, and never (overall and in each fault window), the starts that came
+ * before their slot, the delay to the handler, the SIGKILL → next run, the delay of the slot after a clean
+ * stop, store operations at rest and RSS; then each system's set-up, then the
  * hand-written reading of the committed run (bench/PEERS-NOTES.md) when present. Renders; measures nothing.
  */
 import { existsSync } from 'node:fs'
@@ -20,7 +21,7 @@ const COLOR_OF: Record<string, string> = {
   'leasecron CATCH_UP=all': '#86efac',
   'node-cron': '#0891b2',
 }
-const counts = (c: Json) => `${c.once} / ${c.twiceOrMore} / ${c.never}`
+const counts = (c: Json | undefined) => (c ? `${c.once} / ${c.twiceOrMore} / ${c.never}` : 'not run')
 const seconds = (ms: number | null) => (ms === null ? 'none' : `${(ms / 1000).toFixed(1)} s`)
 
 function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): string {
@@ -31,8 +32,11 @@ function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): str
       'all slots: once / 2+ / never',
       'kill window',
       'store window',
+      'partition window',
+      'skew window (early starts)',
       'delay p50 / p99 (p99 at rest)',
       'SIGKILL → next run',
+      'clean stop → next slot’s delay',
       'store ops/h at rest',
       'ops per slot',
       'RSS MiB (each process)',
@@ -45,10 +49,13 @@ function peersTable(systems: Json[], mdTable: (rows: string[][]) => string): str
       counts(s.overall),
       counts(s.windows.kill),
       counts(s.windows.store),
+      counts(s.windows.partition),
+      `${counts(s.windows.skew)} (${s.startedEarly ?? '?'})`,
       s.delayMs
         ? `${seconds(s.delayMs.p50)} / ${seconds(s.delayMs.p99)}${s.delayAtRestMs ? ` (${seconds(s.delayAtRestMs.p99)})` : ''}`
         : 'none ran',
       seconds(s.killToNextRunMs),
+      s.afterCleanStop ? seconds(s.afterCleanStop.delayMs) : 'not run',
       s.storeOpsAtRest.perHour.toLocaleString('en-US'),
       String(s.storeOpsAtRest.perSlot),
       s.rssMiB.join(', '),

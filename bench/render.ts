@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { renderBudget } from './render-budget.js'
 import { renderInstallations } from './render-installations.js'
 import { renderPeers } from './render-peers.js'
+import { renderPeersThousand } from './render-peers-thousand.js'
 import { renderStandInLoad } from './render-stand-in-load.js'
 import { renderStandInPool } from './render-stand-in-pool.js'
 import { replicaCells } from './scenarios/replicas.js'
@@ -34,6 +35,7 @@ const SECTIONS: Array<[result: string, render: Section]> = [
   ['agenda', agendaSection],
   ['budget', (budget) => renderBudget(budget, docsDir, barChart, mdTable)],
   ['peers', (peers) => renderPeers(peers, docsDir, barChart, mdTable)],
+  ['peers-thousand', async (result) => renderPeersThousand(result, mdTable)],
   ['installations', (result) => renderInstallations(result, docsDir, barChart, mdTable)],
   ['stand-in-load', async (result) => renderStandInLoad(result, mdTable)],
   ['stand-in-pool', async (result) => renderStandInPool(result, mdTable)],

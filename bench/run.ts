@@ -2,7 +2,8 @@
  * `npm run bench [-- scenario…]`: the benchmark suite. Builds dist/ (`npm run build`), starts the tests'
  * Mongo (`startTestMongo()`: MONGO_URL, else mongodb-memory-server, else FerretDB), runs the named
  * scenarios — all six by default, in the order replicas, takeover, store-load, footprint, agenda, budget (`peers`
- * only when named: it runs ~22 min on its own Redis, PostgreSQL and FerretDB; `installations` too, ~10 min) — each
+ * only when named: it runs ~22 min on its own Redis, PostgreSQL and FerretDB; `peers-thousand` too, ~45 min of
+ * 1,000 every-minute jobs per system, one system at a time; `installations` too, ~10 min) — each
  * writing `bench/results/<scenario>.json`, then renders `docs/benchmarks.md` and its SVG charts from
  * every result present. Each run uses fresh databases, dropped at the end.
  *
@@ -24,6 +25,7 @@ import { runBudget } from './scenarios/budget.js'
 import { runFootprint } from './scenarios/footprint.js'
 import { runInstallations } from './scenarios/installations.js'
 import { runPeers } from './scenarios/peers.js'
+import { runPeersThousand } from './scenarios/peers-thousand.js'
 import { runReplicas } from './scenarios/replicas.js'
 import { runStandInLoad } from './scenarios/stand-in-load.js'
 import { runStandInPool } from './scenarios/stand-in-pool.js'
@@ -39,17 +41,20 @@ const SCENARIOS: Record<string, (context: BenchContext) => Promise<string>> = {
   agenda: runAgenda,
   budget: runBudget,
   peers: runPeers,
+  'peers-thousand': runPeersThousand,
   installations: runInstallations,
   'stand-in-load': runStandInLoad,
   'stand-in-pool': runStandInPool,
 }
 /**
  * Run only when named: `peers` takes ~22 min and starts its own Redis, PostgreSQL and FerretDB;
+ * `peers-thousand` ~45 min: N every-minute jobs (1,000; BENCH_PEERS_JOBS) on three processes of each system,
+ * one system at a time, each on a fresh Redis, PostgreSQL or FerretDB-on-PostgreSQL (issue #39);
  * `installations` ~10 min of up to 11 worker processes (N installations × R replicas); `stand-in-load`
  * 10 min of 1,000 leases' renewals, claims and finishes (issue 37); `stand-in-pool` a few minutes on a
  * FerretDB and PostgreSQL cluster of its own (issue 37).
  */
-const OPT_IN = new Set(['peers', 'installations', 'stand-in-load', 'stand-in-pool'])
+const OPT_IN = new Set(['peers', 'peers-thousand', 'installations', 'stand-in-load', 'stand-in-pool'])
 const ALIASES: Record<string, string> = { store: 'store-load', storeload: 'store-load', load: 'store-load' }
 
 /** The scenarios to run and the command line to record, or the exit code of a bad command line. */

@@ -4,7 +4,11 @@
  * (FerretDB) — on one schedule, `* * * * *` (pg-boss and graphile-worker schedule by the minute, so the
  * minute for all; no seconds variant), three processes each, for a fixed number of slots. The plan, in
  * slots from the first (t0): an at-rest window (store operations, RSS), a SIGKILL of the process that ran
- * the latest slot and its restart five minutes later, then a crash of every backing store for 20 s.
+ * the latest slot and its restart five minutes later, a crash of every backing store for 20 s, a 30 s
+ * partition of the latest runner from its store (its own TCP proxy turned to a black hole), a clean stop
+ * (SIGTERM) of the latest runner 5 s before a slot, whose delay is then the hand-over's cost, and +5 s of
+ * clock skew on the latest runner for the rest of the run (libfaketime). Each process reaches its store
+ * through its own proxy and clock file (bench/peer-links.ts).
  *
  * All six run at once, each on its own store (the two Postgres peers share one server, the three Mongo
  * ones one FerretDB, each in its own database): they share the 2-core machine, so delays include each
@@ -17,6 +21,7 @@ import { join } from 'node:path'
 import { startFerret } from '../peer-ferret.js'
 import { startPostgres } from '../peer-postgres.js'
 import { startRedis } from '../peer-redis.js'
+import { canSkew, openPeerLinks, type PeerLinks } from '../peer-links.js'
 import { type OpCounts, opsBetween, type PeerStore } from '../peer-store.js'
 import { PEER_SYSTEMS, type PeerSystem, type StoreAddresses, type StoreKind } from '../peers-systems.js'
 import { type FaultTimes, type SlotPlan, type SlotRecord, tallySystem } from '../peers-tally.js'
@@ -36,33 +41,52 @@ import {
 
 export const PROCESSES = 3
 const SLOT_MS = 60_000
-/** Offsets from t0 (ms). The kill falls 20 s after a slot; the crash 10 s before one, down across it. */
+/**
+ * Offsets from t0 (ms). The kill falls 20 s after a slot; the crash 10 s before one, down across it; the
+ * partition 10 s after one, for 30 s; the clean stop 5 s before one; the skew 30 s before one, after the
+ * stop (a skewed process that is then stopped would have run the stop's slot early itself).
+ */
 export const PLAN = QUICK
   ? {
-      slots: 8,
+      slots: 14,
       restFrom: 30_000,
       restTo: 90_000,
       kill: 140_000,
       restart: 200_000,
       crash: 290_000,
       downMs: 20_000,
+      partition: 430_000,
+      partitionMs: 30_000,
+      stop: 595_000,
+      skew: 630_000,
+      skewSeconds: 5,
     }
   : {
-      slots: 20,
+      slots: 25,
       restFrom: 30_000,
       restTo: 270_000,
       kill: 320_000,
       restart: 620_000,
       crash: 830_000,
       downMs: 20_000,
+      partition: 1_030_000,
+      partitionMs: 30_000,
+      stop: 1_195_000,
+      skew: 1_230_000,
+      skewSeconds: 5,
     }
 
 interface Running {
   system: PeerSystem
   members: Child[]
+  /** Each process's proxy and clock, by pid (closed at the end). */
+  links: Map<number, PeerLinks>
   /** Every process it ever started (pid → RSS at rest, KiB). */
   rssKiB: Record<number, number>
   victimPid?: number
+  partitionPid?: number
+  skewPid?: number
+  stopPid?: number
 }
 
 interface Stores {
@@ -105,10 +129,15 @@ async function startStores(forgeEnv: Record<string, string>): Promise<Stores> {
   return stores
 }
 
-function spawnMember(run: Running, index: number, addresses: StoreAddresses, out: string): Child {
-  const env = { ...run.system.env(addresses), BENCH_PEERS_OUT: out }
+/** Spawns one process of `run`, reaching its store through links of its own. */
+async function spawnMember(run: Running, index: number, addresses: StoreAddresses, out: string) {
+  const links = await openPeerLinks(run.system, addresses)
+  const env = { ...run.system.env(links.addresses), ...links.clockEnv, BENCH_PEERS_OUT: out }
   const label = `${run.system.name}-${index + 1}`
-  return spawnNode(label, run.system.script, run.system.args, env, keepLine)
+  const child = spawnNode(label, run.system.script, run.system.args, env, keepLine)
+  run.links.set(child.pid, links)
+  run.members.push(child)
+  return child
 }
 
 /** Starts three processes per system whose store is up; a system whose processes do not start is skipped. */
@@ -119,7 +148,7 @@ async function startSystems(stores: Stores, out: string, skipped: Record<string,
       skipped[system.name] = `its store (${system.store}) could not start: ${stores.skipped[system.store]}`
       continue
     }
-    const run: Running = { system, members: [], rssKiB: {} }
+    const run: Running = { system, members: [], links: new Map(), rssKiB: {} }
     runs.push(run)
   }
   const started = await Promise.all(
@@ -141,12 +170,8 @@ async function startSystems(stores: Stores, out: string, skipped: Record<string,
 /** Spawns a system's processes (its first alone, ready, when it asks) and waits until all are ready. */
 async function spawnMembers(run: Running, addresses: StoreAddresses, out: string): Promise<void> {
   const ready = (m: Child) => m.waitFor(isReady, 90_000, `${run.system.name} ready`)
-  if (run.system.firstAlone) {
-    run.members.push(spawnMember(run, 0, addresses, out))
-    await ready(run.members[0]!)
-  }
-  while (run.members.length < PROCESSES)
-    run.members.push(spawnMember(run, run.members.length, addresses, out))
+  if (run.system.firstAlone) await ready(await spawnMember(run, 0, addresses, out))
+  while (run.members.length < PROCESSES) await spawnMember(run, run.members.length, addresses, out)
   await Promise.all(run.members.map(ready))
 }
 
@@ -190,17 +215,54 @@ async function sampleRss(runs: Running[]): Promise<void> {
     }
 }
 
-/** SIGKILLs, in each system, the process that ran its latest slot (the first one when none ran yet). */
-async function killLatestRunners(runs: Running[], out: string): Promise<void> {
+/** Each system's process that ran its latest slot (its first one when none ran yet). */
+async function latestRunners(runs: Running[], out: string): Promise<Map<Running, Child>> {
   const records = await readRecords(out)
+  const latest = new Map<Running, Child>()
   for (const run of runs) {
-    const latest = records
+    const record = records
       .filter((r) => r.system === run.system.name)
       .sort((a, b) => a.start - b.start)
       .at(-1)
-    const victim = run.members.find((m) => m.pid === latest?.pid) ?? run.members[0]!
+    latest.set(run, run.members.find((m) => m.pid === record?.pid) ?? run.members[0]!)
+  }
+  return latest
+}
+
+/** SIGKILLs, in each system, the process that ran its latest slot. */
+async function killLatestRunners(runs: Running[], out: string): Promise<void> {
+  for (const [run, victim] of await latestRunners(runs, out)) {
     run.victimPid = victim.pid
     victim.child.kill('SIGKILL')
+    run.members.splice(run.members.indexOf(victim), 1)
+  }
+}
+
+/** Cuts each system's latest runner off from its store for `ms`, then heals it; returns when healed. */
+async function partitionLatestRunners(runs: Running[], out: string, ms: number): Promise<number> {
+  const cut = await latestRunners(runs, out)
+  for (const [run, victim] of cut) {
+    run.partitionPid = victim.pid
+    await run.links.get(victim.pid)!.partition(true)
+  }
+  await sleep(ms)
+  for (const [run, victim] of cut) await run.links.get(victim.pid)!.partition(false)
+  return Date.now()
+}
+
+/** Moves each system's latest runner's clock `seconds` ahead, for the rest of the run. */
+async function skewLatestRunners(runs: Running[], out: string, seconds: number): Promise<void> {
+  for (const [run, victim] of await latestRunners(runs, out)) {
+    run.skewPid = victim.pid
+    await run.links.get(victim.pid)!.skew(seconds)
+  }
+}
+
+/** Stops each system's latest runner cleanly (SIGTERM, as a rolling update does); does not wait for it. */
+async function stopLatestRunners(runs: Running[], out: string): Promise<void> {
+  for (const [run, victim] of await latestRunners(runs, out)) {
+    run.stopPid = victim.pid
+    void victim.stop('SIGTERM', 30_000)
     run.members.splice(run.members.indexOf(victim), 1)
   }
 }
@@ -229,21 +291,49 @@ async function runPlan(runs: Running[], stores: Stores, t0: number, out: string)
   console.log(`bench peers: SIGKILL ${runs.map((r) => `${r.system.name} ${r.victimPid}`).join(', ')}`)
   await untilInstant(t0 + PLAN.restart)
   const processRestartAt = Date.now()
-  for (const run of runs) run.members.push(spawnMember(run, PROCESSES, stores.addresses, out))
+  for (const run of runs) await spawnMember(run, PROCESSES, stores.addresses, out)
   await untilInstant(t0 + PLAN.crash)
   const crashAt = Date.now()
   console.log('bench peers: crashing every store')
   await crashStores(stores, PLAN.downMs)
   const storeBackAt = Date.now()
   console.log(`bench peers: stores back after ${storeBackAt - crashAt} ms`)
+  const later = await runLaterFaults(runs, t0, out)
   await untilInstant(t0 + PLAN.slots * SLOT_MS + 30_000)
-  return { killAt, processRestartAt, crashAt, storeBackAt, before, after }
+  return { killAt, processRestartAt, crashAt, storeBackAt, ...later, before, after }
+}
+
+/** The faults after the store crash: one process partitioned, one stopped cleanly, one skewed. */
+async function runLaterFaults(runs: Running[], t0: number, out: string) {
+  await untilInstant(t0 + PLAN.partition)
+  const partitionAt = Date.now()
+  console.log(`bench peers: partitioning each system's latest runner for ${PLAN.partitionMs} ms`)
+  const healAt = await partitionLatestRunners(runs, out, PLAN.partitionMs)
+  await untilInstant(t0 + PLAN.stop)
+  const stopAt = Date.now()
+  await stopLatestRunners(runs, out)
+  console.log(`bench peers: SIGTERM ${runs.map((r) => `${r.system.name} ${r.stopPid}`).join(', ')}`)
+  await untilInstant(t0 + PLAN.skew)
+  const skewAt = Date.now()
+  if (canSkew) await skewLatestRunners(runs, out, PLAN.skewSeconds)
+  console.log(
+    canSkew
+      ? `bench peers: +${PLAN.skewSeconds} s on ${runs.map((r) => `${r.system.name} ${r.skewPid}`).join(', ')}`
+      : 'bench peers: no libfaketime (apt-get install faketime): no clock skew in this run',
+  )
+  return { partitionAt, healAt, stopAt, skewAt }
 }
 
 type PlanRun = Awaited<ReturnType<typeof runPlan>>
 
 function figures(run: Running, records: SlotRecord[], plan: SlotPlan, timeline: PlanRun) {
-  const faults: FaultTimes = { ...timeline, victimPid: run.victimPid ?? -1 }
+  const faults: FaultTimes = {
+    ...timeline,
+    victimPid: run.victimPid ?? -1,
+    partitionPid: run.partitionPid ?? -1,
+    skewPid: run.skewPid ?? -1,
+    stopPid: run.stopPid ?? -1,
+  }
   const ops = opsOf(run.system, timeline.before, timeline.after)
   const restSlots = (PLAN.restTo - PLAN.restFrom) / SLOT_MS
   const rss = Object.values(run.rssKiB).map((k) => sig(k / 1024, 3))
@@ -278,6 +368,9 @@ function printSummary(systems: Array<ReturnType<typeof figures>>): void {
       'store: 2+/never',
       'delay p50/p99 ms',
       'kill→next ms',
+      'part.: 2+/never',
+      'skew: 2+/never',
+      'stop→slot ms',
       'ops/h rest',
     ],
   ]
@@ -291,6 +384,9 @@ function printSummary(systems: Array<ReturnType<typeof figures>>): void {
       `${s.windows.store.twiceOrMore}/${s.windows.store.never}`,
       `${s.delayMs?.p50}/${s.delayMs?.p99}`,
       String(s.killToNextRunMs),
+      `${s.windows.partition.twiceOrMore}/${s.windows.partition.never}`,
+      `${s.windows.skew.twiceOrMore}/${s.windows.skew.never}`,
+      String(s.afterCleanStop?.delayMs),
       String(s.storeOpsAtRest.perHour),
     ])
   console.log(`\n${table(rows)}\n`)
@@ -299,6 +395,7 @@ function printSummary(systems: Array<ReturnType<typeof figures>>): void {
 async function stopEverything(runs: Running[], stores: Stores): Promise<void> {
   await Promise.all(runs.flatMap((r) => r.members.map((m) => m.stop('SIGTERM', 10_000))))
   for (const store of Object.values(stores.byKind)) await store.stop().catch(() => undefined)
+  for (const run of runs) for (const links of run.links.values()) await links.close()
 }
 
 function inputs(stores: Stores, t0: number) {
@@ -313,9 +410,14 @@ function inputs(stores: Stores, t0: number) {
       Object.entries(stores.byKind).map(([k, s]) => [k, { server: s.description, settings: s.settings }]),
     ),
     faults:
-      'SIGKILL of the process that ran the latest slot, restarted 5 min later (QUICK: 1 min); then every store killed (Redis SIGKILL, Postgres pg_ctl -m immediate, FerretDB SIGKILL) and restarted 20 s later on its data',
+      'in order, each on the process that ran the latest slot: a SIGKILL, restarted 5 min later (QUICK: 1 min); every store killed (Redis SIGKILL, Postgres pg_ctl -m immediate, FerretDB SIGKILL) and restarted 20 s later on its data; a 30 s partition from its store (its own TCP proxy, test/chaos/tcp-proxy.ts, in blackhole mode: connections held, nothing forwarded, then let through); a clean stop (SIGTERM) 5 s before a slot; +5 s of wall-clock skew for the rest of the run (libfaketime, monotonic clock left alone)',
+    clockSkew: canSkew
+      ? 'libfaketime preloaded in every process at +0 (FAKETIME_TIMESTAMP_FILE, re-read every second); starts are recorded on the real clock (the process start plus the monotonic clock)'
+      : 'not applied: no libfaketime on this machine',
     windows:
-      'kill: slots from the SIGKILL to a minute after the restart; store: from the crash to 2 min after the store is back; rest: the others',
+      'kill: slots from the SIGKILL to a minute after the restart; store: from the crash to 2 min after the store is back; partition: from the cut to 2 min after it heals; stop: from the clean stop to the skew; skew: from the skew on; rest: the others',
+    handover:
+      'afterCleanStop: the first slot after the SIGTERM (5 s later) and the delay of its first start; a hand-over within 2 s leaves it near the at-rest delay',
     opsAtRest:
       'Redis INFO commandstats (every command, Lua-script inner calls included), Postgres pg_stat_database xact_commit + xact_rollback of the peer’s database, Mongo commands through bench/mongo-op-counter.ts (driver monitoring and sessions apart)',
     slotAttribution:
@@ -342,12 +444,7 @@ export async function runPeers(context: BenchContext): Promise<string> {
     const plan: SlotPlan = { t0, slots: PLAN.slots, slotMs: SLOT_MS }
     const systems = runs.map((run) => figures(run, records, plan, timeline))
     printSummary(systems)
-    const faultTimes = {
-      killAt: timeline.killAt,
-      processRestartAt: timeline.processRestartAt,
-      crashAt: timeline.crashAt,
-      storeBackAt: timeline.storeBackAt,
-    }
+    const { before: _before, after: _after, ...faultTimes } = timeline
     const path = await writeResult('peers', context, startedAt, {
       inputs: inputs(stores, t0),
       faultTimes,

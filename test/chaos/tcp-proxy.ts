@@ -14,7 +14,9 @@
  * - `refuse`: stops listening, so new connections are refused (ECONNREFUSED); open ones are left alone.
  *
  * `dropNextResponse()` discards the next whole Mongo wire message from server to client (framed by its
- * length header, so the stream stays in step): the request lands, its answer is lost.
+ * length header, so the stream stays in step): the request lands, its answer is lost. A proxy in front of
+ * another protocol (the peers benchmark's Redis and PostgreSQL) is opened with `{ wire: 'raw' }`: its
+ * answers pass as they come, unframed, and it cannot drop one.
  */
 import net from 'node:net'
 
@@ -48,8 +50,17 @@ interface Pair {
 
 const LOOPBACK = '127.0.0.1'
 
+export interface TcpProxyOptions {
+  /** `mongo` (the default): answers are framed as Mongo wire messages; `raw`: bytes pass as they come. */
+  wire?: 'mongo' | 'raw'
+}
+
 /** Starts a proxy on a free loopback port forwarding to `target`. */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
+  const raw = options.wire === 'raw'
   let mode: ProxyMode = { kind: 'pass' }
   const pairs = new Set<Pair>()
   let dropArmed = false
@@ -99,6 +110,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     })
     server.on('data', (chunk: Buffer) => {
+      if (raw) return void client.write(chunk)
       pair.pending = pair.pending.length === 0 ? chunk : Buffer.concat([pair.pending, chunk])
       forwardWholeMessages(pair)
     })
@@ -175,6 +187,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     },
     dropNextResponse() {
+      if (raw) throw new Error('tcp-proxy: a raw proxy cannot drop a response (it does not frame messages)')
       dropArmed = true
     },
     stats: () => ({ ...counts, open: pairs.size }),
