@@ -45,8 +45,6 @@ interface Entry {
 export class MemoryStore implements LeaseStore {
   readonly #leases = new Map<string, Entry>()
   readonly #notices = new NoticeBoard()
-  /** Told of each clean release, after the call that made it resolves (as a store across a wire would). */
-  readonly #releaseListeners = new Set<(name: string) => void>()
 
   async acquire(
     name: string,
@@ -135,24 +133,6 @@ export class MemoryStore implements LeaseStore {
     return this.#notices.subscribe(listener)
   }
 
-  onRelease(listener: (name: string) => void): () => void {
-    this.#releaseListeners.add(listener)
-    return () => {
-      this.#releaseListeners.delete(listener)
-    }
-  }
-
-  #tellReleased(name: string): void {
-    for (const listener of [...this.#releaseListeners])
-      queueMicrotask(() => {
-        try {
-          listener(name)
-        } catch {
-          // A listener's failure is its own (the contract: ignored).
-        }
-      })
-  }
-
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     const { name, owner, token } = checkGrant(COMPONENT, 'release', grant)
     await Promise.resolve()
@@ -162,7 +142,6 @@ export class MemoryStore implements LeaseStore {
     if (entry.token === token && entry.owner === owner) {
       entry.token = undefined
       entry.expiresAtMs = 0
-      this.#tellReleased(name)
       return
     }
     if (entry.owner !== owner) {

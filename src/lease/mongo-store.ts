@@ -34,7 +34,6 @@ import { type CallBounds, StoreCollection } from '../store-call/store-call.js'
 import { termCallBoundMs } from './call-bound.js'
 import { type LeaseDocument, parseLeaseDocument } from './lease-document.js'
 import { NoticeBoard, noticeCount } from './notice-board.js'
-import { ReleaseTail } from './release-tail.js'
 import {
   type AcquireOptions,
   checkGrant,
@@ -73,12 +72,6 @@ export interface MongoStoreOptions {
    * and counts it. A throwing callback is ignored.
    */
   onBadDocument?: OnBadDocument
-  /**
-   * The database whose client the release tail (release-tail.ts) holds a connection of, awaiting news of
-   * releases: a pool apart from the lease calls' where they have a lane of their own (the worker's); the
-   * store's own by default.
-   */
-  tailDb?: Db
 }
 
 /** A LeaseStore backed by MongoDB (or a wire-compatible server); see the LeaseStore contract. */
@@ -92,11 +85,9 @@ export class MongoStore implements LeaseStore {
   readonly #leases: StoreCollection<LeaseDocument>
   readonly #bad: BadDocumentReporter
   readonly #notices = new NoticeBoard()
-  readonly #releases: ReleaseTail
 
   constructor(db: Db, options: MongoStoreOptions = {}) {
     const collection = options.collection ?? 'leases'
-    this.#releases = new ReleaseTail(options.tailDb ?? db, collection)
     this.#leases = new StoreCollection<LeaseDocument>(db, collection, {
       component: COMPONENT,
       majority: true,
@@ -249,35 +240,27 @@ export class MongoStore implements LeaseStore {
     return this.#notices.subscribe(listener)
   }
 
-  /** Clean releases, heard through a tail of the releases' capped collection (release-tail.ts). */
-  onRelease(listener: (name: string) => void): () => void {
-    return this.#releases.subscribe(listener)
-  }
-
   async release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     const call = checkGrant(COMPONENT, 'release', grant)
     const context: LeaseErrorContext = { component: COMPONENT, operation: 'release', ...lease(call) }
-    const outcome = await this.#call(context, options?.signal, undefined, async (leases, bounds) => {
+    const holder = await this.#call(context, options?.signal, undefined, async (leases, bounds) => {
       const released = await leases.updateOne(
         { _id: call.name, owner: call.owner, token: call.token },
         { $set: { token: null, expiresAt: RELEASED_EXPIRY } },
         bounds.write,
       )
-      if (released.matchedCount > 0) return { released: true }
+      if (released.matchedCount > 0) return undefined
       const current = await leases.findOne(
         { _id: call.name },
         { projection: { owner: 1, token: 1 }, ...bounds.read },
       )
       // Released, absent, or the same owner's newer term: nothing of this term is left to give up.
       // A malformed holder (owner not a string) is still someone else: named by what is stored.
-      const holder =
-        current && current.token !== null && current.owner !== call.owner ? String(current.owner) : undefined
-      return { released: false, holder }
+      return current && current.token !== null && current.owner !== call.owner
+        ? String(current.owner)
+        : undefined
     })
-    if (outcome.holder !== undefined)
-      throw new LeaseLostError({ ...context, ...lease(call), holder: outcome.holder })
-    // Bounded like the release; never rejects (a missed word leaves the standbys on the expiry they read).
-    if (outcome.released) await this.#releases.announce(call.name, this.#leases.callTimeoutMs)
+    if (holder !== undefined) throw new LeaseLostError({ ...context, ...lease(call), holder })
   }
 
   /** Every lease up to LIST_LIMIT, by name: a collection another program filled cannot flood a view. */

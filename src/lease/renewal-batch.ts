@@ -57,7 +57,6 @@ export class RenewalBatch implements LeaseStore {
   readonly expiries?: (names: readonly string[], options?: LeaseCallOptions) => Promise<LeaseExpiry[]>
   readonly notify?: (name: string, options?: LeaseCallOptions) => Promise<void>
   readonly onNotice?: (listener: (name: string) => void) => () => void
-  readonly onRelease?: (listener: (name: string) => void) => () => void
 
   constructor(store: LeaseStore, clock: Clock) {
     if (!store.renewMany) throw new TypeError('RenewalBatch: the store has no renewMany')
@@ -67,7 +66,6 @@ export class RenewalBatch implements LeaseStore {
     if (store.expiries) this.expiries = store.expiries.bind(store)
     if (store.notify) this.notify = store.notify.bind(store)
     if (store.onNotice) this.onNotice = store.onNotice.bind(store)
-    if (store.onRelease) this.onRelease = store.onRelease.bind(store)
   }
 
   acquire(

@@ -92,8 +92,6 @@ export class LeaseSpecError extends Error {
 
 const RELEASE_BOUND_MS = 5_000
 const JITTER = 0.2
-/** A standby that hears a release tries within this (a random share of it): a clean hand-over in ~1 s. */
-export const RELEASE_JITTER_MS = 1_000
 const MIN_RETRY_SHARE = 1 / 30
 
 /**
@@ -225,10 +223,6 @@ class Campaign {
   /** Wall-clock start of the current store outage, when one is going on. */
   #failingSince: number | undefined
   #seen: SeenHolder | undefined
-  /** Stops hearing releases (set while this campaign stands by on a store that tells of them). */
-  #unlisten: (() => void) | undefined
-  /** Ends the current pause early; set only while pausing. */
-  #onRelease: (() => void) | undefined
 
   constructor(store: LeaseStore, spec: CheckedSpec, work: (term: AbortSignal, info: TermInfo) => unknown) {
     this.#store = store
@@ -237,59 +231,12 @@ class Campaign {
   }
 
   async run(): Promise<void> {
-    const { signal } = this.#spec
-    try {
-      while (!signal.aborted) {
-        await this.#attemptOrReport()
-        if (signal.aborted) break
-        await this.#pause()
-      }
-    } finally {
-      this.#stopListening()
+    const { signal, clock } = this.#spec
+    while (!signal.aborted) {
+      await this.#attemptOrReport()
+      if (signal.aborted) break
+      await waitFor(this.#pauseMs(), signal, clock)
     }
-  }
-
-  /**
-   * Waits the pause, or less when the store tells of a clean release of this lease meanwhile (its holder
-   * stopped or stepped down): then the next attempt comes within RELEASE_JITTER_MS, so a stopping holder's
-   * lease is taken in about a second, not at the expiry last read. The jitter spreads the standbys that all
-   * heard it, so the first one's new term is what the others read.
-   */
-  async #pause(): Promise<void> {
-    const { signal, clock, random } = this.#spec
-    const pause = new AbortController()
-    const end = () => pause.abort()
-    signal.addEventListener('abort', end, { once: true })
-    this.#listen()
-    this.#onRelease = () => clock.setTimeout(end, RELEASE_JITTER_MS * random())
-    try {
-      await waitFor(this.#pauseMs(), pause.signal, clock)
-    } finally {
-      this.#onRelease = undefined
-      signal.removeEventListener('abort', end)
-    }
-  }
-
-  /**
-   * Hears releases of this lease while it stands by (once, however many pauses). A store whose
-   * `onRelease` throws, or answers no unsubscribe function, tells nothing: the standby keeps its expiry.
-   */
-  #listen(): void {
-    const { name } = this.#spec
-    if (this.#unlisten || !this.#store.onRelease) return
-    try {
-      const unlisten: unknown = this.#store.onRelease((released) => {
-        if (released === name) this.#onRelease?.()
-      })
-      if (typeof unlisten === 'function') this.#unlisten = unlisten as () => void
-    } catch {
-      // Outside the contract (module doc of store.ts): no news, the expiry as before.
-    }
-  }
-
-  #stopListening(): void {
-    this.#unlisten?.()
-    this.#unlisten = undefined
   }
 
   /**
@@ -343,8 +290,6 @@ class Campaign {
     this.#noteAnswer()
     if (!answer.value) return this.#noteWaiting()
     this.#seen = undefined
-    // A holder needs no news of releases: it stops hearing them until it stands by again.
-    this.#stopListening()
     await this.#serve(answer.value, sentAt)
   }
 

@@ -167,15 +167,6 @@ export interface LeaseStore {
    * ignored.
    */
   onNotice?(listener: (name: string) => void): () => void
-  /**
-   * Subscribes `listener` to clean releases: called with a lease's name soon after any owner's `release`
-   * gave up a standing term of it (a holder stopping or stepping down), also through another instance or
-   * process where the store can carry it (MongoStore: within about a second). A hint to look, never a
-   * grant, and best effort: a missed one leaves a standby on the expiry it read. A term that ends without
-   * a release (its holder died) is not told. Returns the unsubscribe function; a throwing listener is
-   * ignored. Optional: without it a standby tries at the expiry it read.
-   */
-  onRelease?(listener: (name: string) => void): () => void
 }
 
 /** One lease's term expiry as `expiries` reads it. */

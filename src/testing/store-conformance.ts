@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest'
 import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
 import { at, granted, storeWith, t0 } from './conformance-terms.js'
 import { noticeCases } from './notice-cases.js'
-import { releaseNewsCases } from './release-news-cases.js'
 import { renewManyCases } from './renew-many-cases.js'
 
 export interface ConformanceOptions {
@@ -42,7 +41,6 @@ export function storeConformance(
     renewManyCases(makeStore)
     noticeCases(makeStore)
     releaseCases(makeStore)
-    releaseNewsCases(makeStore)
     concurrencyCases(makeStore, options)
     badCallCases(makeStore)
     malformedLeaseCases(makeStore, options.writeRaw)

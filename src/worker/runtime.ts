@@ -190,8 +190,7 @@ async function openStores(
     })
     closes.add(() => mongo.close())
   }
-  // The release tail holds a connection while it awaits news: on the main pool, not the lease lane's two.
-  const mongoStore = new MongoStore(mongo.leaseDb, { onBadDocument, tailDb: mongo.db })
+  const mongoStore = new MongoStore(mongo.leaseDb, { onBadDocument })
   // A campaigning worker's renewals of many leases go together (renewal-batch.ts); a one-shot command's
   // one or two lease calls gain nothing from waiting.
   const store = options.leaseLane ? batchRenewals(mongoStore, options.clock ?? systemClock) : mongoStore

@@ -56,18 +56,14 @@ function campaign(
 
 /**
  * `store` as a holder's process sees it: every call rejects once `gone()` (the process died; nothing it
- * sends reaches the store any more), and goes to the real store before; a subscription (`onRelease`,
- * `onNotice`) stands, but tells a gone process nothing. Methods run on the store itself, so its private
- * fields work.
+ * sends reaches the store any more), and goes to the real store before. Methods run on the store itself,
+ * so its private fields work.
  */
 function untilGone<T extends object>(store: T, gone: () => boolean): T {
   return new Proxy(store, {
     get(target, name) {
       const value = Reflect.get(target, name, target)
       if (typeof value !== 'function') return value
-      if (name === 'onRelease' || name === 'onNotice')
-        return (listener: (lease: string) => void) =>
-          value.call(target, (lease: string) => gone() || listener(lease))
       return (...args: unknown[]) =>
         gone()
           ? Promise.reject(new Error(`the holder's process is gone (${String(name)})`))
