@@ -52,7 +52,7 @@ function leasecronSystem(name: string, catchUp: string, extra: Record<string, st
     store: 'ferret',
     version: `leasecron ${ownVersion()}`,
     docs: 'README.md "Configuration" (one net, schedule `* * * * *`)',
-    settings: `TTL 30 s, retry 30 s (the shipped pacing of a one-minute schedule, docs/decisions/0005), standbys told of a clean release (docs/decisions/0006), ${catchUp}`,
+    settings: `TTL 30 s, retry 30 s (the shipped pacing of a one-minute schedule, docs/decisions/0005), ${catchUp}`,
     script: WORKER_MAIN,
     args: ['run', '--config', join(repoRoot, 'bench', 'nets', 'peers-minute.mjs')],
     env: (a) => ({
