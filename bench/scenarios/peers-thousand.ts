@@ -21,9 +21,10 @@
  * the result says which of those failed and how many jobs it did run every slot. BENCH_PEERS_JOBS takes
  * per-system counts too (`1000,pg-boss=200`) to find where one stops.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readSlotRecords, untilInstant } from '../peers-records.js'
 import { startFerretOnPostgres } from '../peer-ferret-postgres.js'
 import { startPostgres } from '../peer-postgres.js'
 import { startRedis } from '../peer-redis.js'
@@ -203,16 +204,7 @@ function declaredJobs(run: Running): number {
   return Math.max(0, ...counts)
 }
 
-async function readRecords(out: string): Promise<JobSlotRecord[]> {
-  const records: JobSlotRecord[] = []
-  for (const file of await readdir(out)) {
-    const text = await readFile(join(out, file), 'utf8')
-    for (const line of text.split('\n')) if (line.trim()) records.push(JSON.parse(line) as JobSlotRecord)
-  }
-  return records
-}
-
-const untilInstant = (at: number) => sleep(Math.max(0, at - Date.now()))
+const readRecords = (out: string) => readSlotRecords<JobSlotRecord>(out)
 
 /** Per process: CPU ticks at the window's first and last sample, and the largest RSS seen. */
 class ProcSeries {

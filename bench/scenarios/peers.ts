@@ -15,9 +15,10 @@
  * other's load. Counts come only from the handlers' own files (bench/peers/record-slot.mjs). A system
  * whose store or processes cannot start is skipped and named with the reason, never silently.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readSlotRecords, untilInstant } from '../peers-records.js'
 import { startFerret } from '../peer-ferret.js'
 import { startPostgres } from '../peer-postgres.js'
 import { startRedis } from '../peer-redis.js'
@@ -175,16 +176,7 @@ async function spawnMembers(run: Running, addresses: StoreAddresses, out: string
   await Promise.all(run.members.map(ready))
 }
 
-async function readRecords(out: string): Promise<SlotRecord[]> {
-  const records: SlotRecord[] = []
-  for (const file of await readdir(out)) {
-    const text = await readFile(join(out, file), 'utf8')
-    for (const line of text.split('\n')) if (line.trim()) records.push(JSON.parse(line) as SlotRecord)
-  }
-  return records
-}
-
-const untilInstant = (at: number) => sleep(Math.max(0, at - Date.now()))
+const readRecords = (out: string) => readSlotRecords<SlotRecord>(out)
 
 /** Every store's operation counters, by store kind. */
 async function snapshotOps(stores: Stores): Promise<Partial<Record<StoreKind, OpCounts>>> {
