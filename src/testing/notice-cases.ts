@@ -6,22 +6,24 @@ import { describe, expect, it } from 'vitest'
 import type { LeaseStore } from '../lease/store.js'
 import { at, granted, storeWith, t0 } from './conformance-terms.js'
 
+/** A store from `makeStore` with notices, and what its listener heard; skips the case without them. */
+async function noticing(makeStore: () => LeaseStore | Promise<LeaseStore>, skip: (note: string) => void) {
+  const store = await storeWith(
+    makeStore,
+    ['notify', 'onNotice'],
+    'a worker on it polls its nets’ controls',
+    skip,
+  )
+  const heard: string[] = []
+  const stop = store.onNotice((name) => heard.push(name))
+  return { store, heard, stop }
+}
+
 /** Registers the notice cases of `makeStore`. */
 export function noticeCases(makeStore: () => LeaseStore | Promise<LeaseStore>): void {
-  const noticing = async (skip: (note: string) => void) => {
-    const store = await storeWith(
-      makeStore,
-      ['notify', 'onNotice'],
-      'a worker on it polls its nets’ controls',
-      skip,
-    )
-    const heard: string[] = []
-    const stop = store.onNotice((name) => heard.push(name))
-    return { store, heard, stop }
-  }
   describe('notices', () => {
     it('are heard at the holder’s next renewal, once each, and with the grant of a lease', async (ctx) => {
-      const { store, heard } = await noticing((note) => ctx.skip(note))
+      const { store, heard } = await noticing(makeStore, (note) => ctx.skip(note))
       await store.acquire('net-a', 'beta', t0, 500)
       await store.notify('net-a')
       const a = await granted(store.acquire('net-a', 'alpha', at(600), 3000))
@@ -44,7 +46,7 @@ export function noticeCases(makeStore: () => LeaseStore | Promise<LeaseStore>): 
     })
 
     it('are heard by renewMany for the noticed lease only, every held term still renewed', async (ctx) => {
-      const { store, heard } = await noticing((note) => ctx.skip(note))
+      const { store, heard } = await noticing(makeStore, (note) => ctx.skip(note))
       const a = await granted(store.acquire('net-a', 'alpha', t0, 3000))
       const b = await granted(store.acquire('net-b', 'alpha', t0, 3000))
       const c = await granted(store.acquire('net-c', 'alpha', t0, 3000))
@@ -65,7 +67,7 @@ export function noticeCases(makeStore: () => LeaseStore | Promise<LeaseStore>): 
     })
 
     it('change nothing of the term, and are nothing for a lease the store never had', async (ctx) => {
-      const { store, heard } = await noticing((note) => ctx.skip(note))
+      const { store, heard } = await noticing(makeStore, (note) => ctx.skip(note))
       const a = await granted(store.acquire('net-a', 'alpha', t0, 3000))
       heard.length = 0
       const before = await store.get('net-a')
@@ -79,7 +81,7 @@ export function noticeCases(makeStore: () => LeaseStore | Promise<LeaseStore>): 
     })
 
     it('stop reaching a listener once it unsubscribes', async (ctx) => {
-      const { store, heard, stop } = await noticing((note) => ctx.skip(note))
+      const { store, heard, stop } = await noticing(makeStore, (note) => ctx.skip(note))
       const a = await granted(store.acquire('net-a', 'alpha', t0, 3000))
       stop()
       await store.notify('net-a')
