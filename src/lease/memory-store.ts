@@ -171,6 +171,19 @@ export class MemoryStore implements LeaseStore {
     return entry && record(lease, entry)
   }
 
+  async getMany(
+    names: readonly string[],
+    options?: LeaseCallOptions,
+  ): Promise<Array<LeaseRecord | undefined>> {
+    checkNames(COMPONENT, 'get', names)
+    await Promise.resolve()
+    checkNotAborted({ component: COMPONENT, operation: 'get' }, options?.signal)
+    return names.map((name) => {
+      const lease = name.trim()
+      const entry = this.#leases.get(lease)
+      return entry && record(lease, entry)
+    })
+  }
   async vacant(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]> {
     const call = checkVacancyCall(COMPONENT, names, now)
     await Promise.resolve()

@@ -286,6 +286,19 @@ export class MongoStore implements LeaseStore {
    * has the epoch), by `_id`; every other name is vacant. The held ones are asked for rather than the free
    * ones, so a lease never written yet, or without a usable expiry, comes out vacant as acquire would find it.
    */
+  async getMany(
+    names: readonly string[],
+    options?: LeaseCallOptions,
+  ): Promise<Array<LeaseRecord | undefined>> {
+    const checked = checkNames(COMPONENT, 'get', names)
+    if (checked.length === 0) return []
+    const context: LeaseErrorContext = { component: COMPONENT, operation: 'get' }
+    const docs = await this.#call(context, options?.signal, undefined, (leases, bounds) =>
+      leases.find({ _id: { $in: checked } }, bounds.find).toArray(),
+    )
+    const byName = new Map(docs.map((doc) => [doc._id, this.#parse(doc).record] as const))
+    return names.map((name) => byName.get(name.trim()))
+  }
   async vacant(names: readonly string[], now: Date, options?: LeaseCallOptions): Promise<string[]> {
     const call = checkVacancyCall(COMPONENT, names, now)
     if (call.names.length === 0) return []

@@ -2,22 +2,28 @@
  * A lease store whose renewals wait a moment for others of the same ttl, then go to the store together in
  * one `renewMany` call: a replica that holds many leases renews them in a few round trips, not one each
  * (issue #39: at 1,000 nets, one renewal per net was a fifth of the calls that saturated the stand-in).
+ * Reads that say they may wait (`get` with `gatherMs`: a standby's read of a live holder's lease) go the
+ * same way, gathered into one `getMany`.
  *
  * What it is not: a change to what a renewal means. Each caller gets its own answer. A term counts its
  * renewal from the moment it asked (term.ts), so the wait — at most RENEWAL_WINDOW of the ttl, and never
  * more than a second — comes out of that renewal's own ttl/3 bound; it never lengthens a hold. The stored
  * expiry is the batch's latest `now` + ttl, no earlier than any caller's own would have been. A renewal
- * whose signal aborts while it waits leaves the batch and rejects at once. Every other call passes
- * straight through, and a store without `renewMany` is used as it is (`batchRenewals`).
+ * or read whose signal aborts while it waits leaves the batch and rejects at once. Every other call passes
+ * straight through, and a store without `renewMany` is used as it is (`batchRenewals`); one without
+ * `getMany` reads each lease alone.
  */
 import type { Clock } from './clock.js'
 import {
   type AcquireOptions,
+  checkNames,
   checkNotAborted,
   checkRenewal,
   type LeaseCallOptions,
+  type LeaseErrorContext,
   type LeaseExpiry,
   type LeaseGrant,
+  type LeaseReadOptions,
   type LeaseRecord,
   type LeaseStore,
   type LeaseTerm,
@@ -35,10 +41,46 @@ export function renewalWindowMs(ttlMs: number): number {
   return Math.min(Math.floor(ttlMs * RENEWAL_WINDOW), RENEWAL_WINDOW_CAP_MS)
 }
 
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown }
+
 interface Waiting {
   grant: LeaseTerm
   now: Date
-  settle(answer: { ok: true; value: boolean } | { ok: false; error: unknown }): void
+  settle(answer: Settled<boolean>): void
+}
+
+interface WaitingRead {
+  name: string
+  settle(answer: Settled<LeaseRecord | undefined>): void
+}
+
+/**
+ * Adds the call `make` builds to `batch`, answered when the batch is sent (its `settle`), or rejected at
+ * once when `signal` aborts first, leaving the batch without it.
+ */
+function joinBatch<T, W extends { settle(answer: Settled<T>): void }>(
+  batch: Set<W>,
+  signal: AbortSignal | undefined,
+  context: LeaseErrorContext,
+  make: (settle: (answer: Settled<T>) => void) => W,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      batch.delete(waiting)
+      try {
+        checkNotAborted(context, signal)
+      } catch (error) {
+        reject(error)
+      }
+    }
+    const waiting = make((answer) => {
+      signal?.removeEventListener('abort', onAbort)
+      if (answer.ok) resolve(answer.value)
+      else reject(answer.error)
+    })
+    batch.add(waiting)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 /** `store` with its renewals batched, or `store` itself when it cannot renew many in one call. */
@@ -52,6 +94,8 @@ export class RenewalBatch implements LeaseStore {
   readonly #clock: Clock
   /** The renewals being gathered for each ttl (their batch goes when its window closes). */
   readonly #open = new Map<number, Set<Waiting>>()
+  /** The reads being gathered for each wait (`gatherMs`): their `getMany` goes when the wait ends. */
+  readonly #reads = new Map<number, Set<WaitingRead>>()
   /** The store's own, when it has them (optional in the contract, so present here only then). */
   readonly vacant?: (names: readonly string[], now: Date, options?: LeaseCallOptions) => Promise<string[]>
   readonly expiries?: (names: readonly string[], options?: LeaseCallOptions) => Promise<LeaseExpiry[]>
@@ -93,28 +137,11 @@ export class RenewalBatch implements LeaseStore {
     } catch (error) {
       return Promise.reject(error)
     }
-    return new Promise<boolean>((resolve, reject) => {
-      const batch = this.#batchFor(ttlMs)
-      const onAbort = () => {
-        batch.delete(waiting)
-        try {
-          checkNotAborted(context, signal)
-        } catch (error) {
-          reject(error)
-        }
-      }
-      const waiting: Waiting = {
-        grant,
-        now,
-        settle: (answer) => {
-          signal?.removeEventListener('abort', onAbort)
-          if (answer.ok) resolve(answer.value)
-          else reject(answer.error)
-        },
-      }
-      batch.add(waiting)
-      signal?.addEventListener('abort', onAbort, { once: true })
-    })
+    return joinBatch<boolean, Waiting>(this.#batchFor(ttlMs), signal, context, (settle) => ({
+      grant,
+      now,
+      settle,
+    }))
   }
 
   renewMany(
@@ -126,6 +153,12 @@ export class RenewalBatch implements LeaseStore {
     return this.#store.renewMany!(grants, now, ttlMs, options)
   }
 
+  getMany(names: readonly string[], options?: LeaseCallOptions): Promise<Array<LeaseRecord | undefined>> {
+    return this.#store.getMany
+      ? this.#store.getMany(names, options)
+      : Promise.all(names.map((n) => this.#store.get(n, options)))
+  }
+
   release(grant: LeaseTerm, options?: LeaseCallOptions): Promise<void> {
     return this.#store.release(grant, options)
   }
@@ -134,8 +167,52 @@ export class RenewalBatch implements LeaseStore {
     return this.#store.list(options)
   }
 
-  get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
-    return this.#store.get(name, options)
+  get(name: string, options?: LeaseReadOptions): Promise<LeaseRecord | undefined> {
+    const gatherMs = Math.floor(options?.gatherMs ?? 0)
+    if (!this.#store.getMany || !(gatherMs > 0)) return this.#store.get(name, options)
+    const signal = options?.signal
+    const context = { component: COMPONENT, operation: 'get' as const, lease: name }
+    try {
+      checkNames(COMPONENT, 'get', [name])
+      checkNotAborted(context, signal)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return joinBatch<LeaseRecord | undefined, WaitingRead>(
+      this.#readsFor(gatherMs),
+      signal,
+      context,
+      (settle) => ({
+        name,
+        settle,
+      }),
+    )
+  }
+
+  #readsFor(gatherMs: number): Set<WaitingRead> {
+    let reads = this.#reads.get(gatherMs)
+    if (!reads) {
+      reads = new Set<WaitingRead>()
+      this.#reads.set(gatherMs, reads)
+      this.#clock.setTimeout(() => void this.#sendReads(gatherMs), gatherMs)
+    }
+    return reads
+  }
+
+  /** Sends the reads gathered for one wait in one `getMany` (one alone goes as a plain get). */
+  async #sendReads(gatherMs: number): Promise<void> {
+    const waiting = [...(this.#reads.get(gatherMs) ?? [])]
+    this.#reads.delete(gatherMs)
+    if (waiting.length === 0) return
+    try {
+      const answers =
+        waiting.length === 1
+          ? [await this.#store.get(waiting[0]!.name)]
+          : await this.#store.getMany!(waiting.map((w) => w.name))
+      for (const [i, w] of waiting.entries()) w.settle({ ok: true, value: answers[i] })
+    } catch (error) {
+      for (const w of waiting) w.settle({ ok: false, error })
+    }
   }
 
   #batchFor(ttlMs: number): Set<Waiting> {

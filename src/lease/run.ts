@@ -26,6 +26,7 @@ import {
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
 import type { Logger } from '../logger.js'
+import { renewalWindowMs } from './renewal-batch.js'
 import { termEventLog } from './term-event-log.js'
 import { waitFor } from './wait.js'
 
@@ -343,12 +344,13 @@ class Campaign {
    * Reads the lease before acquiring it from a holder seen before (issue #39): while that holder renews,
    * the read answers with its new expiry — one call where a refused acquire and a read were two — and
    * nothing is sent; only a term that stands no longer (expired, released, gone) is acquired. Resolves
-   * whether another owner's term stands. A read that fails leaves the acquire to decide.
+   * whether another owner's term stands. A read that fails leaves the acquire to decide. The read may wait
+   * a renewal window for the replica's other standbys' reads (one `getMany` through renewal-batch.ts).
    */
   async #stillHeld(): Promise<boolean> {
     const { clock, ttlMs, signal, name, owner } = this.#spec
     const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
-      this.#store.get(name, { signal: s }),
+      this.#store.get(name, { signal: s, gatherMs: renewalWindowMs(ttlMs) }),
     )
     this.#spec.onAttempt('read')
     const record = answer.ok ? answer.value : undefined
@@ -369,7 +371,7 @@ class Campaign {
     const seen = this.#seen
     if (seen && seen.expiresAtMs > clock.now().getTime()) return
     const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
-      this.#store.get(name, { signal: s }),
+      this.#store.get(name, { signal: s, gatherMs: renewalWindowMs(ttlMs) }),
     )
     const record = answer.ok ? answer.value : undefined
     // A lease without a usable expiry is free (store.ts), and acquire would have taken it: nothing to say.

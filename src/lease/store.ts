@@ -64,6 +64,16 @@ export interface LeaseCallOptions {
   signal?: AbortSignal
 }
 
+/** Options of `get`. */
+export interface LeaseReadOptions extends LeaseCallOptions {
+  /**
+   * How long the read may wait for other reads before it goes, in ms (a standby's read of a live holder's
+   * lease can wait a moment; renewal-batch.ts sends the reads gathered so in one `getMany`). A store
+   * itself ignores it. Absent or 0: at once.
+   */
+  gatherMs?: number
+}
+
 /** Options of `acquire`. */
 export interface AcquireOptions extends LeaseCallOptions {
   /**
@@ -133,8 +143,18 @@ export interface LeaseStore {
    * far above any deployment's leases (MongoStore: the first 10,000), so a flooded collection stays cheap.
    */
   list(options?: LeaseCallOptions): Promise<LeaseRecord[]>
-  /** One lease as `list` shows it (one cheap read by name), or undefined when the store never had it. */
-  get(name: string, options?: LeaseCallOptions): Promise<LeaseRecord | undefined>
+  /**
+   * One lease as `list` shows it (one cheap read by name), or undefined when the store never had it.
+   * `gatherMs` lets a batching wrapper hold the read that long for others (renewal-batch.ts); a store
+   * answers at once.
+   */
+  get(name: string, options?: LeaseReadOptions): Promise<LeaseRecord | undefined>
+  /**
+   * `get` for each of `names` in one read: one answer per name, in the order given (a name given twice is
+   * answered twice). A rejection means no answer arrived for any of them. Optional: a worker on a store
+   * without it reads each lease in a call of its own (renewal-batch.ts).
+   */
+  getMany?(names: readonly string[], options?: LeaseCallOptions): Promise<Array<LeaseRecord | undefined>>
   /**
    * Which of `names` an acquire at `now` could find free — absent, released, expired at `now`, or without
    * a usable expiry — in one read, in the order given (duplicates once). Optional: a worker on a store
@@ -411,7 +431,11 @@ export function checkVacancyCall(
 }
 
 /** Checks a list of lease names (each as `checkName`); returns them trimmed, duplicates once. */
-export function checkNames(component: string, operation: 'vacant' | 'expiries', names: unknown): string[] {
+export function checkNames(
+  component: string,
+  operation: 'vacant' | 'expiries' | 'get',
+  names: unknown,
+): string[] {
   if (!Array.isArray(names)) {
     throw new LeaseStoreError(
       'LEASE_INVALID_ARGUMENT',

@@ -128,9 +128,20 @@ export class Term {
     this.#stepDownTimer = clock.setTimeout(() => this.#armStepDown(), left - TIMER_GRAIN_MS)
   }
 
+  /**
+   * The next renewal goes at the last grid instant (a whole multiple of ttl/3 on the monotonic clock) that
+   * is after the last send and no later than a cadence after it: never later than the cadence asks, and
+   * every term of one ttl on a replica renews at the same instants, so renewal-batch.ts sends them in one
+   * call (issue #39: at 1,000 leases, terms renewing on their own grant's phase made 58 calls a round, not
+   * one). A term off the grid costs one early renewal, once, to join it. The grid instant is taken up to
+   * TIMER_GRAIN_MS past the cadence: a timer that fired that much before its instant would otherwise find
+   * the same instant still ahead and renew twice.
+   */
   #scheduleRenewal(): void {
     const { clock } = this.#options
-    const wait = Math.max(0, this.#lastSentAt + this.#renewEveryMs - clock.monotonic())
+    const every = this.#renewEveryMs
+    const onGrid = Math.floor((this.#lastSentAt + every + TIMER_GRAIN_MS) / every) * every
+    const wait = Math.max(0, onGrid - clock.monotonic())
     this.#renewTimer = clock.setTimeout(() => void this.#renewOnce(), wait)
   }
 

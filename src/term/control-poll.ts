@@ -30,8 +30,12 @@ export const CONTROL_POLL_MS = 5_000
  */
 export const NOTICED_CONTROL_POLL_MS = 60_000
 
-/** How long a tick's pause check waits for other nets' before its read goes (renewal-batch.ts's idea). */
-export const TICK_READ_WINDOW_MS = 10
+/**
+ * How long a tick's pause check waits for other nets' before its read goes (renewal-batch.ts's idea): a
+ * thousand nets' ticks take longer than 10 ms to reach their checks on one core, so 10 ms made about ten
+ * reads a minute of them (issue #39); a pass waits at most this.
+ */
+export const TICK_READ_WINDOW_MS = 50
 
 /** One net's wait for the next round: its answer, or the read's error. */
 interface Waiter {

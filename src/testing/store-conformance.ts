@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError, type LeaseStore, LeaseStoreError } from '../lease/store.js'
 import { at, granted, storeWith, t0 } from './conformance-terms.js'
+import { getManyCases } from './get-many-cases.js'
 import { noticeCases } from './notice-cases.js'
 import { renewManyCases } from './renew-many-cases.js'
 
@@ -39,6 +40,7 @@ export function storeConformance(
     fenceCases(makeStore)
     renewCases(makeStore)
     renewManyCases(makeStore)
+    getManyCases(makeStore)
     noticeCases(makeStore)
     releaseCases(makeStore)
     concurrencyCases(makeStore, options)

@@ -164,6 +164,27 @@ describe('MongoStore on the run’s real server', () => {
     }
   })
 
+  it('reads many leases in one find command, each answer in the names’ order', async () => {
+    const { client, store, sent } = monitoredStore()
+    try {
+      const t0 = new Date('2026-09-30T15:00:00.000Z')
+      const names = Array.from({ length: 12 }, (_, i) => `net-${i}`)
+      for (const name of names) await store.acquire(name, 'alpha', t0, 3000)
+      sent.length = 0
+      const read = await store.getMany([...names].reverse())
+      expect(
+        read.map((r) => r?.name),
+        'an answer is not its name’s, or out of order',
+      ).toEqual([...names].reverse())
+      expect(
+        sent.map((c) => Object.keys(c)[0]),
+        'twelve standbys’ reads of live holders took more than one round trip',
+      ).toEqual(['find'])
+    } finally {
+      await client.close()
+    }
+  })
+
   it('hears a notice on the renewal’s own answer: one command for one lease, three for a batch with a notice', async () => {
     const { client, store, sent } = monitoredStore()
     try {

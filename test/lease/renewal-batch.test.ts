@@ -4,17 +4,23 @@
  * cannot wait (aborted) or cannot go (a bad grant) fails alone.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { MemoryStore } from '../../src/index.js'
+import { MemoryStore, run } from '../../src/index.js'
 import { systemClock } from '../../src/lease/clock.js'
 import { batchRenewals, RenewalBatch, renewalWindowMs } from '../../src/lease/renewal-batch.js'
-import type { LeaseGrant, LeaseStore, LeaseTerm } from '../../src/lease/store.js'
+import type {
+  LeaseGrant,
+  LeaseReadOptions,
+  LeaseRecord,
+  LeaseStore,
+  LeaseTerm,
+} from '../../src/lease/store.js'
 
 const TTL = 3_000
 const WINDOW = renewalWindowMs(TTL)
 
-/** A MemoryStore that counts the renewal calls it was sent. */
+/** A MemoryStore that counts the renewal and read calls it was sent. */
 class CountedStore extends MemoryStore {
-  readonly sent: Array<{ kind: 'renew' | 'renewMany'; leases: string[] }> = []
+  readonly sent: Array<{ kind: 'renew' | 'renewMany' | 'get' | 'getMany'; leases: string[] }> = []
   failNext = false
 
   /** MemoryStore's renewMany renews each grant through renew: those are not calls of their own. */
@@ -23,6 +29,16 @@ class CountedStore extends MemoryStore {
   override renew(grant: LeaseTerm, now: Date, ttlMs: number): Promise<boolean> {
     if (!this.#inMany) this.sent.push({ kind: 'renew', leases: [grant.name] })
     return super.renew(grant, now, ttlMs)
+  }
+
+  override get(name: string, options?: LeaseReadOptions): Promise<LeaseRecord | undefined> {
+    this.sent.push({ kind: 'get', leases: [name] })
+    return super.get(name, options)
+  }
+
+  override getMany(names: readonly string[]): Promise<Array<LeaseRecord | undefined>> {
+    this.sent.push({ kind: 'getMany', leases: [...names] })
+    return super.getMany(names)
   }
 
   override async renewMany(grants: readonly LeaseTerm[], now: Date, ttlMs: number): Promise<boolean[]> {
@@ -48,7 +64,7 @@ async function held(name: string, ttlMs = TTL): Promise<LeaseGrant> {
 }
 
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
   vi.setSystemTime(t0)
   store = new CountedStore()
   batch = batchRenewals(store, systemClock)
@@ -123,5 +139,56 @@ describe('RenewalBatch', () => {
     await vi.advanceTimersByTimeAsync(WINDOW)
     for (const answer of answers) await expect(answer).rejects.toThrow('the store did not answer')
     expect(store.sent).toEqual([{ kind: 'renewMany', leases: ['net-a', 'net-b'] }])
+  })
+
+  it('sends the reads that may wait, asked within their wait, in one getMany; a read that may not goes at once', async () => {
+    await held('net-a')
+    const reads = [batch.get('net-a', { gatherMs: WINDOW }), batch.get('never-held', { gatherMs: WINDOW })]
+    expect(await batch.get('net-a'), 'a read without gatherMs waited').toMatchObject({ owner: 'alpha' })
+    expect(store.sent, 'a read that may wait went before its wait ended').toEqual([
+      { kind: 'get', leases: ['net-a'] },
+    ])
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    const [a, none] = await Promise.all(reads)
+    expect(a?.owner, 'a gathered read got another lease’s answer').toBe('alpha')
+    expect(none).toBeUndefined()
+    expect(store.sent.slice(1)).toEqual([{ kind: 'getMany', leases: ['net-a', 'never-held'] }])
+  })
+
+  it('lets a read whose signal aborts while it waits leave at once', async () => {
+    const stop = new AbortController()
+    const leaving = batch.get('net-a', { gatherMs: WINDOW, signal: stop.signal })
+    const staying = batch.get('net-b', { gatherMs: WINDOW })
+    stop.abort(new Error('the campaign stopped'))
+    await expect(leaving).rejects.toMatchObject({ code: 'LEASE_CALL_ABORTED' })
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    expect(await staying).toBeUndefined()
+    expect(store.sent, 'the aborted read was sent').toEqual([{ kind: 'get', leases: ['net-b'] }])
+  })
+})
+
+describe('terms of one ttl on one replica', () => {
+  it('renew at the same instants whenever each was granted, so a round of renewals is one renewMany', async () => {
+    const stop = new AbortController()
+    const names = ['net-a', 'net-b', 'net-c']
+    for (const [i, name] of names.entries()) {
+      // Granted 0.2, 0.45 and 0.7 s apart: on their own grants' phase, they would renew in three calls.
+      await vi.advanceTimersByTimeAsync(200 + 250 * i)
+      void run(
+        batch,
+        { name, owner: 'alpha', ttlMs: TTL, signal: stop.signal },
+        (signal) => new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
+      )
+    }
+    await vi.advanceTimersByTimeAsync(2 * TTL)
+    const rounds = store.sent.filter((call) => call.kind === 'renew' || call.kind === 'renewMany')
+    expect(rounds.length, 'the terms renewed in more than one call per round').toBeLessThanOrEqual(
+      1 + (2 * TTL) / (TTL / 3),
+    )
+    expect(rounds.at(-1), 'the last round did not renew every term together').toEqual({
+      kind: 'renewMany',
+      leases: names,
+    })
+    stop.abort()
   })
 })
