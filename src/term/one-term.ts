@@ -16,6 +16,7 @@ import { run } from '../lease/run.js'
 import type { LeaseStore } from '../lease/store.js'
 import type { Logger } from '../observe/logger.js'
 import type { PassTerm } from './slot-pass.js'
+import { OlderClaimsLook } from './older-claims-look.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 import { callBoundSignal } from './term-call-bound.js'
 
@@ -67,7 +68,10 @@ export async function serveOneTerm<T>(
           const { live, stepDownAt } = info
           const boundMs = termCallBoundMs(ttlMs)
           const nextPassNumber = () => ++passes
-          value = await work({ fence: info.fence, term, live, stepDownAt, nextPassNumber, boundMs })
+          const olderClaims = new OlderClaimsLook(spec.clock, boundMs)
+          const looksForOlderClaims = (number: number) => olderClaims.due(number)
+          const passTerm = { fence: info.fence, term, live, stepDownAt, boundMs }
+          value = await work({ ...passTerm, nextPassNumber, looksForOlderClaims })
         } catch (error) {
           workError = { error }
         } finally {

@@ -13,6 +13,7 @@ import type { TermInfo } from '../lease/run.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 import type { Pass } from '../nets/net.js'
 import type { Logger } from '../observe/logger.js'
+import { OlderClaimsLook } from './older-claims-look.js'
 import { type PassSetting, type PassTerm, type SlotPassSpec, slotPassSpec } from './slot-pass.js'
 import { callBoundSignal } from './term-call-bound.js'
 
@@ -44,6 +45,7 @@ export class ServedTerm {
   readonly #info: ServedTermParts['info']
   readonly #pass: Pass
   #passNumber = 0
+  readonly #olderClaims: OlderClaimsLook
 
   constructor(parts: ServedTermParts) {
     this.setting = parts.setting
@@ -55,6 +57,7 @@ export class ServedTerm {
     this.boundMs = termCallBoundMs(parts.setting.net.pacing.ttlMs)
     this.log = parts.setting.log
     this.termLog = this.log.child({ fence: this.fence })
+    this.#olderClaims = new OlderClaimsLook(parts.setting.clock, this.boundMs)
   }
 
   /** The ledger's name of the net (`<net>:<installation>` for one installation's copy). */
@@ -99,6 +102,7 @@ export class ServedTerm {
       live: () => this.live(),
       stepDownAt: () => this.stepDownAt(),
       nextPassNumber: () => ++this.#passNumber,
+      looksForOlderClaims: (number) => this.#olderClaims.due(number),
       boundMs: this.boundMs,
     }
   }

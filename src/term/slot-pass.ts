@@ -46,17 +46,6 @@ import { callBoundSignal } from './term-call-bound.js'
 const PRUNE_EVERY_PASSES = 50
 /** How many of the newest runs a pass looks through for older terms' unfinished claims. */
 const CLOSE_LOOKBACK_RUNS = 10
-/**
- * A term's first this many passes each look for older terms' unfinished claims: an older term's claim
- * was sent before that term ended, so it lands within its call bound of this term's start, in these passes.
- */
-const CLOSE_EARLY_PASSES = 5
-/**
- * After them, every this many passes look again (a store that answered past its bound). Not every pass:
- * the read is `{net}` sorted by slot, which FerretDB on SQLite answers by scanning the whole ledger — every
- * installation's runs — so one a pass per installation made the store's work grow with N × the ledger.
- */
-const CLOSE_EVERY_PASSES = 10
 /** A finish or prune gets this long; it runs after the term may have ended, so the term cannot bound it. */
 const RECORD_BOUND_MS = 5_000
 
@@ -82,6 +71,8 @@ export interface SlotPassSpec {
   pass: Pass
   /** Called once the claim is won: the pass's number within its term. */
   nextNumber(): number
+  /** Called once the pass ended: whether it looks for older terms' unfinished claims (PassTerm's). */
+  looksForOlderClaims(number: number): boolean
   /** The term's signal: aborts the pass (the claim in flight is left to answer, within claimBoundMs). */
   term: AbortSignal
   /** Whether the term is still live right now (checked after the claim, before the pass starts). */
@@ -143,6 +134,8 @@ export interface PassTerm {
   stepDownAt(): number
   /** The next pass's number within the term (1 for its first), taken once a claim is won. */
   nextPassNumber(): number
+  /** Whether the term's pass `number`, ending now, looks for older terms' unfinished claims (older-claims-look.ts). */
+  looksForOlderClaims(number: number): boolean
   /** The bound of one store call within the term (whole ms, termCallBoundMs): the claim's. */
   readonly boundMs: number
 }
@@ -164,6 +157,7 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
     fence: term.fence,
     pass,
     nextNumber: () => term.nextPassNumber(),
+    looksForOlderClaims: (number) => term.looksForOlderClaims(number),
     term: term.term,
     live: term.live,
     stepDownAt: term.stepDownAt,
@@ -234,7 +228,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   const unrecorded = await recordEnd(spec, log, { ...ended, requests })
-  if (closesOlderTerms(number)) await closeOlderTerms(spec, log)
+  if (spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
 }
@@ -357,13 +351,8 @@ async function recordEnd(
   }
 }
 
-/** Whether the term's pass `number` looks for older terms' unfinished runs (CLOSE_EARLY_PASSES, CLOSE_EVERY_PASSES). */
-function closesOlderTerms(number: number): boolean {
-  return number <= CLOSE_EARLY_PASSES || number % CLOSE_EVERY_PASSES === 0
-}
-
 /**
- * After a pass (closesOlderTerms), the newest few runs an older term left without an end are closed
+ * After a pass that looks (older-claims-look.ts), the newest few runs an older term left without an end are closed
  * `aborted` (close-unfinished.ts): so a claim that landed after its holder stopped waiting is accounted
  * within a few passes, whichever replica holds.
  */

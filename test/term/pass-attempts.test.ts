@@ -56,6 +56,7 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
       live: () => !term.signal.aborted && systemClock.monotonic() < deadline,
       stepDownAt: () => deadline,
       nextPassNumber: () => 1,
+      looksForOlderClaims: () => false,
       boundMs: termCallBoundMs(config.pacing.ttlMs),
     },
     config.definition.term(
