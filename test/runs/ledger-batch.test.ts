@@ -26,6 +26,8 @@ import { DrivenClock } from '../support/driven-clock.js'
 class CountedLedger extends MemoryRunLedger {
   readonly sent: Array<{ kind: string; slots: number[] }> = []
   failNext = false
+  /** When set, the batch calls wait for it before they answer (a store slow to reply). */
+  hold: Promise<void> | undefined
   #inMany = false
 
   override claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
@@ -56,6 +58,7 @@ class CountedLedger extends MemoryRunLedger {
   async #many(kind: string, items: readonly { slot: Date }[], call: () => Promise<RunBatchAnswer[]>) {
     this.sent.push({ kind, slots: items.map((i) => minuteOf(i.slot)) })
     if (this.failNext) throw new Error('the store did not answer')
+    await this.hold
     this.#inMany = true
     try {
       return await call()
@@ -173,6 +176,30 @@ describe('LedgerBatch', () => {
     expect(await ledger.get('n', at(0))).toBeUndefined()
     const already = batch.finish('n', at(1), 'host-a-1', 3, ok, { signal: AbortSignal.abort() })
     await expect(already).rejects.toMatchObject({ code: 'RUN_LEDGER_ABORTED', operation: 'finish' })
+  })
+
+  it('rejects a caller whose signal aborts after its batch went at once, the others still answered', async () => {
+    let reply = () => {}
+    ledger.hold = new Promise((resolve) => {
+      reply = resolve
+    })
+    const stop = new AbortController()
+    const leaving = batch.claim(claimOf(0), { signal: stop.signal }).catch((e: unknown) => e)
+    const staying = batch.claim(claimOf(1))
+    await closeWindow()
+    expect(ledger.sent).toEqual([{ kind: 'claimMany', slots: [0, 1] }])
+    stop.abort(new Error('claim bound'))
+    expect(await leaving).toMatchObject({
+      code: 'RUN_LEDGER_ABORTED',
+      slot: at(0),
+      message: expect.stringMatching(/aborted before its answer arrived/),
+    })
+    reply()
+    expect(await staying).toBe(true)
+    expect(
+      (await ledger.get('n', at(0)))?.owner,
+      'the sent claim did not land (fail-closed: no pass ran it)',
+    ).toBe('host-a-1')
   })
 
   it('refuses a bad call at once and alone, never failing the batch it would have joined', async () => {
