@@ -17,8 +17,10 @@ import {
 } from './run-ledger-checks.js'
 import {
   type RunAccount,
+  type RunBatchAnswer,
   type RunClaim,
   type RunFinish,
+  type RunFinishEntry,
   type RunHistoryOptions,
   type RunLedger,
   type RunLedgerCallOptions,
@@ -45,6 +47,26 @@ export class MemoryRunLedger implements RunLedger {
     if (this.#runs.has(id) && !isUnrun(this.#runs.get(id))) return false
     this.#runs.set(id, { id, ...clean })
     return true
+  }
+
+  /**
+   * Each claim as `claim` would answer it, one after the other in the order given (so of two claims of
+   * one slot the first wins): nothing to save in memory, there for parity with the Mongo twin.
+   */
+  claimMany(claims: readonly RunClaim[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]> {
+    return Promise.allSettled(claims.map((claim) => this.claim(claim, options)))
+  }
+
+  /** Each entry as `finish` would answer it, in the order given. */
+  finishMany(entries: readonly RunFinishEntry[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]> {
+    return Promise.allSettled(
+      entries.map((e) =>
+        this.finish(e.net, e.slot, e.owner, e.fence, e.finish, {
+          ...options,
+          ...(e.manual === undefined ? {} : { manual: e.manual }),
+        }),
+      ),
+    )
   }
 
   async account(entry: RunAccount, options?: RunLedgerCallOptions): Promise<boolean> {

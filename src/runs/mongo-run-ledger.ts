@@ -24,7 +24,11 @@
  * same plain insert and nothing but the unique index ever decides who runs it (FerretDB applies updates
  * and filtered deletes read-then-write: a delete-then-insert takeover let two claimers in). The claimer
  * then deletes the superseded `#unrun` record; until it does (or if it died first) both exist, and every
- * read prefers the run. Index `history` `{net: 1, slot: -1}` serves history and
+ * read prefers the run. Claims of many slots at once (`claimMany`) are one unordered `insertMany` and
+ * one `deleteMany` of the superseded accounts; finishes of many runs (`finishMany`) one unordered
+ * `bulkWrite` (one `update` command), plus one `find` when not every finish matched its claim — so a
+ * replica's batch of slots costs a few commands, not two or three per slot (ledger-batch.ts gathers them).
+ * Index `history` `{net: 1, slot: -1}` serves history and
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
  *
@@ -35,22 +39,27 @@
  */
 import type { Collection, Db, Filter } from 'mongodb'
 import { BadDocumentReporter, documentId, type OnBadDocument } from '../store-call/bad-document.js'
-import { isDuplicateKeyError } from '../store-call/duplicate-key.js'
+import { bulkWriteErrors } from '../store-call/bulk-write-errors.js'
+import { DUPLICATE_KEY, isDuplicateKeyError } from '../store-call/duplicate-key.js'
 import { type CallBounds, LONG_CALL_TIMEOUT_MS, StoreCollection } from '../store-call/store-call.js'
+import { answerEach, type SentAnswer } from './batch-answers.js'
 import { type RunDocument, parseRunDocument } from './run-document.js'
 import {
   checkAccount,
   checkClaim,
   checkCount,
   checkFinish,
+  checkFinishEntry,
   checkInstant,
   checkNet,
   checkTerm,
 } from './run-ledger-checks.js'
 import {
   type RunAccount,
+  type RunBatchAnswer,
   type RunClaim,
   type RunFinish,
+  type RunFinishEntry,
   type RunHistoryOptions,
   type RunLedger,
   type RunLedgerCallOptions,
@@ -93,6 +102,11 @@ const SUPERSEDED_SLACK = 8
 function preferRuns(records: readonly (RunRecord | undefined)[]): RunRecord[] {
   const ran = new Set(records.filter((r) => r !== undefined && !isUnrun(r)).map((r) => r?.id))
   return records.filter((r): r is RunRecord => r !== undefined && !(isUnrun(r) && ran.has(r.id)))
+}
+
+/** The net and slot an item's error names. */
+function slotOf(item: { net: string; slot: Date }): { net: string; slot: Date } {
+  return { net: item.net, slot: item.slot }
 }
 
 function isUnrun(record: RunRecord): boolean {
@@ -145,6 +159,95 @@ async function insertFirst(
   }
 }
 
+/** The document a claim inserts: the claim, and its end still to come. */
+function claimDocument(c: RunClaim): RunDocument {
+  return {
+    _id: runId(c.net, c.slot, c.manual),
+    ...c,
+    finishedAt: null,
+    outcome: null,
+    error: null,
+    requests: null,
+    attempts: null,
+  }
+}
+
+/**
+ * Inserts `docs` in one unordered `insertMany` and answers each: `true` written, `false` a duplicate key
+ * (that slot was claimed), or the server's refusal of that document alone. The server goes on past a
+ * refused document, so the others' answers stand; any other failure rejects (every item then fails).
+ */
+async function insertEach(
+  runs: Collection<RunDocument>,
+  docs: RunDocument[],
+  bounds: CallBounds,
+): Promise<SentAnswer[]> {
+  try {
+    await runs.insertMany(docs, { ...bounds.write, ordered: false })
+    return docs.map(() => true)
+  } catch (error) {
+    const refused = bulkWriteErrors(error)
+    if (!refused) throw error
+    const answers: SentAnswer[] = docs.map(() => true)
+    for (const r of refused) answers[r.index] = r.code === DUPLICATE_KEY ? false : { refused: r.message }
+    return answers
+  }
+}
+
+/** One finish as `finish` writes it: the record it names, the claim's owner and fence, and its end. */
+interface FinishWrite {
+  id: string
+  owner: string
+  fence: number
+  set: ReturnType<typeof finishSet>
+}
+
+/** The fields a finish sets on its record. */
+function finishSet(f: RunFinish) {
+  return {
+    finishedAt: f.finishedAt,
+    outcome: f.outcome,
+    error: f.error ?? null,
+    requests: f.requests ?? null,
+    attempts: f.attempts ?? 1,
+  }
+}
+
+/**
+ * Sends `writes` as one unordered `bulkWrite` of updateOne ops (one `update` command) and answers each
+ * as `finish` would. The reply counts matches but does not say whose: when every op matched, all are
+ * `true`; otherwise one `find` of the records reads which now carry their op's owner and fence. A finish
+ * never changes those two, and nothing else writes a finished record's, so a record that matches its
+ * filter after the write matched it during the write (and one that does not, did not). The one blur: a
+ * prune deleting a just-finished record between the two calls makes its answer `false`, as a finish
+ * sent after the prune would have been.
+ */
+async function updateEach(
+  runs: Collection<RunDocument>,
+  writes: FinishWrite[],
+  bounds: CallBounds,
+): Promise<SentAnswer[]> {
+  const ops = writes.map((w) => ({
+    updateOne: { filter: { _id: w.id, owner: w.owner, fence: w.fence }, update: { $set: w.set } },
+  }))
+  let refused: { index: number; message: string }[] = []
+  try {
+    const result = await runs.bulkWrite(ops, { ...bounds.write, ordered: false })
+    if (result.matchedCount === writes.length) return writes.map(() => true)
+  } catch (error) {
+    refused = bulkWriteErrors(error) ?? []
+    if (refused.length === 0) throw error
+  }
+  const ids = [...new Set(writes.map((w) => w.id))]
+  const projection = { owner: 1, fence: 1 }
+  const found = await runs.find({ _id: { $in: ids } }, { projection, ...bounds.find }).toArray()
+  const answers: SentAnswer[] = writes.map((w) =>
+    found.some((d) => d._id === w.id && d.owner === w.owner && d.fence === w.fence),
+  )
+  for (const r of refused) answers[r.index] = { refused: r.message }
+  return answers
+}
+
 /** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
 export class MongoRunLedger implements RunLedger {
   readonly #runs: StoreCollection<RunDocument>
@@ -173,15 +276,7 @@ export class MongoRunLedger implements RunLedger {
 
   async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
     const c = checkClaim(COMPONENT, claim)
-    const doc: RunDocument = {
-      _id: runId(c.net, c.slot, c.manual),
-      ...c,
-      finishedAt: null,
-      outcome: null,
-      error: null,
-      requests: null,
-      attempts: null,
-    }
+    const doc = claimDocument(c)
     return this.#call(
       { component: COMPONENT, operation: 'claim', net: c.net, slot: c.slot },
       options,
@@ -191,6 +286,49 @@ export class MongoRunLedger implements RunLedger {
         await runs.deleteOne({ _id: unrunId(doc._id) }, bounds.write).catch(() => undefined)
         return true
       },
+    )
+  }
+
+  /**
+   * One unordered `insertMany` of the checked claims (insertEach), then one `deleteMany` of the accounts
+   * the new runs supersede, as `claim` deletes its one. A duplicate key is that claim's `false` with no
+   * second try: an account lives under its own key (`#unrun`), so a duplicate is always a run — what
+   * `claim`'s own insert answers `false` to. A claim the server refused for another reason rejects alone
+   * (RUN_LEDGER_FAILED); a call the store did not answer rejects every claim sent in it, each naming its
+   * slot (a claim may still have landed: fail-closed, as `claim`'s aborted call).
+   */
+  claimMany(claims: readonly RunClaim[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]> {
+    const check = (claim: RunClaim) => {
+      const c = checkClaim(COMPONENT, claim)
+      return { value: claimDocument(c), context: { component: COMPONENT, operation: 'claim', ...slotOf(c) } }
+    }
+    return answerEach(claims, check, (docs) =>
+      this.#call({ component: COMPONENT, operation: 'claimMany' }, options, async (runs, bounds) => {
+        const answers = await insertEach(runs, docs, bounds)
+        const superseded = docs.filter((_, i) => answers[i] === true).map((d) => unrunId(d._id))
+        if (superseded.length > 0)
+          await runs.deleteMany({ _id: { $in: superseded } }, bounds.write).catch(() => undefined)
+        return answers
+      }),
+    )
+  }
+
+  /** One unordered `bulkWrite` of the checked finishes (updateEach: one `update`, a `find` when not all matched). */
+  finishMany(entries: readonly RunFinishEntry[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]> {
+    const check = (entry: RunFinishEntry) => {
+      const e = checkFinishEntry(COMPONENT, entry)
+      const write = {
+        id: runId(e.net, e.slot, e.manual),
+        owner: e.owner,
+        fence: e.fence,
+        set: finishSet(e.finish),
+      }
+      return { value: write, context: { component: COMPONENT, operation: 'finish', ...slotOf(e) } }
+    }
+    return answerEach(entries, check, (writes) =>
+      this.#call({ component: COMPONENT, operation: 'finishMany' }, options, (runs, bounds) =>
+        updateEach(runs, writes, bounds),
+      ),
     )
   }
 
@@ -232,14 +370,7 @@ export class MongoRunLedger implements RunLedger {
     const at = checkInstant({ component: COMPONENT, operation: 'finish', net: name }, 'slot', slot)
     const context = { component: COMPONENT, operation: 'finish', net: name, slot: at }
     const term = checkTerm(context, owner, fence)
-    const f = checkFinish(context, finish)
-    const set = {
-      finishedAt: f.finishedAt,
-      outcome: f.outcome,
-      error: f.error ?? null,
-      requests: f.requests ?? null,
-      attempts: f.attempts ?? 1,
-    }
+    const set = finishSet(checkFinish(context, finish))
     return this.#call(context, options, async (runs, bounds) => {
       const result = await runs.updateOne(
         { _id: runId(name, at, options?.manual), owner: term.owner, fence: term.fence },
@@ -263,14 +394,7 @@ export class MongoRunLedger implements RunLedger {
     const at = checkInstant({ component: COMPONENT, operation: 'close', net: name }, 'slot', slot)
     const context = { component: COMPONENT, operation: 'close', net: name, slot: at }
     const closer = checkCount(context, 'fence', fence, 0)
-    const f = checkFinish(context, finish)
-    const set = {
-      finishedAt: f.finishedAt,
-      outcome: f.outcome,
-      error: f.error ?? null,
-      requests: f.requests ?? null,
-      attempts: f.attempts ?? 1,
-    }
+    const set = finishSet(checkFinish(context, finish))
     return this.#call(context, options, async (runs, bounds) => {
       const result = await runs.updateOne(
         { _id: runId(name, at, options?.manual), outcome: null, fence: { $lt: closer } },

@@ -3,7 +3,14 @@
  * `RUN_LEDGER_INVALID` naming what was wrong and what was expected. Returns clean copies (dates truncated
  * to whole milliseconds, the precision MongoDB keeps).
  */
-import { RUN_OUTCOMES, type RunAccount, type RunClaim, type RunFinish, UNRUN_OUTCOMES } from './run-ledger.js'
+import {
+  RUN_OUTCOMES,
+  type RunAccount,
+  type RunClaim,
+  type RunFinish,
+  type RunFinishEntry,
+  UNRUN_OUTCOMES,
+} from './run-ledger.js'
 import { RunLedgerError, type RunLedgerErrorContext } from './run-ledger-error.js'
 
 const OUTCOMES: readonly string[] = RUN_OUTCOMES
@@ -136,6 +143,19 @@ export function checkFinish(context: RunLedgerErrorContext, finish: RunFinish): 
   const clean: RunFinish = { finishedAt, outcome: finish.outcome, attempts }
   if (finish.error !== undefined) clean.error = capError(String(finish.error))
   if (finish.requests !== undefined) clean.requests = checkRequests(context, finish.requests)
+  return clean
+}
+
+/** A whole finish of a batch (`finishMany`), checked as `finish` checks its arguments. */
+export function checkFinishEntry(component: string, entry: RunFinishEntry): RunFinishEntry {
+  const net = checkNet(component, 'finish', entry?.net)
+  const slot = checkInstant({ component, operation: 'finish', net }, 'slot', entry.slot)
+  const context = { component, operation: 'finish', net, slot }
+  const { owner, fence } = checkTerm(context, entry.owner, entry.fence)
+  const clean: RunFinishEntry = { net, slot, owner, fence, finish: checkFinish(context, entry.finish) }
+  if (entry.manual !== undefined && typeof entry.manual !== 'boolean')
+    invalid(context, `expected manual to be a boolean; got ${JSON.stringify(entry.manual)}`)
+  if (entry.manual) clean.manual = true
   return clean
 }
 

@@ -151,6 +151,25 @@ export interface RunSlotOptions extends RunLedgerCallOptions {
   manual?: boolean
 }
 
+/** One finish of a batch (`finishMany`): `finish`'s arguments as one value. */
+export interface RunFinishEntry {
+  net: string
+  slot: Date
+  /** The owner and fence of the claim it ends: another's claim is left as it is (`false`). */
+  owner: string
+  fence: number
+  finish: RunFinish
+  /** The manual run of that instant (`<net>@manual@<slot ISO>`), not the scheduled slot. */
+  manual?: boolean
+}
+
+/**
+ * One item's answer in a batch call (`claimMany`, `finishMany`): what the single call of that item would
+ * have resolved, or the error it would have rejected with, as `Promise.allSettled` gives them. A list of
+ * booleans could not say that one item failed while the others got their answers.
+ */
+export type RunBatchAnswer = PromiseSettledResult<boolean>
+
 export interface RunLedger {
   /**
    * Claims `claim.slot` of `claim.net`: resolves `true` when this call inserted the record, `false` when
@@ -159,6 +178,14 @@ export interface RunLedger {
    * is claimable: the claim replaces that record.
    */
   claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean>
+  /**
+   * Claims many slots in one call (optional: a ledger without it is sent one `claim` per slot). Each
+   * claim's answer, in the order given, is the one `claim` of it would give, the unrun takeover and the
+   * manual run's own key included; of claims of one slot in one call (or racing calls), exactly one is
+   * `true`. An item that fails (bad arguments, a write the store refused) is rejected alone; a call the
+   * store did not answer rejects every item. Never rejects as a whole: one answer per claim.
+   */
+  claimMany?(claims: readonly RunClaim[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]>
   /**
    * Records that `entry.slot` will not run (`missed` or `paused`, 0 attempts): resolves `true` when this
    * call inserted the record, `false` when the slot already has one (a run, or an earlier account) — which
@@ -193,6 +220,12 @@ export interface RunLedger {
     finish: RunFinish,
     options?: RunSlotOptions,
   ): Promise<boolean>
+  /**
+   * Records the ends of many runs in one call (optional: a ledger without it is sent one `finish` per
+   * run). Each entry's answer, in the order given, is the one `finish` of it would give: `true` only where
+   * the record was claimed by the entry's owner with its fence. Failures as in `claimMany`.
+   */
+  finishMany?(entries: readonly RunFinishEntry[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]>
   /**
    * The record of one slot (with `manual`, of the manual run of that instant), if claimed. A stored record the ledger cannot read (malformed, written by
    * another program) is reported by the twin and answered as undefined, never thrown.

@@ -7,7 +7,8 @@
  * error classes are not the ones leasecron's bundle carries (nor those of another driver version npm
  * nested beside it), and the stores must not load a driver of their own just to compare classes.
  */
-const DUPLICATE_KEY = 11000
+/** The server code of a duplicate-key refusal (a bulk write reports it per item). */
+export const DUPLICATE_KEY = 11000
 
 export function isDuplicateKeyError(error: unknown): boolean {
   if (!(error instanceof Error) || !error.name.startsWith('Mongo')) return false

@@ -34,6 +34,7 @@ import { batchRenewals } from '../lease/renewal-batch.js'
 import type { LeaseStore } from '../lease/store.js'
 import { settledOrAborted } from '../lease/wait.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
+import { batchLedgerCalls } from '../runs/ledger-batch.js'
 import { MongoRunLedger } from '../runs/mongo-run-ledger.js'
 import type { RunLedger } from '../runs/run-ledger.js'
 import type { SandboxForge, SandboxForgeOptions } from '../sandbox/sandbox-forge.js'
@@ -193,8 +194,12 @@ async function openStores(
   const mongoStore = new MongoStore(mongo.leaseDb, { onBadDocument })
   // A campaigning worker's renewals of many leases go together (renewal-batch.ts); a one-shot command's
   // one or two lease calls gain nothing from waiting.
-  const store = options.leaseLane ? batchRenewals(mongoStore, options.clock ?? systemClock) : mongoStore
+  const clock = options.clock ?? systemClock
+  const store = options.leaseLane ? batchRenewals(mongoStore, clock) : mongoStore
   const ledger = new MongoRunLedger(mongo.db, { onBadDocument })
+  // Its claims and finishes of slots due together go in one write each (ledger-batch.ts), for the same
+  // reason. Not the in-memory ledger's: it has no round trip to save, so the wait would be all cost.
+  const batched = options.leaseLane ? batchLedgerCalls(ledger, clock) : ledger
   // Its `history` index, in the background once connected: claims rely on the `_id` index alone, so a
   // missing index slows history, never a pass. A read-only command's connection is short-lived: it reads
   // the ledger without creating the index.
@@ -204,7 +209,7 @@ async function openStores(
       .catch((error: unknown) => log.warn({ err: error }, 'could not create the run ledger’s history index'))
   if (!quiet) warnOfFerretDbPool(mongo, log)
   const controls = new MongoNetControlStore(mongo.db, { onBadDocument })
-  return { mongo, store, ledger, controls }
+  return { mongo, store, ledger: batched, controls }
 }
 
 /** Once connected, warns (once) when the store is FerretDB and this replica's pool can stall it. */

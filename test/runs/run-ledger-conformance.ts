@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RunAccount, RunClaim, RunLedger } from '../../src/runs/run-ledger.js'
 import { RunLedgerError } from '../../src/runs/run-ledger-error.js'
+import { runLedgerBatchCases } from './run-ledger-batch-cases.js'
 
 const t0 = new Date('2026-09-30T15:00:00.000Z')
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000)
@@ -34,6 +35,7 @@ export function runLedgerConformance(
   allowances: RunLedgerAllowances = {},
 ): void {
   describe(`${label} run-ledger conformance`, () => {
+    runLedgerBatchCases(makeLedger)
     describe('claim', () => {
       it('grants the first claim of a slot and refuses every later one, the same owner included', async () => {
         const ledger = await makeLedger()
