@@ -3,32 +3,37 @@
  * operations an hour, derived from src/ — printed beside the thousand-schedules scenario's measurement.
  * Each term names where it comes from:
  *
- * - renewals (src/lease/term.ts, renewal-batch.ts): a holder renews every TTL/3; a replica's renewals asked
- *   within 1 % of the TTL (300 ms at 30 s) go as one `renewMany`, so a replica whose terms began together
- *   sends one call a round: H·3600/(TTL/3)·b, b the batches a round (1 when its terms renew together),
- *   H the replicas holding nets (min(R, N) once the elections spread them);
- * - standby reads (src/lease/run.ts, `#stillHeld` and `#pauseMs`): every replica campaigns for every net
- *   (the fair share and its vacancy watch are opt-in), and a standby that saw the holder reads the lease
- *   once per attempt, pausing until the expiry it read plus up to a fifth of a retry, at most a retry
- *   and a fifth: N·(R−1)·3600/p̄, p̄ the mean pause (`meanStandbyPauseMs`);
- * - the ledger per pass (src/term/slot-pass.ts, src/runs/mongo-run-ledger.ts): the claim (an insert and the
- *   delete of the slot's `#unrun` account), the finish (one update), the newest runs read to close older
- *   terms' claims (every pass among a term's first 5, then every 10th) and the prune (a find and a delete,
- *   a term's first pass and every 50th): N·60·(3 + h + 2·q), h = 1 early in a term, else 1/10, q = 1/50;
- * - controls (src/term/control-poll.ts): a slot's pause check, read with the other nets' due within 10 ms
+ * - renewals (src/lease/term.ts, renewal-batch.ts): a holder renews every TTL/3 on a replica-wide grid, so
+ *   all its terms of one TTL renew at the same instant and go as one `renewMany`: H·3600/(TTL/3)·b, b the
+ *   batches a round (1), H the replicas holding nets (min(R, N) once the elections spread them);
+ * - standby reads (src/lease/run.ts, `#stillHeld` and `#pauseMs`; renewal-batch.ts): every replica
+ *   campaigns for every net (the fair share is opt-in), and a standby that saw the holder reads the lease
+ *   once per attempt, pausing until the expiry it read plus up to a fifth of a retry, at most a retry and a
+ *   fifth (mean p̄, `meanStandbyPauseMs`). Its reads wait a renewal window w (TTL/100) and go together in
+ *   one `getMany`; a holder's expiries are aligned (its renewals are), so a standby's reads of one holder's
+ *   leases fall within the jitter's spread s = retry/5 and take about k = min(N/H, ⌈s/w⌉) reads:
+ *   R·(H−1)·k·3600/p̄;
+ * - the ledger (src/term/slot-pass.ts, src/runs/ledger-batch.ts, mongo-run-ledger.ts): the slots of one
+ *   instant are claimed in one `insertMany` and one `deleteMany` of their `#unrun` accounts, and finished
+ *   in one `bulkWrite`, per holder: H·60·3·c, c the batches a slot (1 when the passes start and end within
+ *   the batch window of one another); per net, the newest runs read to close older terms' claims (every
+ *   pass until one ends a call bound after the term began, then every 10th: older-claims-look.ts) and the
+ *   prune (a find and a delete, a term's first pass and every 50th): N·60·(h + 2·q), h = 1 on a term's
+ *   first passes, else 1/10, q = 1/50;
+ * - controls (src/term/control-poll.ts): a slot's pause check, read with the other nets' due within 50 ms
  *   (one `getMany` a replica a minute), and the fallback poll of a replica holding nets every 60 s: H·60 + H·60.
  *
  * What it is not: a measurement, nor a bound. It leaves out what happens once (elections, the first
  * renewal's read-back, catch-up reads) and what the status page reads only when asked.
  */
 import { leasePacing } from '../src/leases.js'
+import { renewalWindowMs } from '../src/lease/renewal-batch.js'
 import { NOTICED_CONTROL_POLL_MS } from '../src/term/control-poll.js'
+import { CLOSE_EVERY_PASSES } from '../src/term/older-claims-look.js'
 
 const HOUR_MS = 3_600_000
 const JITTER = 0.2
-/** src/term/slot-pass.ts: CLOSE_EARLY_PASSES, CLOSE_EVERY_PASSES, PRUNE_EVERY_PASSES (not exported there). */
-const CLOSE_EARLY_PASSES = 5
-const CLOSE_EVERY_PASSES = 10
+/** src/term/slot-pass.ts: PRUNE_EVERY_PASSES (not exported there). */
 const PRUNE_EVERY_PASSES = 50
 
 export interface ModelInputs {
@@ -38,7 +43,9 @@ export interface ModelInputs {
   intervalMs: number
   /** Renewal batches a replica sends per round (1 when its terms renew together). */
   batchesPerRound?: number
-  /** Whether the passes in the window are among each term's first CLOSE_EARLY_PASSES (a fresh start). */
+  /** Ledger batches per slot and holder (1 when the slot's passes start and end together). */
+  ledgerBatchesPerSlot?: number
+  /** Whether the passes in the window include each term's first ones (a fresh start: h = 1). */
   earlyInTerm?: boolean
   /** Replicas holding at least one net (min(R, N) unless the run says: elections may leave one with none). */
   holders?: number
@@ -66,16 +73,19 @@ export function leasecronOpsModel(inputs: ModelInputs) {
   const { nets: n, replicas: r, intervalMs } = inputs
   const { ttlMs, retryMs } = leasePacing(intervalMs)
   const b = inputs.batchesPerRound ?? 1
+  const c = inputs.ledgerBatchesPerSlot ?? 1
   const pauseMs = meanStandbyPauseMs(ttlMs, retryMs)
   const passesPerHour = HOUR_MS / intervalMs
   const closeReads = inputs.earlyInTerm ? 1 : 1 / CLOSE_EVERY_PASSES
   const prunes = inputs.earlyInTerm ? 0 : 1 / PRUNE_EVERY_PASSES
   // Only a replica that holds nets renews, checks pauses and polls controls: one net has one holder.
   const holders = inputs.holders ?? Math.min(r, n)
+  const perHolder = n / Math.max(1, holders)
+  const readsPerHolder = Math.min(perHolder, Math.ceil((JITTER * retryMs) / renewalWindowMs(ttlMs)))
   const terms = {
     renewals: holders * (HOUR_MS / (ttlMs / 3)) * b,
-    standbyReads: n * (r - 1) * (HOUR_MS / pauseMs),
-    ledger: n * passesPerHour * (3 + closeReads + 2 * prunes),
+    standbyReads: r * Math.max(0, holders - 1) * readsPerHolder * (HOUR_MS / pauseMs),
+    ledger: holders * passesPerHour * 3 * c + n * passesPerHour * (closeReads + 2 * prunes),
     pauseChecks: holders * passesPerHour,
     controlFallbackPoll: holders * (HOUR_MS / NOTICED_CONTROL_POLL_MS),
   }
@@ -87,14 +97,15 @@ export function leasecronOpsModel(inputs: ModelInputs) {
       ttlMs,
       retryMs,
       batchesPerRound: b,
+      ledgerBatchesPerSlot: c,
       meanStandbyPauseMs: Math.round(pauseMs),
     },
     terms: Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, Math.round(v)])),
     perHour: Math.round(total),
     formula:
-      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + N·(R−1)·3600/p̄ [standby reads] + N·60·(3 + h + 2q) [ledger: claim insert + delete, finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
-      `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, p̄ = ${(pauseMs / 1000).toFixed(1)} s, ` +
-      `h = ${inputs.earlyInTerm ? `1 (each term's first ${CLOSE_EARLY_PASSES} passes)` : `1/${CLOSE_EVERY_PASSES}`}, q = ${prunes === 0 ? '0 (after its first pass)' : `1/${PRUNE_EVERY_PASSES}`}`,
+      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + H·60·3·c + N·60·(h + 2q) [ledger: claim insert + delete and finish per batch; newest-runs read h, prune q per net] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
+      `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, c = ${c}, k = ${readsPerHolder}, p̄ = ${(pauseMs / 1000).toFixed(1)} s, ` +
+      `h = ${inputs.earlyInTerm ? "1 (each term's first passes)" : `1/${CLOSE_EVERY_PASSES}`}, q = ${prunes === 0 ? '0 (after its first pass)' : `1/${PRUNE_EVERY_PASSES}`}`,
   }
 }
 
