@@ -1,8 +1,8 @@
 /**
  * A run ledger whose claims, and whose finishes, wait a moment for others, then go to the ledger together
- * in one `claimMany` (one `finishMany`) call: a replica holding 1,000 every-minute nets claims and records
- * their slots in a few round trips a minute, not 2,000 (issue #39; renewal-batch.ts does the same for
- * lease renewals).
+ * in one `claimMany` (one `finishMany`) call: a replica holding 1,000 every-minute nets claims its slots in
+ * a few round trips a minute, not 1,000 (issue #39; renewal-batch.ts does the same for lease renewals).
+ * MongoRunLedger has `claimMany` only (its doc says why), so on Mongo the finishes pass straight through.
  *
  * What it is not: a change to what a claim or a finish means. Each caller gets its own answer — the one
  * its direct call would have had — and a bad call (checked before it joins, as the ledger checks it) fails

@@ -25,9 +25,10 @@
  * and filtered deletes read-then-write: a delete-then-insert takeover let two claimers in). The claimer
  * then deletes the superseded `#unrun` record; until it does (or if it died first) both exist, and every
  * read prefers the run. Claims of many slots at once (`claimMany`) are one unordered `insertMany` and
- * one `deleteMany` of the superseded accounts; finishes of many runs (`finishMany`) one unordered
- * `bulkWrite` (one `update` command), plus one `find` when not every finish matched its claim — so a
- * replica's batch of slots costs a few commands, not two or three per slot (ledger-batch.ts gathers them).
+ * one `deleteMany` of the superseded accounts — so a replica's batch of slots is claimed in two commands,
+ * not two per slot (ledger-batch.ts gathers them). Finishes go one `updateOne` each, with no `finishMany`:
+ * FerretDB 1.24 over PostgreSQL stalls on `update` commands of a few dozen statements (one of 40, or three
+ * of 16 at once, never answered in a probe), and the finishes of a thousand nets arrive just so.
  * Index `history` `{net: 1, slot: -1}` serves history and
  * prune. There is no TTL index (FerretDB has none): the holder prunes to the newest N runs per net.
  * Writes use write concern `majority`, so a claim survives a primary failover.
@@ -49,7 +50,6 @@ import {
   checkClaim,
   checkCount,
   checkFinish,
-  checkFinishEntry,
   checkInstant,
   checkNet,
   checkTerm,
@@ -59,7 +59,6 @@ import {
   type RunBatchAnswer,
   type RunClaim,
   type RunFinish,
-  type RunFinishEntry,
   type RunHistoryOptions,
   type RunLedger,
   type RunLedgerCallOptions,
@@ -195,13 +194,6 @@ async function insertEach(
 }
 
 /** One finish as `finish` writes it: the record it names, the claim's owner and fence, and its end. */
-interface FinishWrite {
-  id: string
-  owner: string
-  fence: number
-  set: ReturnType<typeof finishSet>
-}
-
 /** The fields a finish sets on its record. */
 function finishSet(f: RunFinish) {
   return {
@@ -211,41 +203,6 @@ function finishSet(f: RunFinish) {
     requests: f.requests ?? null,
     attempts: f.attempts ?? 1,
   }
-}
-
-/**
- * Sends `writes` as one unordered `bulkWrite` of updateOne ops (one `update` command) and answers each
- * as `finish` would. The reply counts matches but does not say whose: when every op matched, all are
- * `true`; otherwise one `find` of the records reads which now carry their op's owner and fence. A finish
- * never changes those two, and nothing else writes a finished record's, so a record that matches its
- * filter after the write matched it during the write (and one that does not, did not). The one blur: a
- * prune deleting a just-finished record between the two calls makes its answer `false`, as a finish
- * sent after the prune would have been.
- */
-async function updateEach(
-  runs: Collection<RunDocument>,
-  writes: FinishWrite[],
-  bounds: CallBounds,
-): Promise<SentAnswer[]> {
-  const ops = writes.map((w) => ({
-    updateOne: { filter: { _id: w.id, owner: w.owner, fence: w.fence }, update: { $set: w.set } },
-  }))
-  let refused: { index: number; message: string }[] = []
-  try {
-    const result = await runs.bulkWrite(ops, { ...bounds.write, ordered: false })
-    if (result.matchedCount === writes.length) return writes.map(() => true)
-  } catch (error) {
-    refused = bulkWriteErrors(error) ?? []
-    if (refused.length === 0) throw error
-  }
-  const ids = [...new Set(writes.map((w) => w.id))]
-  const projection = { owner: 1, fence: 1 }
-  const found = await runs.find({ _id: { $in: ids } }, { projection, ...bounds.find }).toArray()
-  const answers: SentAnswer[] = writes.map((w) =>
-    found.some((d) => d._id === w.id && d.owner === w.owner && d.fence === w.fence),
-  )
-  for (const r of refused) answers[r.index] = { refused: r.message }
-  return answers
 }
 
 /** A RunLedger backed by MongoDB (or a wire-compatible server); see the RunLedger contract. */
@@ -310,25 +267,6 @@ export class MongoRunLedger implements RunLedger {
           await runs.deleteMany({ _id: { $in: superseded } }, bounds.write).catch(() => undefined)
         return answers
       }),
-    )
-  }
-
-  /** One unordered `bulkWrite` of the checked finishes (updateEach: one `update`, a `find` when not all matched). */
-  finishMany(entries: readonly RunFinishEntry[], options?: RunLedgerCallOptions): Promise<RunBatchAnswer[]> {
-    const check = (entry: RunFinishEntry) => {
-      const e = checkFinishEntry(COMPONENT, entry)
-      const write = {
-        id: runId(e.net, e.slot, e.manual),
-        owner: e.owner,
-        fence: e.fence,
-        set: finishSet(e.finish),
-      }
-      return { value: write, context: { component: COMPONENT, operation: 'finish', ...slotOf(e) } }
-    }
-    return answerEach(entries, check, (writes) =>
-      this.#call({ component: COMPONENT, operation: 'finishMany' }, options, (runs, bounds) =>
-        updateEach(runs, writes, bounds),
-      ),
     )
   }
 

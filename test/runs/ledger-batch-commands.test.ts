@@ -1,7 +1,8 @@
 /**
  * LedgerBatch over a real MongoRunLedger, counted through the driver's command monitoring on the run's
- * server: slots due at one instant are claimed in one `insert` command and finished in one `update`, where
- * the ledger alone sends one of each per slot, and every caller still gets its own answer.
+ * server: slots due at one instant are claimed in one `insert` command, where the ledger alone sends one
+ * per slot, and every caller still gets its own answer. Finishes go one `update` each (mongo-run-ledger.ts
+ * says why: FerretDB stalls on update commands of many statements).
  */
 import { randomBytes } from 'node:crypto'
 import { MongoClient } from 'mongodb'
@@ -73,7 +74,7 @@ const expectedClaims = [
 const expectedFinishes = Array.from({ length: N }, (_, i) => i !== 1)
 
 describe(`LedgerBatch on ${server.description}, counted by command monitoring`, () => {
-  it(`claims ${N} slots due together in one insert command and finishes them in one update, each caller answered`, async () => {
+  it(`claims ${N} slots due together in one insert command, finishes each alone, each caller answered`, async () => {
     const { ledger, commands } = await ledgerOn()
     const batch = batchLedgerCalls(ledger, systemClock)
     expect(await claimTogether(batch), 'a caller got another’s answer, or the duplicate won').toEqual(
@@ -83,7 +84,7 @@ describe(`LedgerBatch on ${server.description}, counted by command monitoring`, 
     expect(await finishTogether(batch), 'a finish with a wrong fence was answered true').toEqual(
       expectedFinishes,
     )
-    expect(commands().update, 'the finishes were not sent in one write').toBe(1)
+    expect(commands().update, 'the finishes were sent together: FerretDB stalls on that').toBe(N)
     expect(await ledger.get('net-0', slot)).toMatchObject({ owner: 'host-a-1', fence: 3, outcome: 'ok' })
     expect((await ledger.get('net-1', slot))?.outcome, 'the wrong fence’s finish was written').toBeUndefined()
     expect((await ledger.get(`net-${N - 1}`, slot))?.outcome).toBe('ok')

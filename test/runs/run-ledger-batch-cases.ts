@@ -35,10 +35,15 @@ function settled(answers: RunBatchAnswer[]): Array<boolean | string> {
 
 type Batching = RunLedger & Required<Pick<RunLedger, 'claimMany' | 'finishMany'>>
 
-async function batching(makeLedger: () => Promise<RunLedger>, skip: (note: string) => void) {
+/** The ledger, or the case skipped saying so when it lacks one of `methods`. */
+async function batching(
+  makeLedger: () => Promise<RunLedger>,
+  skip: (note: string) => void,
+  methods: ReadonlyArray<'claimMany' | 'finishMany'> = ['claimMany'],
+) {
   const ledger = await makeLedger()
-  if (!ledger.claimMany || !ledger.finishMany)
-    skip('this ledger has no claimMany/finishMany: a worker on it claims and finishes each slot alone')
+  for (const method of methods)
+    if (!ledger[method]) skip(`this ledger has no ${method}: a worker on it sends each of those calls alone`)
   return ledger as Batching
 }
 
@@ -100,7 +105,7 @@ export function runLedgerBatchCases(makeLedger: () => Promise<RunLedger>): void 
     })
 
     it('answers each finish as finish would: only the claim of the same owner and fence, by its own key', async (ctx) => {
-      const ledger = await batching(makeLedger, (note) => ctx.skip(note))
+      const ledger = await batching(makeLedger, (note) => ctx.skip(note), ['finishMany'])
       for (const claim of [claimOf(0), claimOf(1), claimOf(2, { manual: true }), claimOf(3)])
         expect(await ledger.claim(claim)).toBe(true)
       const answers = await ledger.finishMany([
@@ -132,7 +137,7 @@ export function runLedgerBatchCases(makeLedger: () => Promise<RunLedger>): void 
     })
 
     it('answers true to every finish when all match, and refuses a bad finish alone', async (ctx) => {
-      const ledger = await batching(makeLedger, (note) => ctx.skip(note))
+      const ledger = await batching(makeLedger, (note) => ctx.skip(note), ['finishMany'])
       for (const slot of [0, 1, 2]) await ledger.claim(claimOf(slot))
       expect(settled(await ledger.finishMany([finishOf(0), finishOf(1)]))).toEqual([true, true])
       const bad = finishOf(2, { finish: { finishedAt: at(3), outcome: 'done' as never } })
@@ -145,16 +150,21 @@ export function runLedgerBatchCases(makeLedger: () => Promise<RunLedger>): void 
       expect(await ledger.finishMany([])).toEqual([])
     })
 
-    it('rejects every item of a call whose signal is already aborted, and writes nothing', async (ctx) => {
+    it('rejects every claim of a call whose signal is already aborted, and writes nothing', async (ctx) => {
       const ledger = await batching(makeLedger, (note) => ctx.skip(note))
-      await ledger.claim(claimOf(1))
       const signal = AbortSignal.abort()
       expect(settled(await ledger.claimMany([claimOf(0), claimOf(2)], { signal }))).toEqual([
         'RUN_LEDGER_ABORTED',
         'RUN_LEDGER_ABORTED',
       ])
-      expect(settled(await ledger.finishMany([finishOf(1)], { signal }))).toEqual(['RUN_LEDGER_ABORTED'])
       expect(await ledger.get(NET, at(0))).toBeUndefined()
+    })
+
+    it('rejects every finish of a call whose signal is already aborted, and writes nothing', async (ctx) => {
+      const ledger = await batching(makeLedger, (note) => ctx.skip(note), ['finishMany'])
+      await ledger.claim(claimOf(1))
+      const signal = AbortSignal.abort()
+      expect(settled(await ledger.finishMany([finishOf(1)], { signal }))).toEqual(['RUN_LEDGER_ABORTED'])
       expect((await ledger.get(NET, at(1)))?.outcome).toBeUndefined()
     })
   })
