@@ -111,7 +111,7 @@ async function runSlots(spec: BackfillSpec, term: PassTerm): Promise<BackfillSlo
     // Checked synchronously before each claim: a term past its deadline (or a signal) starts nothing more.
     if (!term.live()) break
     const startedAt = spec.clock.monotonic()
-    const result = await runSlotPass(slotPassSpec(spec, term, pass, slot))
+    const result = await runSlotPass({ ...slotPassSpec(spec, term, pass, slot), reason: 'backfill' })
     const ms = Math.round(spec.clock.monotonic() - startedAt)
     const entry: BackfillSlot = { slot: slot.toISOString(), ...slotOutcome(result), ms }
     done.push(entry)

@@ -15,6 +15,11 @@
  * A pass that starts is traced (pass-span.ts: one span, its forge requests its children) and, when the net
  * has a PING_URL, pinged (ping.ts: start and end, never awaited); a slot that does not start is neither.
  *
+ * Each attempt is told its slot's history (PassContext: reason, attempt, previous, lastSuccess, upcoming)
+ * from the term's ledger (run-memory.ts), which remembers what the term read and wrote: no read of its own.
+ * A term that has read nothing yet (`once`, a backfill) makes its first pass's look for older claims before
+ * the pass rather than after it, so that one read tells the pass too.
+ *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
 import { formatDuration } from '../durations.js'
@@ -23,7 +28,7 @@ import { withLane } from '../forge/lane.js'
 import type { ForgeMeter } from '../forge/meter/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
-import type { Pass } from '../nets/net.js'
+import type { Pass, PassContext, PassReason } from '../nets/net.js'
 import {
   historyUntil,
   type PassOutcome,
@@ -41,6 +46,8 @@ import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from '../observe/pass-span.js'
 import type { Pinger } from '../observe/ping.js'
 import { callBoundSignal } from './term-call-bound.js'
+import type { RunMemory } from './run-memory.js'
+import { upcomingSlots } from './upcoming-slots.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -61,6 +68,11 @@ export interface SlotPassSpec {
   slot: Date
   /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
   manual?: boolean
+  /**
+   * Why the slot runs, as the pass is told (PassContext.reason); `tick` when absent. A manual run is
+   * `manual` and a retake `retry` whatever this says.
+   */
+  reason?: PassReason
   /**
    * The n-th run again of a pass an older term's holder left unfinished (retake.ts): the slot is taken over
    * with the ledger's `retake`, not claimed, and the pass's lines say `retake: n`.
@@ -83,9 +95,12 @@ export interface SlotPassSpec {
   attempts: AttemptPolicy
   /** The schedule's first fire time after `instant`: no retry starts at or after the next slot. */
   nextSlotAfter(instant: Date): Date
+  /** The schedule's next few slots after `instant` within START_AT/END_AT (PassContext.upcoming). */
+  upcomingAfter(instant: Date): Date[]
   /** Bound of the claim call (the term's renewal cadence, ttl/3). */
   claimBoundMs: number
-  ledger: RunLedger
+  /** The term's ledger, which remembers what it read and wrote: the pass's history comes from it. */
+  ledger: RunMemory
   /** Runs kept per net; the holder prunes to it. */
   keepRuns: number
   forge: PassForge
@@ -138,6 +153,11 @@ export interface PassTerm {
   looksForOlderClaims(number: number): boolean
   /** The bound of one store call within the term (whole ms, termCallBoundMs): the claim's. */
   readonly boundMs: number
+  /**
+   * The term's ledger (the setting's, wrapped): what it read and wrote, so each pass is told its history
+   * (PassContext.previous, .lastSuccess) without a read of its own.
+   */
+  readonly runs: RunMemory
 }
 
 /**
@@ -163,8 +183,9 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
     nextSlotAfter: (instant) => nextFireTime(scheduleOf(setting.net), instant, setting.net.timeZone),
+    upcomingAfter: (instant) => upcomingSlots(setting.net, instant),
     claimBoundMs: term.boundMs,
-    ledger: setting.ledger,
+    ledger: term.runs,
     keepRuns: setting.runHistory,
     forge: setting.forge,
     metrics: setting.metrics,
@@ -204,6 +225,10 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
     return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
   }
+  // A term that has read none of its runs yet (`once`, a backfill's first slot) makes its first pass's look
+  // before the pass, not after: the one read then also tells the pass its history.
+  const looked = spec.ledger.hasRead() ? undefined : spec.looksForOlderClaims(number)
+  if (looked) await closeOlderTerms(spec, log)
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, spec.retake ? 'pass started again: an older term’s holder left it unfinished' : 'pass started')
   const ping = spec.pinger?.start()
@@ -212,7 +237,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
   const ended = await span.within(() =>
     runAttempts(attemptsSpec(spec, startedAt, log, span), (signal, attempt) =>
-      runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+      runInLane(spec, { signal, number, startedAt, attempt }, attempt === 1 ? log : log.child({ attempt })),
     ),
   )
   span.end(ended)
@@ -228,7 +253,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   const unrecorded = await recordEnd(spec, log, { ...ended, requests })
-  if (spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
+  if (looked === undefined && spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
 }
@@ -292,7 +317,7 @@ function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger, span: Pa
 /** One attempt of the pass in the net's lane, under the attempt's signal; rejects when the pass threw. */
 async function runInLane(
   spec: SlotPassSpec,
-  run: { signal: AbortSignal; number: number; startedAt: Date },
+  run: { signal: AbortSignal; number: number; startedAt: Date; attempt: number },
   log: Logger,
 ): Promise<void> {
   await withLane(laneOf(spec.net), () =>
@@ -311,8 +336,23 @@ async function runInLane(
       slot: spec.slot,
       startedAt: run.startedAt,
       now: () => spec.clock.now(),
+      ...runContext(spec, run.attempt),
     }),
   )
+}
+
+/**
+ * What the pass is told of its slot's place in the net's history: why it runs, which attempt, the runs
+ * before it as the term's ledger knows them (read at the election or the first pass's look, then the
+ * term's own writes: no read of its own), and the slots to come.
+ */
+function runContext(
+  spec: SlotPassSpec,
+  attempt: number,
+): Pick<PassContext, 'reason' | 'attempt' | 'previous' | 'lastSuccess' | 'upcoming'> {
+  const reason = spec.manual ? 'manual' : spec.retake ? 'retry' : (spec.reason ?? 'tick')
+  const before = spec.ledger.before(spec.net, spec.slot, spec.manual)
+  return { reason, attempt, ...before, upcoming: spec.upcomingAfter(spec.slot) }
 }
 
 function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): void {
