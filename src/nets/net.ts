@@ -213,6 +213,12 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   startAt?: string
   endAt?: string
   /**
+   * The most scheduled slots the net runs (a slot whose pass started counts, whatever its outcome; skipped,
+   * missed, paused and deferred slots and manual runs do not): then no path runs another and the net shows
+   * `finished`. 1 to 1000; none when absent. Overridden by `LEASECRON_NET_<NAME>_MAX_RUNS`.
+   */
+  maxRuns?: number
+  /**
    * A fixed start offset for every pass, so nets (and installations) that share a schedule do not all start
    * at its instant: each pass starts a stable share of this duration (`30s`) after its slot, hashed from
    * the net's name (per installation for a per-installation net). The slot, its ledger key and its

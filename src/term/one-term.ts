@@ -75,7 +75,7 @@ export async function serveOneTerm<T>(
           const olderClaims = new OlderClaimsLook(spec.clock, boundMs)
           const looksForOlderClaims = (number: number) => olderClaims.due(number)
           // The term's ledger: its first pass's look tells it the net's history (run-memory.ts).
-          const runs = new RunMemory(spec.ledger)
+          const runs = new RunMemory(spec.ledger, { countRuns: spec.net.maxRuns !== undefined })
           const passTerm = { fence: info.fence, term, live, stepDownAt, boundMs, runs }
           value = await work({ ...passTerm, nextPassNumber, looksForOlderClaims })
         } catch (error) {

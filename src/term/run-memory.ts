@@ -25,6 +25,7 @@ import {
   runId,
   unrunRecord,
 } from '../runs/run-ledger.js'
+import { countsAsRun } from '../runs/run-cap.js'
 
 /**
  * The most runs kept: far more than a pass is told of, so a long term's memory stays small. The newest
@@ -42,10 +43,21 @@ export interface RunsBefore {
 export class RunMemory implements RunLedger {
   readonly #ledger: RunLedger
   readonly #runs = new Map<string, RunRecord>()
+  /** With MAX_RUNS: the ids of the runs that count against it (run-cap.ts), kept past KEPT_RUNS. */
+  readonly #counted: Set<string> | undefined
   #read = false
 
-  constructor(ledger: RunLedger) {
+  /** `countRuns`: keep the runs that count against the net's MAX_RUNS (at most the cap's, as it stops there). */
+  constructor(ledger: RunLedger, options: { countRuns?: boolean } = {}) {
     this.#ledger = ledger
+    this.#counted = options.countRuns ? new Set() : undefined
+  }
+
+  /** How many of `net`'s runs known count against MAX_RUNS (0 unless made with `countRuns`). */
+  runsCounted(net: string): number {
+    let count = 0
+    for (const id of this.#counted ?? []) if (id.startsWith(`${net}@`)) count++
+    return count
   }
 
   /** Whether a read of the net's runs (`history`) was answered: until then only this term's writes are known. */
@@ -141,6 +153,8 @@ export class RunMemory implements RunLedger {
 
   #note(record: RunRecord): void {
     this.#runs.set(record.id, record)
+    if (countsAsRun(record)) this.#counted?.add(record.id)
+    else this.#counted?.delete(record.id)
     if (this.#runs.size > KEPT_RUNS + 1) this.#trim()
   }
 

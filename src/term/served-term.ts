@@ -55,7 +55,8 @@ export class ServedTerm {
   readonly #olderClaims: OlderClaimsLook
 
   constructor(parts: ServedTermParts) {
-    this.runs = new RunMemory(parts.setting.ledger)
+    const countRuns = parts.setting.net.maxRuns !== undefined
+    this.runs = new RunMemory(parts.setting.ledger, { countRuns })
     this.setting = { ...parts.setting, ledger: this.runs }
     this.#info = parts.info
     this.#pass = parts.pass

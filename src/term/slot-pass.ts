@@ -48,6 +48,7 @@ import type { Pinger } from '../observe/ping.js'
 import { callBoundSignal } from './term-call-bound.js'
 import type { RunMemory } from './run-memory.js'
 import { upcomingSlots } from './upcoming-slots.js'
+import { RUN_CAP_LOOKBACK } from '../runs/run-cap.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -99,6 +100,8 @@ export interface SlotPassSpec {
   upcomingAfter(instant: Date): Date[]
   /** Bound of the claim call (the term's renewal cadence, ttl/3). */
   claimBoundMs: number
+  /** MAX_RUNS: a scheduled slot past it is not claimed (`finished`; runs/run-cap.ts). */
+  maxRuns?: number | undefined
   /** The term's ledger, which remembers what it read and wrote: the pass's history comes from it. */
   ledger: RunMemory
   /** Runs kept per net; the holder prunes to it. */
@@ -173,6 +176,7 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
       ? {}
       : { primaryInstallation: setting.net.primaryInstallation }),
     slot,
+    maxRuns: setting.net.maxRuns,
     owner: setting.owner,
     fence: term.fence,
     pass,
@@ -197,6 +201,8 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
 
 export type SlotPassResult =
   | { kind: 'slot-taken' }
+  /** The net ran its MAX_RUNS slots: nothing was claimed or recorded (runs/run-cap.ts). */
+  | { kind: 'finished'; maxRuns: number }
   | { kind: 'claim-failed'; error: unknown }
   | {
       kind: 'ran'
@@ -215,6 +221,8 @@ export type SlotSkipResult =
 /** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
 export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const startedAt = spec.clock.now()
+  const cap = await runCap(spec)
+  if (cap.reached) return { kind: 'finished', maxRuns: cap.reached }
   const claimed = await claimSlot(spec, startedAt)
   if (claimed !== true) return claimed
   const number = spec.nextNumber()
@@ -225,10 +233,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
     return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
   }
-  // A term that has read none of its runs yet (`once`, a backfill's first slot) makes its first pass's look
-  // before the pass, not after: the one read then also tells the pass its history.
-  const looked = spec.ledger.hasRead() ? undefined : spec.looksForOlderClaims(number)
-  if (looked) await closeOlderTerms(spec, log)
+  const looked = cap.looked ?? (await lookFirst(spec, number, log))
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, spec.retake ? 'pass started again: an older term’s holder left it unfinished' : 'pass started')
   const ping = spec.pinger?.start()
@@ -256,6 +261,37 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   if (looked === undefined && spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
+}
+
+/**
+ * MAX_RUNS before a scheduled slot's claim: `reached` (the cap) when the net's runs the term knows count up
+ * to it. A term that has read none of its runs yet makes its first look for older claims now, reading
+ * enough runs to count (`looked`): the one read it makes anyway. A manual run and a retake (the same slot
+ * again) are never refused.
+ */
+async function runCap(spec: SlotPassSpec): Promise<{ reached?: number; looked?: true }> {
+  const { maxRuns } = spec
+  if (maxRuns === undefined || spec.manual || spec.retake) return {}
+  let looked: true | undefined
+  if (!spec.ledger.hasRead()) {
+    await closeOlderTerms(spec, spec.log, Math.max(CLOSE_LOOKBACK_RUNS, RUN_CAP_LOOKBACK * maxRuns))
+    looked = true
+  }
+  if (spec.ledger.runsCounted(spec.net) < maxRuns) return looked ? { looked } : {}
+  spec.log.debug({ slot: spec.slot.toISOString(), maxRuns }, 'slot not run: the net ran its MAX_RUNS slots')
+  return { reached: maxRuns }
+}
+
+/**
+ * A term that has read none of its runs yet (`once`, a backfill's first slot) makes its first pass's look
+ * before the pass, not after: the one read then also tells the pass its history. Whether it looked;
+ * undefined when the term had read (its look, if due, comes after the pass as before).
+ */
+async function lookFirst(spec: SlotPassSpec, number: number, log: Logger): Promise<boolean | undefined> {
+  if (spec.ledger.hasRead()) return undefined
+  const looks = spec.looksForOlderClaims(number)
+  if (looks) await closeOlderTerms(spec, log)
+  return looks
 }
 
 /**
@@ -396,12 +432,16 @@ async function recordEnd(
  * `aborted` (close-unfinished.ts): so a claim that landed after its holder stopped waiting is accounted
  * within a few passes, whichever replica holds.
  */
-async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
+async function closeOlderTerms(
+  spec: SlotPassSpec,
+  log: Logger,
+  lookback = CLOSE_LOOKBACK_RUNS,
+): Promise<void> {
   try {
     const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
     // Not runs dated past now: they would fill the few looked at, and be closed before their slot came.
     const until = historyUntil(spec.clock.now())
-    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal(), until })
+    const runs = await spec.ledger.history(spec.net, lookback, { signal: signal(), until })
     const now = () => spec.clock.now()
     await closeUnfinished(
       { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },
