@@ -2,7 +2,8 @@
  * What a pass knows (#40): why its slot runs, which attempt, the run before it, the last success and the
  * slots to come — through the worker's term (fake timers, memory ledger), `once` on both stores, a
  * backfill, and `leasecron/testing`'s runOnePass; and, counted by the driver's command monitoring, a term's
- * passes send the ledger nothing more for it than their claim and their end.
+ * steady passes send the ledger nothing more for it than their claim and their end, and a `once` the very
+ * commands it sent before (its one look for older claims moved ahead of the pass, and told to it).
  */
 import { randomBytes } from 'node:crypto'
 import { MongoClient } from 'mongodb'
@@ -13,11 +14,12 @@ import { createLogger } from '../../src/observe/logger.js'
 import type { RunLedger } from '../../src/runs/run-ledger.js'
 import { runBackfill } from '../../src/term/backfill.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
+import { runOnce } from '../../src/term/one-slot.js'
 import { runOnePass } from '../../src/testing/run-one-pass.js'
 import { runOnceOnRuntime } from '../../src/worker/one-slot-on-runtime.js'
 import { openRuntime, type PassRuntime } from '../../src/worker/runtime.js'
 import { mongoServer, useTestDatabase } from '../support/mongo.js'
-import { backfillSpec, campaignOptions, noForge } from '../support/term-specs.js'
+import { backfillSpec, campaignOptions, noForge, onceSpec } from '../support/term-specs.js'
 import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
 const log = createLogger({ level: 'silent' })
@@ -287,5 +289,40 @@ describe('the ledger commands of a term’s passes, counted by the driver’s co
     ).toEqual([])
     const counts = (name: string) => steady.filter((n) => n === name).length
     expect(Math.abs(counts('insert') - passes.length), 'one claim per pass').toBeLessThanOrEqual(1)
+  }, 30_000)
+
+  it('are for a `once` the claim, the one look for older claims (now before the pass), the end and the first prune, with or without MAX_RUNS', async () => {
+    for (const [collection, env] of [
+      ['net_runs_once', {}],
+      ['net_runs_once_capped', { LEASECRON_NET_TICK_NET_MAX_RUNS: '5' }],
+    ] as const) {
+      const ledger = new MongoRunLedger(db, { collection })
+      await ledger.ensureIndexes()
+      await recorded(ledger, 0, 'ok')
+      const { net, told } = tellingNet()
+      const commands: string[] = []
+      const count = (event: { command: Record<string, unknown>; commandName: string }) => {
+        if (event.command[event.commandName] === collection) commands.push(event.commandName)
+      }
+      client.on('commandStarted', count)
+      const result = await runOnce(onceSpec(configOf(net, env).nets[0]!, new Date(at(1)), { ledger }))
+      client.off('commandStarted', count)
+      expect(result.outcome).toBe('ran')
+      expect(told[0]?.previous, `${collection}: the pass was not told the slot before it`).toMatchObject({
+        slot: at(0),
+        outcome: 'ok',
+      })
+      // insert + delete: the claim (and its superseded account); find: the look; update: the end; find:
+      // the first pass's prune (nothing past LEASECRON_RUN_HISTORY to delete). What a `once` sent before
+      // its pass was told its history.
+      const tally = Object.fromEntries(['insert', 'delete', 'find', 'update'].map((n) => [n, 0]))
+      for (const name of commands) tally[name] = (tally[name] ?? 0) + 1
+      expect(tally, `${collection}: a once sent the ledger another command`).toEqual({
+        insert: 1,
+        delete: 1,
+        find: 2,
+        update: 1,
+      })
+    }
   }, 30_000)
 })
