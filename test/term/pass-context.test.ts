@@ -171,6 +171,34 @@ describe('a pass of the worker’s term', () => {
   })
 })
 
+describe('a pass run again after its holder was cut off', () => {
+  it('is told `retry`, and the run before it', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    })
+    vi.setSystemTime(new Date('2026-09-30T15:00:02.200Z'))
+    const ledger = new MemoryRunLedger()
+    await recorded(ledger, 1, 'ok')
+    // An older term (fence 0) claimed :02 and never ended it: the new holder runs it again (RETAKES).
+    const slot = new Date(at(2))
+    await ledger.claim({ net: 'tick-net', slot, owner: 'cut-off', fence: 0, startedAt: slot })
+    const { net, told } = tellingNet()
+    const config = configOf(net, { LEASECRON_NET_TICK_NET_RETRIES: '1' })
+    const stop = new AbortController()
+    const done = runNetCampaign(campaignOptions(config.nets[0]!, { ledger, signal: stop.signal }))
+    await vi.advanceTimersByTimeAsync(500)
+    stop.abort()
+    await vi.advanceTimersByTimeAsync(1_000)
+    await done
+    expect(told[0]).toMatchObject({
+      slot: at(2),
+      reason: 'retry',
+      attempt: 1,
+      previous: { slot: at(1), outcome: 'ok' },
+    })
+  })
+})
+
 describe.each(['memory', 'mongo'] as const)('a pass of `once`, on the %s store', (store) => {
   it('is told the slot before it and the last success, from the one read its term makes', async () => {
     const env: Record<string, string> = {}
