@@ -296,6 +296,10 @@ async function runPass(
     slot: startedAt,
     startedAt,
     now: () => startedAt,
+    // The bench's passes read no history: each minute is a tick's first attempt.
+    reason: 'tick' as const,
+    attempt: 1,
+    upcoming: [new Date(startedAt.getTime() + 60_000)],
   }
   await withLane('merge-gate-sweeper', () => terms.sweep(context))
   if (boardLog !== undefined)

@@ -32,6 +32,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   aborted: EXIT.interrupted,
   missed: EXIT.ok,
   'outside-window': EXIT.ok,
+  finished: EXIT.ok,
 }
 
 /**

@@ -12,7 +12,7 @@ import type { CommandContext } from './command.js'
 import { EXIT } from './exit-codes.js'
 import type { Io } from './io.js'
 import { installationLines, statusLines } from './ledger-views.js'
-import { holderStatus, RUNS_SHOWN, runStatus } from '../status/collect-status.js'
+import { holderStatus, RUNS_SHOWN, runStatus, runsRead } from '../status/collect-status.js'
 import { failuresInRow, stateLabel } from '../status/failures-in-row.js'
 import { netState } from '../status/net-state.js'
 import { withDatabase } from './with-database.js'
@@ -62,7 +62,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
     const timeZones = new Map(nets.map((n) => [n.definition.lease, n.timeZone]))
     for (const n of nets) {
       // The newest runs the page shows: enough for the state's verdict and lateness (net-state.ts).
-      const runs = await ledger.history(n.definition.name, RUNS_SHOWN, { signal, reportLeftOut: true })
+      const runs = await ledger.history(n.definition.name, runsRead(n), { signal, reportLeftOut: true })
       if (runs[0]) lastRuns.set(n.definition.lease, runs[0])
       if (n.enabled) states.set(n.definition.lease, shownState(runs, n, now, paused.has(n.definition.name)))
       const lease = leases.find((l) => l.name === n.definition.lease)
@@ -71,7 +71,7 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
         installation: n.installation ?? null,
         enabled: n.enabled,
         holder: lease ? holderStatus(lease, undefined, now) : null,
-        runs: runs.map((run) => runStatus(run, n.timeZone)),
+        runs: runs.slice(0, RUNS_SHOWN).map((run) => runStatus(run, n.timeZone)),
       })
     }
     for (const line of statusLines(leases, lastRuns, now, timeZones, states)) io.out(line)

@@ -39,6 +39,7 @@ const OPTIONAL_KINDS: ReadonlyArray<readonly [field: string, kind: 'string' | 'n
   ['startAt', 'string', "an ISO 8601 instant, e.g. '2026-12-01T00:00:00Z'"],
   ['endAt', 'string', "an ISO 8601 instant, e.g. '2027-01-01T00:00:00Z'"],
   ['jitter', 'string', "a duration with its unit, e.g. '30s'"],
+  ['maxRuns', 'number', 'a whole number of runs, e.g. 12'],
   ['pingUrl', 'string', "a URL, e.g. 'https://hc-ping.com/<uuid>'"],
   ['scope', 'string', "'global', 'installation' or 'one-installation'"],
 ]

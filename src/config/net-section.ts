@@ -1,6 +1,6 @@
 /**
  * The nets section: each net's ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW,
- * CATCH_UP_MAX, OVERLAP, DAY_MATCH, START_AT, END_AT, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
+ * CATCH_UP_MAX, OVERLAP, DAY_MATCH, START_AT, END_AT, MAX_RUNS, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION,
  * PING_URL and its own options
  * (`LEASECRON_NET_<NET>_<OPTION>`, parsed by the option's schema from nets/options.ts).
  */
@@ -79,6 +79,7 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   const attempts = readAttempts(r, intervalMs, variable)
   const durations = readDurationBounds(r, variable)
   const window = readWindow(r, net, variable)
+  const maxRuns = readMaxRuns(r, net, variable('MAX_RUNS'))
   const pingUrl = readPingUrl(r, net, variable('PING_URL'))
   const options: Record<string, unknown> = {}
   for (const [suffix, option] of Object.entries(net.options)) {
@@ -91,8 +92,26 @@ export function readNet(r: EnvReader, net: NetDefinition, known: Set<string>): N
   return {
     ...{ definition: net, enabled, schedule, dayMatch, timeZone, intervalMs, pacing },
     ...{ catchUp, catchUpWindowMs, catchUpMax, overlap, jitterMs, attempts, ...durations, ...window },
-    ...{ pingUrl, options },
+    ...{ pingUrl, options, ...(maxRuns === undefined ? {} : { maxRuns }) },
   }
+}
+
+const MAX_RUNS_EXPECTED = `a whole number of runs from 1 to ${MAX_CATCH_UP_SLOTS} (the most an election reads back)`
+
+/**
+ * MAX_RUNS over the net's own `maxRuns`; unset, none. At most MAX_CATCH_UP_SLOTS: the runs are counted in
+ * the ledger, and an election reads that many of the net's newest runs (term/run-cap.ts).
+ */
+function readMaxRuns(r: EnvReader, net: NetDefinition, maxRunsVar: string): number | undefined {
+  if (r.value(maxRunsVar) !== undefined) return r.parse(maxRunsVar, slotCount, 1, MAX_RUNS_EXPECTED)
+  if (net.maxRuns === undefined) return undefined
+  if (Number.isSafeInteger(net.maxRuns) && net.maxRuns >= 1 && net.maxRuns <= MAX_CATCH_UP_SLOTS)
+    return net.maxRuns
+  r.issues.push({
+    variable: `net "${net.name}" (worker configuration module)`,
+    expected: `its maxRuns ${JSON.stringify(net.maxRuns)} to be ${MAX_RUNS_EXPECTED} (or ${maxRunsVar} set to one)`,
+  })
+  return undefined
 }
 
 /**

@@ -44,6 +44,7 @@ export function redactedConfig(config: WorkerConfig): Record<string, unknown> {
       dayMatch: n.dayMatch ?? '(unset)',
       startAt: n.startAt?.toISOString() ?? '(unset)',
       endAt: n.endAt?.toISOString() ?? '(unset)',
+      maxRuns: n.maxRuns ?? '(unset)',
       timeZone: n.timeZone,
       catchUp: n.catchUp,
       catchUpWindow: formatDuration(n.catchUpWindowMs),

@@ -22,7 +22,7 @@ export function refuseUnknownVariables(
     r.issues.push({
       variable: name,
       expected: name.startsWith('LEASECRON_NET_')
-        ? `a known per-net variable (${prefixes} followed by ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW, CATCH_UP_MAX, OVERLAP, DAY_MATCH, START_AT, END_AT, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION, PING_URL or the net's options); this one is unknown${near ? ` — did you mean ${near}?` : ''}`
+        ? `a known per-net variable (${prefixes} followed by ENABLED, SCHEDULE, TIME_ZONE, TTL_MS, RETRY_MS, CATCH_UP, CATCH_UP_WINDOW, CATCH_UP_MAX, OVERLAP, DAY_MATCH, START_AT, END_AT, MAX_RUNS, JITTER, TIMEOUT, RETRIES, RETRY_BACKOFF, RETAKES, MIN_DURATION, MAX_DURATION, PING_URL or the net's options); this one is unknown${near ? ` — did you mean ${near}?` : ''}`
         : `a known variable (${[...known].filter((n) => n.startsWith('LEASECRON_')).join(', ')}); this one is unknown${near ? ` — did you mean ${near}?` : ''}`,
     })
   }

@@ -56,6 +56,8 @@ export interface NetConfig {
    */
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
+  /** MAX_RUNS: the most scheduled slots the net runs (term/run-cap.ts), then it is finished; unset, no cap. */
+  maxRuns?: number | undefined
   /** START_AT and END_AT: the instants the schedule is served between (config/net-window.ts); unset, no bound. */
   startAt?: Date | undefined
   endAt?: Date | undefined

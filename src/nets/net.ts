@@ -10,6 +10,7 @@ import type { Db } from 'mongodb'
 import type { ForgeOctokit } from '../forge/client/github-app.js'
 import type { NetOption } from './options.js'
 import type { Logger } from '../logger.js'
+import type { RunOutcome } from '../runs/run-ledger.js'
 
 /** What one pass receives. */
 export interface PassContext {
@@ -34,12 +35,59 @@ export interface PassContext {
    * may store it on what a pass writes and refuse to overwrite a later fence's write with an earlier one's.
    */
   fence: number
-  /** The schedule instant this pass serves; the run ledger let exactly one pass claim it. */
+  /**
+   * The schedule instant this pass serves (its scheduled instant: a JITTER offset moves the start, never
+   * the slot); the run ledger let exactly one pass claim it. A manual run's: when it was asked for.
+   */
   slot: Date
   /** The pass's start instant (the wall clock the worker was given). */
   startedAt: Date
   /** The worker's wall clock; nets read time only through it. */
   now(): Date
+  /**
+   * Why the slot runs: `tick` (its schedule fired: the worker's tick, `once`, a serverless trigger),
+   * `catch-up` (an election, or a holder whose ledger answered again, runs a slot that fell due unrun),
+   * `backfill`, `manual` (run now: `once --now`, a run request), `retry` (an earlier holder's pass of this
+   * slot was cut off with its term and is run again: RETAKES). A retry within the pass (RETRIES) keeps the
+   * reason and counts up `attempt`.
+   */
+  reason: PassReason
+  /** 1 for the pass's first attempt, 2 for its first retry (RETRIES), and so on. */
+  attempt: number
+  /**
+   * The run ledger's record of the newest slot before this one (a manual run's included), whatever became
+   * of it (`outcome` absent: its pass had not ended when the ledger was read); absent when the ledger holds
+   * none among the runs this term read (README, "What a pass knows").
+   */
+  previous?: PassRun
+  /** The newest run before this slot that ended `ok`; absent when none is among the runs this term read. */
+  lastSuccess?: PassRun
+  /** The schedule's next few slots after this one (UTC instants, oldest first), none past the net's END_AT. */
+  upcoming: Date[]
+}
+
+/**
+ * Why a pass runs (PassContext.reason). Not exported from `leasecron` (its name count is capped):
+ * `PassContext['reason']` names it.
+ */
+export type PassReason = 'tick' | 'catch-up' | 'backfill' | 'manual' | 'retry'
+
+/**
+ * A slot's run as the ledger recorded it, as a pass sees it (PassContext.previous, .lastSuccess); named
+ * `NonNullable<PassContext['previous']>` outside (not exported from `leasecron`: its name count is capped).
+ */
+export interface PassRun {
+  slot: Date
+  /** How it ended; absent while its pass had not ended when the ledger was read. */
+  outcome?: RunOutcome
+  startedAt: Date
+  finishedAt?: Date
+  /** Attempts made (0 for a slot that never ran: skipped, missed, paused, deferred). */
+  attempts?: number
+  /** The last attempt's error (first line, scrubbed), or why a slot did not run. */
+  error?: string
+  /** A manual run (run now): `slot` is when it was asked for. */
+  manual?: boolean
 }
 
 /** What a net's process-wide setup receives, once per worker, before any campaign. */
@@ -164,6 +212,12 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    */
   startAt?: string
   endAt?: string
+  /**
+   * The most scheduled slots the net runs (a slot whose pass started counts, whatever its outcome; skipped,
+   * missed, paused and deferred slots and manual runs do not): then no path runs another and the net shows
+   * `finished`. 1 to 1000; none when absent. Overridden by `LEASECRON_NET_<NAME>_MAX_RUNS`.
+   */
+  maxRuns?: number
   /**
    * A fixed start offset for every pass, so nets (and installations) that share a schedule do not all start
    * at its instant: each pass starts a stable share of this duration (`30s`) after its slot, hashed from

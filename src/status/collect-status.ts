@@ -3,6 +3,7 @@
  * its part `null` (or the store "not answering") and adds a note; the snapshot itself never fails, because
  * an operator opens the page precisely when something is wrong.
  */
+import { RUN_CAP_LOOKBACK } from '../runs/run-cap.js'
 import { nextFireTime, scheduleOf } from '../schedule/schedule.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 import type { LeaseRecord } from '../lease/store.js'
@@ -54,7 +55,7 @@ export async function collectStatus(sources: StatusSources, now: Date): Promise<
     Promise.all(
       plans.map((plan) =>
         sources
-          .history?.(plan.name, RUNS_SHOWN, until)
+          .history?.(plan.name, runsRead(plan), until)
           .catch(failed(`the run ledger did not answer for ${plan.name}`)),
       ),
     ),
@@ -93,6 +94,14 @@ async function storeStatus(sources: StatusSources): Promise<StoreStatus> {
   return { kind: sources.storeKind, serverVersion, answering }
 }
 
+/**
+ * How many of a net's newest runs are read: RUNS_SHOWN, and for a net with MAX_RUNS enough to count its
+ * runs (runs/run-cap.ts), so a net that ran them all shows `finished`, not `late`.
+ */
+export function runsRead(plan: { maxRuns?: number | undefined }): number {
+  return Math.max(RUNS_SHOWN, plan.maxRuns === undefined ? 0 : RUN_CAP_LOOKBACK * plan.maxRuns)
+}
+
 /** What was read for the nets; `undefined` where a source failed or is absent. */
 interface NetReads {
   leases: LeaseRecord[] | undefined
@@ -108,7 +117,8 @@ function netStatus(
   now: Date,
 ): NetStatus {
   const record = leases?.find((l) => l.name === plan.leaseName)
-  const runs = history?.map((record) => runStatus(record, plan.timeZone)) ?? null
+  // A net with MAX_RUNS had more read, to count them; the newest RUNS_SHOWN are shown.
+  const runs = history?.slice(0, RUNS_SHOWN).map((record) => runStatus(record, plan.timeZone)) ?? null
   const lastFinished = history?.find((r) => r.finishedAt !== undefined)
   const next = plan.enabled ? nextFire(plan, now) : null
   return {

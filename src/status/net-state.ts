@@ -20,12 +20,13 @@
  *   two schedule intervals of the newest slot due (counted in the schedule's own slots, in its zone, so a
  *   weekday schedule is not late over a weekend and a daylight-saving change shifts nothing).
  * - `ok`: otherwise.
- * - `finished`: before all of these, the net is past its END_AT (config/net-window.ts) and no pass of it
- *   runs: it has no slot left, so it is neither late nor missed. Before its START_AT's first slot is due
+ * - `finished`: before all of these, the net is past its END_AT (config/net-window.ts), or ran its MAX_RUNS
+ *   slots (runs/run-cap.ts), and no pass of it runs: it has no slot left, so it is neither late nor missed. Before its START_AT's first slot is due
  *   it is `starting`.
  * - `paused`: before all of these but `finished`, while the net is paused (control/): its slots are recorded `paused` on
  *   purpose, so it is neither late nor missed. Manual runs (run now) are passed over: they are no slot.
  */
+import { runsCounted } from '../runs/run-cap.js'
 import { type DayMatch, scheduleOf, slotAtOrBefore } from '../schedule/schedule.js'
 
 export const NET_STATES = [
@@ -47,6 +48,8 @@ export interface StateRun {
   outcome?: string | undefined
   /** A manual run (run now): passed over. */
   manual?: boolean | undefined
+  /** Attempts its pass made: MAX_RUNS counts the slots whose pass started (runs/run-cap.ts). */
+  attempts?: number | undefined
   /** When its pass started and ended: the duration bounds read them. */
   startedAt?: Date | undefined
   finishedAt?: Date | undefined
@@ -61,6 +64,8 @@ export interface StateSchedule {
   maxDurationMs?: number | undefined
   /** START_AT and END_AT, when set. */
   startAt?: Date | undefined
+  /** MAX_RUNS, when set: `runs` must then hold enough of the newest runs to count them (runsRead). */
+  maxRuns?: number | undefined
   endAt?: Date | undefined
 }
 
@@ -82,6 +87,7 @@ export function netState(
   const newestFirst = [...runs].filter((r) => !r.manual).sort((a, b) => b.slot.getTime() - a.slot.getTime())
   const runsNow = newestFirst.length > 0 && newestFirst[0]!.outcome === undefined
   if (plan.endAt && now.getTime() > plan.endAt.getTime() && !runsNow) return 'finished'
+  if (plan.maxRuns !== undefined && runsCounted(newestFirst) >= plan.maxRuns && !runsNow) return 'finished'
   if (paused) return 'paused'
   if (plan.startAt && slotAtOrBefore(scheduleOf(plan), now, plan.timeZone) < plan.startAt) return 'starting'
   const verdict = newestFirst.find((r) => r.outcome !== undefined && VERDICTS.has(r.outcome))

@@ -24,6 +24,8 @@ export interface StatusNetPlan {
   /** MIN_DURATION and MAX_DURATION (ms), when set: a pass outside them shows the net too-fast or slow. */
   minDurationMs?: number | undefined
   maxDurationMs?: number | undefined
+  /** MAX_RUNS, when set: a net that ran that many slots is finished (runs/run-cap.ts). */
+  maxRuns?: number | undefined
   /** START_AT and END_AT, when set: past END_AT the net is finished. */
   startAt?: Date | undefined
   endAt?: Date | undefined

@@ -14,7 +14,7 @@
  */
 import type { LeaseStore } from '../lease/store.js'
 import { checkClock } from './clock-check.js'
-import { firstLine, netLease, type OnceSpec, termPass } from './one-slot.js'
+import { firstLine, maxRunsReached, netLease, type OnceSpec, termPass } from './one-slot.js'
 import { serveOneTerm } from './one-term.js'
 import {
   type PassSetting,
@@ -24,7 +24,7 @@ import {
   slotPassSpec,
 } from './slot-pass.js'
 
-/** What became of one slot; `not-run`: the backfill stopped before it (signal, term ended, lease held). */
+/** What became of one slot; `not-run`: the backfill stopped before it (signal, term ended, lease held), or the net ran its MAX_RUNS. */
 export type BackfillSlotOutcome = 'ok' | 'slot-taken' | 'failed' | 'timed-out' | 'aborted' | 'not-run'
 
 export const BACKFILL_SLOT_OUTCOMES: readonly BackfillSlotOutcome[] = [
@@ -111,7 +111,7 @@ async function runSlots(spec: BackfillSpec, term: PassTerm): Promise<BackfillSlo
     // Checked synchronously before each claim: a term past its deadline (or a signal) starts nothing more.
     if (!term.live()) break
     const startedAt = spec.clock.monotonic()
-    const result = await runSlotPass(slotPassSpec(spec, term, pass, slot))
+    const result = await runSlotPass({ ...slotPassSpec(spec, term, pass, slot), reason: 'backfill' })
     const ms = Math.round(spec.clock.monotonic() - startedAt)
     const entry: BackfillSlot = { slot: slot.toISOString(), ...slotOutcome(result), ms }
     done.push(entry)
@@ -123,6 +123,8 @@ async function runSlots(spec: BackfillSpec, term: PassTerm): Promise<BackfillSlo
 /** A slot pass's result as the backfill reports it. */
 function slotOutcome(result: SlotPassResult): Pick<BackfillSlot, 'outcome' | 'attempts' | 'error'> {
   if (result.kind === 'slot-taken') return { outcome: 'slot-taken' }
+  // MAX_RUNS: nothing was claimed or recorded, as for a slot the backfill never reached.
+  if (result.kind === 'finished') return { outcome: 'not-run', error: maxRunsReached(result.maxRuns) }
   if (result.kind === 'claim-failed')
     return { outcome: 'failed', error: `the run ledger did not answer the claim: ${firstLine(result.error)}` }
   const attempts = { attempts: result.attempts }

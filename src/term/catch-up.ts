@@ -46,6 +46,15 @@ export interface CatchUpSummary {
   unsettled: LostRecord[]
 }
 
+/** The plan of a net that ran its MAX_RUNS: no slot run, none recorded `missed` (runs/run-cap.ts). */
+const NOTHING: CatchUpPlan = { run: [], missed: [], lookbackExhausted: false }
+
+/** Whether the net ran its MAX_RUNS slots, as the term's read counts them: it is finished. */
+function finished(term: ServedTerm): boolean {
+  const { maxRuns } = term.setting.net
+  return maxRuns !== undefined && term.runs.runsCounted(term.net) >= maxRuns
+}
+
 /** A term's catch-up step (term-steps.ts): reads, plans and records; the scheduler runs the planned slots. */
 export class TermCatchUp implements CatchUpStep {
   readonly #term: ServedTerm
@@ -60,21 +69,23 @@ export class TermCatchUp implements CatchUpStep {
     const lookback = Math.min(MAX_CATCH_UP_SLOTS, runHistory)
     const recorded = await readRecorded(this.#term, at, lookback)
     const cutOff = recorded ? retakableRuns(this.#term, recorded.runs) : []
-    const plan = planCatchUp({
-      schedule: scheduleOf(net),
-      timeZone: net.timeZone,
-      startAt: net.startAt,
-      endAt: net.endAt,
-      now: at.now,
-      policy: net.catchUp,
-      windowMs: net.catchUpWindowMs,
-      max: net.catchUpMax,
-      takeoverMs: takeoverGapMs(net.pacing),
-      recorded: recorded?.runs.map((run) => run.slot),
-      retakable: cutOff.map((run) => run.slot),
-      lookback,
-      occasion: at.occasion,
-    })
+    const plan = finished(this.#term)
+      ? NOTHING
+      : planCatchUp({
+          schedule: scheduleOf(net),
+          timeZone: net.timeZone,
+          startAt: net.startAt,
+          endAt: net.endAt,
+          now: at.now,
+          policy: net.catchUp,
+          windowMs: net.catchUpWindowMs,
+          max: net.catchUpMax,
+          takeoverMs: takeoverGapMs(net.pacing),
+          recorded: recorded?.runs.map((run) => run.slot),
+          retakable: cutOff.map((run) => run.slot),
+          lookback,
+          occasion: at.occasion,
+        })
     const planned = new Set(plan.run.map((slot) => slot.getTime()))
     const retaken = cutOff.filter((run) => planned.has(run.slot.getTime()))
     if (recorded) await closeLeftUnfinished(this.#term, recorded.runs, retaken)

@@ -87,7 +87,11 @@ export class ControlRequests {
         log.info({}, 'catch-up dropped: the net was paused again')
         return true
       }
-      countUnrun(this.#term, await runSlotPass(this.#term.passSpec(slot, { jobAbort: abort })), slot)
+      countUnrun(
+        this.#term,
+        await runSlotPass(this.#term.passSpec(slot, { jobAbort: abort, reason: 'catch-up' })),
+        slot,
+      )
     }
     log.info({ slots: slots.length }, 'catch-up done')
     return true

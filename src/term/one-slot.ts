@@ -38,7 +38,8 @@ import {
  * What `once` did: `aborted` when the caller's signal stopped the pass (it is recorded so in the ledger);
  * `timed-out` when its last attempt ran past the net's TIMEOUT; `missed` when the slot was older than the
  * catch-up window (`missAfterMs`, serverless triggers only) and was recorded so instead of run;
- * `outside-window` when the slot is before the net's START_AT or after its END_AT (nothing ran or was recorded).
+ * `outside-window` when the slot is before the net's START_AT or after its END_AT (nothing ran or was recorded);
+ * `finished` when the net ran its MAX_RUNS slots (runs/run-cap.ts: nothing ran or was recorded).
  */
 export type OnceOutcome =
   | 'ran'
@@ -50,6 +51,7 @@ export type OnceOutcome =
   | 'aborted'
   | 'missed'
   | 'outside-window'
+  | 'finished'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -212,10 +214,16 @@ function describeResult(
   }
   if (result.kind === 'slot-taken') return { outcome: 'slot-taken' }
   if (result.kind === 'claim-failed') return { outcome: 'failed', error: firstLine(result.error) }
+  if (result.kind === 'finished') return { outcome: 'finished', error: maxRunsReached(result.maxRuns) }
   const attempts = { attempts: result.attempts }
   if (result.outcome === 'ok') return { outcome: 'ran', ...attempts }
   if (result.outcome === 'aborted') return { outcome: 'aborted', ...attempts }
   return { outcome: result.outcome, error: firstLine(result.error), ...attempts }
+}
+
+/** Why a slot of a net past its MAX_RUNS does not run (once's and backfill's `error`). */
+export function maxRunsReached(maxRuns: number): string {
+  return `the net ran its MAX_RUNS (${maxRuns}) slots: it is finished`
 }
 
 /** The lease and ttl the clock check holds a campaign to. */
@@ -246,6 +254,8 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
     case 'missed':
       return `${result.net}: slot ${result.slot} is older than the catch-up window; recorded missed, not run`
+    case 'finished':
+      return `${result.net}: slot ${result.slot} not run: ${result.error ?? 'the net is finished'}`
     case 'outside-window':
       return `${result.net}: slot ${result.slot} is outside the net's START_AT/END_AT; nothing runs (${result.error ?? ''})`
     default:

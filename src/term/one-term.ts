@@ -19,11 +19,15 @@ import type { PassTerm } from './slot-pass.js'
 import { OlderClaimsLook } from './older-claims-look.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 import { callBoundSignal } from './term-call-bound.js'
+import type { RunLedger } from '../runs/run-ledger.js'
+import { RunMemory } from './run-memory.js'
 
 export interface OneTermSpec {
   net: NetConfig
   owner: string
   store: LeaseStore
+  /** The run ledger the term's passes claim in; the term reaches it through its RunMemory. */
+  ledger: RunLedger
   clock: Clock
   /** Bound to the net (and owner): the term's events are logged here. */
   log: Logger
@@ -70,7 +74,9 @@ export async function serveOneTerm<T>(
           const nextPassNumber = () => ++passes
           const olderClaims = new OlderClaimsLook(spec.clock, boundMs)
           const looksForOlderClaims = (number: number) => olderClaims.due(number)
-          const passTerm = { fence: info.fence, term, live, stepDownAt, boundMs }
+          // The term's ledger: its first pass's look tells it the net's history (run-memory.ts).
+          const runs = new RunMemory(spec.ledger, { countRuns: spec.net.maxRuns !== undefined })
+          const passTerm = { fence: info.fence, term, live, stepDownAt, boundMs, runs }
           value = await work({ ...passTerm, nextPassNumber, looksForOlderClaims })
         } catch (error) {
           workError = { error }

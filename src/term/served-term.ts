@@ -11,11 +11,12 @@
  */
 import type { TermInfo } from '../lease/run.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
-import type { Pass } from '../nets/net.js'
+import type { Pass, PassReason } from '../nets/net.js'
 import type { Logger } from '../observe/logger.js'
 import { OlderClaimsLook } from './older-claims-look.js'
 import { type PassSetting, type PassTerm, type SlotPassSpec, slotPassSpec } from './slot-pass.js'
 import { callBoundSignal } from './term-call-bound.js'
+import { RunMemory } from './run-memory.js'
 
 /** What the net's campaign hands each of its terms: the lease's term, the built pass, the signals. */
 export interface ServedTermParts {
@@ -31,7 +32,13 @@ export interface ServedTermParts {
 
 /** A term of a net's lease, with everything its work shares; see the module's doc. */
 export class ServedTerm {
+  /** What the net's passes share, with the term's ledger (`runs`) in the setting's place. */
   readonly setting: PassSetting
+  /**
+   * The term's ledger: every read and write of the term goes through it, so it knows the net's runs from
+   * the election's read on, and tells each pass its history without a read of its own (run-memory.ts).
+   */
+  readonly runs: RunMemory
   readonly fence: number
   /** The lease's term signal. */
   readonly signal: AbortSignal
@@ -48,7 +55,9 @@ export class ServedTerm {
   readonly #olderClaims: OlderClaimsLook
 
   constructor(parts: ServedTermParts) {
-    this.setting = parts.setting
+    const countRuns = parts.setting.net.maxRuns !== undefined
+    this.runs = new RunMemory(parts.setting.ledger, { countRuns })
+    this.setting = { ...parts.setting, ledger: this.runs }
     this.#info = parts.info
     this.#pass = parts.pass
     this.fence = parts.info.fence
@@ -104,22 +113,30 @@ export class ServedTerm {
       nextPassNumber: () => ++this.#passNumber,
       looksForOlderClaims: (number) => this.#olderClaims.due(number),
       boundMs: this.boundMs,
+      runs: this.runs,
     }
   }
 
   /**
    * The spec of the pass for `slot` (a manual run's when `manual`; with `retake`, the n-th run again of a
-   * pass an older term's holder left unfinished: retake.ts), numbered within the term.
+   * pass an older term's holder left unfinished: retake.ts), numbered within the term; `reason` is what
+   * the pass is told (a tick's when absent).
    */
   passSpec(
     slot: Date,
-    options: { manual?: boolean; jobAbort?: AbortSignal | undefined; retake?: number | undefined } = {},
+    options: {
+      manual?: boolean
+      jobAbort?: AbortSignal | undefined
+      retake?: number | undefined
+      reason?: PassReason
+    } = {},
   ): SlotPassSpec {
     const spec = slotPassSpec(this.setting, this.passTerm(options.jobAbort), this.#pass, slot)
     return {
       ...spec,
       ...(options.manual ? { manual: true } : {}),
       ...(options.retake ? { retake: options.retake } : {}),
+      ...(options.reason ? { reason: options.reason } : {}),
     }
   }
 }

@@ -15,6 +15,11 @@
  * A pass that starts is traced (pass-span.ts: one span, its forge requests its children) and, when the net
  * has a PING_URL, pinged (ping.ts: start and end, never awaited); a slot that does not start is neither.
  *
+ * Each attempt is told its slot's history (PassContext: reason, attempt, previous, lastSuccess, upcoming)
+ * from the term's ledger (run-memory.ts), which remembers what the term read and wrote: no read of its own.
+ * A term that has read nothing yet (`once`, a backfill) makes its first pass's look for older claims before
+ * the pass rather than after it, so that one read tells the pass too.
+ *
  * Not the scheduler: it does not decide when, or whether a previous pass is still running.
  */
 import { formatDuration } from '../durations.js'
@@ -23,7 +28,7 @@ import { withLane } from '../forge/lane.js'
 import type { ForgeMeter } from '../forge/meter/meter.js'
 import type { Clock } from '../lease/clock.js'
 import type { NetConfig } from '../config/worker-config.js'
-import type { Pass } from '../nets/net.js'
+import type { Pass, PassContext, PassReason } from '../nets/net.js'
 import {
   historyUntil,
   type PassOutcome,
@@ -41,6 +46,9 @@ import { closeUnfinished } from './close-unfinished.js'
 import { type PassSpan, startPassSpan } from '../observe/pass-span.js'
 import type { Pinger } from '../observe/ping.js'
 import { callBoundSignal } from './term-call-bound.js'
+import type { RunMemory } from './run-memory.js'
+import { upcomingSlots } from './upcoming-slots.js'
+import { RUN_CAP_LOOKBACK } from '../runs/run-cap.js'
 
 /** How often the holder prunes the ledger: on a term's first pass and every this many passes after. */
 const PRUNE_EVERY_PASSES = 50
@@ -61,6 +69,11 @@ export interface SlotPassSpec {
   slot: Date
   /** A manual run (run now): `slot` is when it was asked for, keyed apart from the scheduled slots. */
   manual?: boolean
+  /**
+   * Why the slot runs, as the pass is told (PassContext.reason); `tick` when absent. A manual run is
+   * `manual` and a retake `retry` whatever this says.
+   */
+  reason?: PassReason
   /**
    * The n-th run again of a pass an older term's holder left unfinished (retake.ts): the slot is taken over
    * with the ledger's `retake`, not claimed, and the pass's lines say `retake: n`.
@@ -83,9 +96,14 @@ export interface SlotPassSpec {
   attempts: AttemptPolicy
   /** The schedule's first fire time after `instant`: no retry starts at or after the next slot. */
   nextSlotAfter(instant: Date): Date
+  /** The schedule's next few slots after `instant` within START_AT/END_AT (PassContext.upcoming). */
+  upcomingAfter(instant: Date): Date[]
   /** Bound of the claim call (the term's renewal cadence, ttl/3). */
   claimBoundMs: number
-  ledger: RunLedger
+  /** MAX_RUNS: a scheduled slot past it is not claimed (`finished`; runs/run-cap.ts). */
+  maxRuns?: number | undefined
+  /** The term's ledger, which remembers what it read and wrote: the pass's history comes from it. */
+  ledger: RunMemory
   /** Runs kept per net; the holder prunes to it. */
   keepRuns: number
   forge: PassForge
@@ -138,6 +156,11 @@ export interface PassTerm {
   looksForOlderClaims(number: number): boolean
   /** The bound of one store call within the term (whole ms, termCallBoundMs): the claim's. */
   readonly boundMs: number
+  /**
+   * The term's ledger (the setting's, wrapped): what it read and wrote, so each pass is told its history
+   * (PassContext.previous, .lastSuccess) without a read of its own.
+   */
+  readonly runs: RunMemory
 }
 
 /**
@@ -153,6 +176,7 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
       ? {}
       : { primaryInstallation: setting.net.primaryInstallation }),
     slot,
+    maxRuns: setting.net.maxRuns,
     owner: setting.owner,
     fence: term.fence,
     pass,
@@ -163,8 +187,9 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
     stepDownAt: term.stepDownAt,
     attempts: setting.net.attempts,
     nextSlotAfter: (instant) => nextFireTime(scheduleOf(setting.net), instant, setting.net.timeZone),
+    upcomingAfter: (instant) => upcomingSlots(setting.net, instant),
     claimBoundMs: term.boundMs,
-    ledger: setting.ledger,
+    ledger: term.runs,
     keepRuns: setting.runHistory,
     forge: setting.forge,
     metrics: setting.metrics,
@@ -176,6 +201,8 @@ export function slotPassSpec(setting: PassSetting, term: PassTerm, pass: Pass, s
 
 export type SlotPassResult =
   | { kind: 'slot-taken' }
+  /** The net ran its MAX_RUNS slots: nothing was claimed or recorded (runs/run-cap.ts). */
+  | { kind: 'finished'; maxRuns: number }
   | { kind: 'claim-failed'; error: unknown }
   | {
       kind: 'ran'
@@ -194,6 +221,8 @@ export type SlotSkipResult =
 /** Claims `spec.slot`, runs the pass if the claim was won, records its end. Never rejects. */
 export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const startedAt = spec.clock.now()
+  const cap = await runCap(spec)
+  if (cap.reached) return { kind: 'finished', maxRuns: cap.reached }
   const claimed = await claimSlot(spec, startedAt)
   if (claimed !== true) return claimed
   const number = spec.nextNumber()
@@ -204,6 +233,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
     return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
   }
+  const looked = cap.looked ?? (await lookFirst(spec, number, log))
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, spec.retake ? 'pass started again: an older term’s holder left it unfinished' : 'pass started')
   const ping = spec.pinger?.start()
@@ -212,7 +242,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const timer = spec.metrics?.passDuration.startTimer({ net: spec.net })
   const ended = await span.within(() =>
     runAttempts(attemptsSpec(spec, startedAt, log, span), (signal, attempt) =>
-      runInLane(spec, { signal, number, startedAt }, attempt === 1 ? log : log.child({ attempt })),
+      runInLane(spec, { signal, number, startedAt, attempt }, attempt === 1 ? log : log.child({ attempt })),
     ),
   )
   span.end(ended)
@@ -228,9 +258,40 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
     spec.metrics?.passErrors.inc({ net: spec.net })
   logEnd(log, ended, ms, requests)
   const unrecorded = await recordEnd(spec, log, { ...ended, requests })
-  if (spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
+  if (looked === undefined && spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
+}
+
+/**
+ * MAX_RUNS before a scheduled slot's claim: `reached` (the cap) when the net's runs the term knows count up
+ * to it. A term that has read none of its runs yet makes its first look for older claims now, reading
+ * enough runs to count (`looked`): the one read it makes anyway. A manual run and a retake (the same slot
+ * again) are never refused.
+ */
+async function runCap(spec: SlotPassSpec): Promise<{ reached?: number; looked?: true }> {
+  const { maxRuns } = spec
+  if (maxRuns === undefined || spec.manual || spec.retake) return {}
+  let looked: true | undefined
+  if (!spec.ledger.hasRead()) {
+    await closeOlderTerms(spec, spec.log, Math.max(CLOSE_LOOKBACK_RUNS, RUN_CAP_LOOKBACK * maxRuns))
+    looked = true
+  }
+  if (spec.ledger.runsCounted(spec.net) < maxRuns) return looked ? { looked } : {}
+  spec.log.debug({ slot: spec.slot.toISOString(), maxRuns }, 'slot not run: the net ran its MAX_RUNS slots')
+  return { reached: maxRuns }
+}
+
+/**
+ * A term that has read none of its runs yet (`once`, a backfill's first slot) makes its first pass's look
+ * before the pass, not after: the one read then also tells the pass its history. Whether it looked;
+ * undefined when the term had read (its look, if due, comes after the pass as before).
+ */
+async function lookFirst(spec: SlotPassSpec, number: number, log: Logger): Promise<boolean | undefined> {
+  if (spec.ledger.hasRead()) return undefined
+  const looks = spec.looksForOlderClaims(number)
+  if (looks) await closeOlderTerms(spec, log)
+  return looks
 }
 
 /**
@@ -292,7 +353,7 @@ function attemptsSpec(spec: SlotPassSpec, startedAt: Date, log: Logger, span: Pa
 /** One attempt of the pass in the net's lane, under the attempt's signal; rejects when the pass threw. */
 async function runInLane(
   spec: SlotPassSpec,
-  run: { signal: AbortSignal; number: number; startedAt: Date },
+  run: { signal: AbortSignal; number: number; startedAt: Date; attempt: number },
   log: Logger,
 ): Promise<void> {
   await withLane(laneOf(spec.net), () =>
@@ -311,8 +372,23 @@ async function runInLane(
       slot: spec.slot,
       startedAt: run.startedAt,
       now: () => spec.clock.now(),
+      ...runContext(spec, run.attempt),
     }),
   )
+}
+
+/**
+ * What the pass is told of its slot's place in the net's history: why it runs, which attempt, the runs
+ * before it as the term's ledger knows them (read at the election or the first pass's look, then the
+ * term's own writes: no read of its own), and the slots to come.
+ */
+function runContext(
+  spec: SlotPassSpec,
+  attempt: number,
+): Pick<PassContext, 'reason' | 'attempt' | 'previous' | 'lastSuccess' | 'upcoming'> {
+  const reason = spec.manual ? 'manual' : spec.retake ? 'retry' : (spec.reason ?? 'tick')
+  const before = spec.ledger.before(spec.net, spec.slot, spec.manual)
+  return { reason, attempt, ...before, upcoming: spec.upcomingAfter(spec.slot) }
 }
 
 function logEnd(log: Logger, ended: AttemptsEnd, ms: number, requests: number): void {
@@ -356,12 +432,16 @@ async function recordEnd(
  * `aborted` (close-unfinished.ts): so a claim that landed after its holder stopped waiting is accounted
  * within a few passes, whichever replica holds.
  */
-async function closeOlderTerms(spec: SlotPassSpec, log: Logger): Promise<void> {
+async function closeOlderTerms(
+  spec: SlotPassSpec,
+  log: Logger,
+  lookback = CLOSE_LOOKBACK_RUNS,
+): Promise<void> {
   try {
     const signal = () => AbortSignal.timeout(RECORD_BOUND_MS)
     // Not runs dated past now: they would fill the few looked at, and be closed before their slot came.
     const until = historyUntil(spec.clock.now())
-    const runs = await spec.ledger.history(spec.net, CLOSE_LOOKBACK_RUNS, { signal: signal(), until })
+    const runs = await spec.ledger.history(spec.net, lookback, { signal: signal(), until })
     const now = () => spec.clock.now()
     await closeUnfinished(
       { ledger: spec.ledger, fence: spec.fence, now, signal, going: () => true, log },

@@ -32,9 +32,11 @@ import { countUnrun } from './unrun-slot.js'
 /** How many more look backs check a lost slot the ledger has no record of yet (its claim may land late). */
 const UNSETTLED_LOOK_BACKS = 3
 
-/** How a scheduled slot runs: the job's abort, a recovery's slot (`again`), a retake's number. */
+/** How a scheduled slot runs: the job's abort, a catch-up's slot, a recovery's (`again`), a retake's number. */
 interface ScheduledSlotHow {
   abort?: AbortSignal | undefined
+  /** Run by a catch-up round (the election's or a recovery's): the pass is told `catch-up`. */
+  caughtUp?: boolean
   again?: boolean
   retake?: number | undefined
 }
@@ -241,7 +243,8 @@ export class TermScheduler {
         break
       }
       const retake = round.retakes?.get(slot.getTime())
-      const result = await this.#scheduledSlot(slot, { abort, again: at.occasion === 'recovery', retake })
+      const how = { abort, caughtUp: true, again: at.occasion === 'recovery', retake }
+      const result = await this.#scheduledSlot(slot, how)
       if (result?.kind === 'ran') runs.ran++
       else if (result?.kind === 'slot-taken') runs.taken++
     }
@@ -265,7 +268,10 @@ export class TermScheduler {
     const paused = await pause?.pausedNow(slot)
     if (paused && pause) return void (await pause.accountPaused(slot, paused))
     if (await deferral?.deferred(slot)) return undefined
-    const result = await runSlotPass(this.#term.passSpec(slot, { jobAbort: how.abort, retake: how.retake }))
+    const reason = how.caughtUp ? 'catch-up' : 'tick'
+    const result = await runSlotPass(
+      this.#term.passSpec(slot, { jobAbort: how.abort, retake: how.retake, reason }),
+    )
     if (!how.again) countUnrun(this.#term, result, slot)
     if (result.kind === 'claim-failed') this.#steps.recovery.owe({ slot })
     else if (result.kind === 'ran' && result.unrecorded)

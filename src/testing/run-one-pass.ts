@@ -14,6 +14,10 @@
  * expect(run.record).toMatchObject({ outcome: 'ok' })
  * ```
  *
+ * The pass is told what `once` tells it (README, "What a pass knows"): `reason` `tick`, `attempt`, and the
+ * `previous` run and `lastSuccess` from the ledger given — pass one ledger to several calls to test a net
+ * that works since its last success — and the schedule's `upcoming` slots.
+ *
  * Not a scheduler and not a term of many passes: every call is a new term (the net's term state starts
  * fresh, `pass` is 1), and the slot is taken as given (not normalized to the schedule).
  */

@@ -3,6 +3,7 @@
  * slot pass (slotPassSpec → runSlotPass), the real memory ledger and the net's variables as loadConfig
  * parses them.
  */
+import { RunMemory } from '../../src/term/run-memory.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineNet, loadConfig, MemoryRunLedger, systemClock } from '../../src/index.js'
 import type { PassContext } from '../../src/nets/net.js'
@@ -58,6 +59,7 @@ function slotPass(env: Record<string, string>, behaviour: Behaviour, given: { st
       nextPassNumber: () => 1,
       looksForOlderClaims: () => false,
       boundMs: termCallBoundMs(config.pacing.ttlMs),
+      runs: new RunMemory(ledger),
     },
     config.definition.term(
       {},

@@ -217,5 +217,6 @@ export function netPlans(nets: readonly NetConfig[]): StatusNetPlan[] {
     ...(n.maxDurationMs === undefined ? {} : { maxDurationMs: n.maxDurationMs }),
     ...(n.startAt === undefined ? {} : { startAt: n.startAt }),
     ...(n.endAt === undefined ? {} : { endAt: n.endAt }),
+    ...(n.maxRuns === undefined ? {} : { maxRuns: n.maxRuns }),
   }))
 }
