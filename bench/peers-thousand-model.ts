@@ -3,9 +3,10 @@
  * operations an hour, derived from src/ — printed beside the thousand-schedules scenario's measurement.
  * Each term names where it comes from:
  *
- * - renewals (src/lease/term.ts, renewal-batch.ts): a holder renews every TTL/3 on a replica-wide grid, so
- *   all its terms of one TTL renew at the same instant and go as one `renewMany`: H·3600/(TTL/3)·b, b the
- *   batches a round (1), H the replicas holding nets (min(R, N) once the elections spread them);
+ * - renewals (src/lease/term.ts, renewal-batch.ts): a holder renews every TTL/3 on a replica-wide grid of
+ *   RENEWAL_GROUPS phases (a hash of the lease's name picks its group), so its terms of one TTL and group
+ *   renew at the same instant and go as one `renewMany`: H·3600/(TTL/3)·b, b the batches a round
+ *   (min(RENEWAL_GROUPS, N/H)), H the replicas holding nets (min(R, N) once the elections spread them);
  * - standby reads (src/lease/run.ts, `#stillHeld` and `#pauseMs`; renewal-batch.ts): every replica
  *   campaigns for every net (the fair share is opt-in), and a standby that saw the holder reads the lease
  *   once per attempt, pausing until the expiry it read plus up to a fifth of a retry, at most a retry and a
@@ -28,6 +29,7 @@
  */
 import { leasePacing } from '../src/leases.js'
 import { renewalWindowMs } from '../src/lease/renewal-batch.js'
+import { RENEWAL_GROUPS } from '../src/lease/term.js'
 import { NOTICED_CONTROL_POLL_MS } from '../src/term/control-poll.js'
 import { CLOSE_EVERY_PASSES } from '../src/term/older-claims-look.js'
 
@@ -41,7 +43,7 @@ export interface ModelInputs {
   replicas: number
   /** The schedule's interval (60 s for `* * * * *`). */
   intervalMs: number
-  /** Renewal batches a replica sends per round (1 when its terms renew together). */
+  /** Renewal batches a replica sends per round (one a renewal group its terms fall in). */
   batchesPerRound?: number
   /** Ledger batches per slot and holder (1 when the slot's passes start and end together). */
   ledgerBatchesPerSlot?: number
@@ -72,7 +74,9 @@ export function meanStandbyPauseMs(ttlMs: number, retryMs: number, steps = 40): 
 export function leasecronOpsModel(inputs: ModelInputs) {
   const { nets: n, replicas: r, intervalMs } = inputs
   const { ttlMs, retryMs } = leasePacing(intervalMs)
-  const b = inputs.batchesPerRound ?? 1
+  const b =
+    inputs.batchesPerRound ??
+    Math.min(RENEWAL_GROUPS, Math.ceil(n / Math.max(1, inputs.holders ?? Math.min(r, n))))
   const c = inputs.ledgerBatchesPerSlot ?? 1
   const pauseMs = meanStandbyPauseMs(ttlMs, retryMs)
   const passesPerHour = HOUR_MS / intervalMs

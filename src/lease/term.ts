@@ -6,6 +6,7 @@
  * refused, or when no renewal it can prove has succeeded within ttl − ttl/6 of being sent. It is not the
  * campaign (acquiring, releasing, reporting): run.ts drives it.
  */
+import { createHash } from 'node:crypto'
 import type { Answer } from './bounded-call.js'
 import { termCallBoundMs } from './call-bound.js'
 import type { Clock, TimerHandle } from './clock.js'
@@ -18,6 +19,18 @@ import type { LeaseGrant } from './store.js'
  * outlives its deadline — re-arming for a remainder under 1 ms would overshoot it by up to 1 ms.
  */
 const TIMER_GRAIN_MS = 1
+
+/** How many renewal phases a replica's terms of one ttl are spread over (see #scheduleRenewal). */
+export const RENEWAL_GROUPS = 10
+
+/**
+ * The phase of `lease`'s renewals within a cadence of `everyMs`: its group (a hash of the name, the same
+ * on every replica and in every term) times a RENEWAL_GROUPS-th of the cadence, in whole milliseconds.
+ */
+export function renewalPhaseMs(lease: string, everyMs: number): number {
+  const group = createHash('sha256').update(lease).digest().readUInt32BE(0) % RENEWAL_GROUPS
+  return Math.floor((group * everyMs) / RENEWAL_GROUPS)
+}
 
 /** What a term's work can ask about the term, besides its abort signal. */
 export interface TermInfo {
@@ -60,6 +73,8 @@ export class Term {
   /** ttl − ttl/6 from the truncated ttl the store stamps: the deadline falls before the stored expiry. */
   readonly #holdMs: number
   readonly #renewEveryMs: number
+  /** Where in each ttl/3 this term's renewals go: its group's share of the cadence (renewalPhaseMs). */
+  readonly #phaseMs: number
   #provenSentAt: number
   /** Renewals keep a cadence of ttl/3 between sends, so a slow store does not stretch it by a round trip. */
   #lastSentAt: number
@@ -71,6 +86,7 @@ export class Term {
     this.#options = options
     this.#holdMs = Math.trunc(options.ttlMs) - options.ttlMs / 6
     this.#renewEveryMs = termCallBoundMs(options.ttlMs)
+    this.#phaseMs = renewalPhaseMs(options.grant.name, this.#renewEveryMs)
     this.#provenSentAt = options.grantSentAt
     this.#lastSentAt = options.grantSentAt
     const { clock, grant } = options
@@ -129,18 +145,22 @@ export class Term {
   }
 
   /**
-   * The next renewal goes at the last grid instant (a whole multiple of ttl/3 on the monotonic clock) that
-   * is after the last send and no later than a cadence after it: never later than the cadence asks, and
-   * every term of one ttl on a replica renews at the same instants, so renewal-batch.ts sends them in one
-   * call (issue #39: at 1,000 leases, terms renewing on their own grant's phase made 58 calls a round, not
-   * one). A term off the grid costs one early renewal, once, to join it. The grid instant is taken up to
-   * TIMER_GRAIN_MS past the cadence: a timer that fired that much before its instant would otherwise find
-   * the same instant still ahead and renew twice.
+   * The next renewal goes at the last instant of the term's grid (whole multiples of ttl/3 on the monotonic
+   * clock, shifted by its group's phase) that is after the last send and no later than a cadence after it:
+   * never later than the cadence asks, and the terms of one ttl and group on a replica renew at the same
+   * instants, so renewal-batch.ts sends them in one call (issue #39: at 1,000 leases, terms renewing on
+   * their own grant's phase made 58 calls a round). RENEWAL_GROUPS phases, not one: a store that writes
+   * each renewed lease on its own (FerretDB, about 6 ms each) answered a replica's thousand renewals in one
+   * burst past their bound; spread over ten groups the same work comes in ten small calls a round. A term
+   * off its grid costs one early renewal, once, to join it. The instant is taken up to TIMER_GRAIN_MS past
+   * the cadence: a timer that fired that much before its instant would otherwise find the same instant
+   * still ahead and renew twice.
    */
   #scheduleRenewal(): void {
     const { clock } = this.#options
     const every = this.#renewEveryMs
-    const onGrid = Math.floor((this.#lastSentAt + every + TIMER_GRAIN_MS) / every) * every
+    const phase = this.#phaseMs
+    const onGrid = Math.floor((this.#lastSentAt - phase + every + TIMER_GRAIN_MS) / every) * every + phase
     const wait = Math.max(0, onGrid - clock.monotonic())
     this.#renewTimer = clock.setTimeout(() => void this.#renewOnce(), wait)
   }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryStore, run } from '../../src/index.js'
 import { systemClock } from '../../src/lease/clock.js'
 import { batchRenewals, RenewalBatch, renewalWindowMs } from '../../src/lease/renewal-batch.js'
+import { RENEWAL_GROUPS, renewalPhaseMs } from '../../src/lease/term.js'
 import type {
   LeaseGrant,
   LeaseReadOptions,
@@ -168,9 +169,13 @@ describe('RenewalBatch', () => {
 })
 
 describe('terms of one ttl on one replica', () => {
-  it('renew at the same instants whenever each was granted, so a round of renewals is one renewMany', async () => {
+  it('renew at the same instants whenever each was granted, so a round of one group’s renewals is one renewMany', async () => {
     const stop = new AbortController()
-    const names = ['net-a', 'net-b', 'net-c']
+    // Three names of one renewal group (a hash of the name picks it: see term.ts).
+    const group = (name: string) => renewalPhaseMs(name, TTL / 3)
+    const names = Array.from({ length: 200 }, (_, i) => `net-${i}`)
+      .filter((name) => group(name) === group('net-0'))
+      .slice(0, 3)
     for (const [i, name] of names.entries()) {
       // Granted 0.2, 0.45 and 0.7 s apart: on their own grants' phase, they would renew in three calls.
       await vi.advanceTimersByTimeAsync(200 + 250 * i)
@@ -185,10 +190,17 @@ describe('terms of one ttl on one replica', () => {
     expect(rounds.length, 'the terms renewed in more than one call per round').toBeLessThanOrEqual(
       1 + (2 * TTL) / (TTL / 3),
     )
+    expect(names).toHaveLength(3)
     expect(rounds.at(-1), 'the last round did not renew every term together').toEqual({
       kind: 'renewMany',
       leases: names,
     })
     stop.abort()
+  })
+
+  it('of different groups renew at different phases, so a replica’s round is at most one call a group', () => {
+    const phases = new Set(Array.from({ length: 500 }, (_, i) => renewalPhaseMs(`net-${i}`, 1000)))
+    expect(phases.size, 'a thousand leases did not spread over the groups').toBe(RENEWAL_GROUPS)
+    for (const phase of phases) expect(phase % (1000 / RENEWAL_GROUPS)).toBe(0)
   })
 })
