@@ -28,10 +28,11 @@ import {
 import { countsAsRun } from '../runs/run-cap.js'
 
 /**
- * The most runs kept: far more than a pass is told of, so a long term's memory stays small. The newest
- * success is kept beyond it, so a net failing for longer still knows its last success.
+ * The most runs kept: more than a pass is told of, so a long term's memory stays small — a replica holding
+ * 1,000 nets keeps 20,000 records, not the 100,000 a hundred each made. The newest success is kept beyond
+ * it, so a net failing for longer still knows its last success.
  */
-const KEPT_RUNS = 100
+const KEPT_RUNS = 20
 
 /** What a pass is told of the runs before its slot. */
 export interface RunsBefore {

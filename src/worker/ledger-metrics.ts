@@ -73,7 +73,7 @@ export function registerLedgerMetrics(registry: Registry, snapshot: () => Promis
   })
   new Gauge({
     name: 'leasecron_net_state',
-    help: 'the net state from its ledger runs and schedule: 1 for the current one of ok, starting (its first pass runs), late (no success within two schedule intervals), slow or too-fast (outside MAX_DURATION or MIN_DURATION), failing (the newest finished slot failed or timed out), missed, paused, finished (past its END_AT)',
+    help: 'the net state from its ledger runs and schedule: 1 for the current one of ok, starting (its first pass runs), late (no success within two schedule intervals), slow or too-fast (outside MAX_DURATION or MIN_DURATION), failing (the newest finished slot failed or timed out), missed, paused, finished (past its END_AT, or its MAX_RUNS run)',
     labelNames: ['net', 'state'],
     registers,
     collect: filled((gauge, net) => {

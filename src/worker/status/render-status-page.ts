@@ -211,7 +211,7 @@ const STATE_SHOWN: Readonly<Record<string, { css: string; word: string }>> = {
   failing: { css: 'bad', word: 'failing: the newest finished slot failed' },
   missed: { css: 'warn', word: 'missed: the newest accounted slot never ran' },
   paused: { css: 'warn', word: 'paused: its slots are recorded paused, not run' },
-  finished: { css: 'muted', word: 'finished: past its END_AT, it has no slot left' },
+  finished: { css: 'muted', word: 'finished: past its END_AT or its MAX_RUNS, it has no slot left' },
 }
 
 /** A run's outcome in words (and colour), with its attempts when it took more than one. */

@@ -128,6 +128,18 @@ describe('the status page in a browser', () => {
     await page.close()
   }, 90_000)
 
+  it('shows a net that ran its MAX_RUNS as finished, in words, not late', async () => {
+    const worker = await startWorker({ LEASECRON_NET_STATUS_TICK_MAX_RUNS: '1' })
+    const { page, errors } = await openPage(worker)
+    await waitForFinishedRun(page, 'status-tick')
+    await expect
+      .poll(() => field(page, 'status-tick', 'State').innerText(), { timeout: 20_000 })
+      .toBe('finished: past its END_AT or its MAX_RUNS, it has no slot left')
+    await screenshot(page, 'finished')
+    expect(errors, 'the page logged errors in the browser console').toEqual([])
+    await page.close()
+  }, 90_000)
+
   it('on the second of two Mongo replicas names the first as the holder', async () => {
     const mongo = mongoServer()
     // A 30 s term, not the per-second schedule's short default: on a loaded machine a renewal bounded by
