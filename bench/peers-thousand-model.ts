@@ -15,9 +15,10 @@
  *   leases fall within the jitter's spread s = retry/5 and take about k = min(N/H, ⌈s/w⌉) reads:
  *   R·(H−1)·k·3600/p̄;
  * - the ledger (src/term/slot-pass.ts, src/runs/ledger-batch.ts, mongo-run-ledger.ts): the slots of one
- *   instant are claimed in one `insertMany` and one `deleteMany` of their `#unrun` accounts, and finished
- *   in one `bulkWrite`, per holder: H·60·3·c, c the batches a slot (1 when the passes start and end within
- *   the batch window of one another); per net, the newest runs read to close older terms' claims (every
+ *   instant are claimed in one `insertMany` and one `deleteMany` of their `#unrun` accounts per holder:
+ *   H·60·2·c, c the batches a slot (1 when the passes start within the batch window of one another); each
+ *   is finished in an `update` of its own (MongoRunLedger has no `finishMany`: FerretDB stalls on it):
+ *   N·60; per net, the newest runs read to close older terms' claims (every
  *   pass until one ends a call bound after the term began, then every 10th: older-claims-look.ts) and the
  *   prune (a find and a delete, a term's first pass and every 50th): N·60·(h + 2·q), h = 1 on a term's
  *   first passes, else 1/10, q = 1/50;
@@ -89,7 +90,7 @@ export function leasecronOpsModel(inputs: ModelInputs) {
   const terms = {
     renewals: holders * (HOUR_MS / (ttlMs / 3)) * b,
     standbyReads: r * Math.max(0, holders - 1) * readsPerHolder * (HOUR_MS / pauseMs),
-    ledger: holders * passesPerHour * 3 * c + n * passesPerHour * (closeReads + 2 * prunes),
+    ledger: holders * passesPerHour * 2 * c + n * passesPerHour * (1 + closeReads + 2 * prunes),
     pauseChecks: holders * passesPerHour,
     controlFallbackPoll: holders * (HOUR_MS / NOTICED_CONTROL_POLL_MS),
   }
@@ -107,7 +108,7 @@ export function leasecronOpsModel(inputs: ModelInputs) {
     terms: Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, Math.round(v)])),
     perHour: Math.round(total),
     formula:
-      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + H·60·3·c + N·60·(h + 2q) [ledger: claim insert + delete and finish per batch; newest-runs read h, prune q per net] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
+      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + H·60·2·c + N·60·(1 + h + 2q) [ledger: claim insert + delete per batch; per net its finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
       `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, c = ${c}, k = ${readsPerHolder}, p̄ = ${(pauseMs / 1000).toFixed(1)} s, ` +
       `h = ${inputs.earlyInTerm ? "1 (each term's first passes)" : `1/${CLOSE_EVERY_PASSES}`}, q = ${prunes === 0 ? '0 (after its first pass)' : `1/${PRUNE_EVERY_PASSES}`}`,
   }
