@@ -131,9 +131,9 @@ describe('the status page in a browser', () => {
   it('shows a net that ran its MAX_RUNS as finished, in words, not late', async () => {
     const worker = await startWorker({ LEASECRON_NET_STATUS_TICK_MAX_RUNS: '1' })
     const { page, errors } = await openPage(worker)
-    await waitForFinishedRun(page, 'status-tick')
+    // Its one pass counts whatever its outcome (a loaded machine may time it out), so no `ok` row is awaited.
     await expect
-      .poll(() => field(page, 'status-tick', 'State').innerText(), { timeout: 20_000 })
+      .poll(() => field(page, 'status-tick', 'State').innerText(), { timeout: 60_000 })
       .toBe('finished: past its END_AT or its MAX_RUNS, it has no slot left')
     await screenshot(page, 'finished')
     expect(errors, 'the page logged errors in the browser console').toEqual([])
