@@ -226,5 +226,7 @@ describe('a year of Europe/Berlin', () => {
     const others = [...days.entries()].filter(([day]) => day !== '2026-03-29' && day !== '2026-10-25')
     expect(others.length).toBe(363)
     expect(others.every(([, n]) => n === 48)).toBe(true)
-  })
+    // 17,520 slots walked one by one: 12–21 s beside the rest of the suite, past 30 s on a clean clone's
+    // busier run; a generous bound, so only a stall fails it.
+  }, 120_000)
 })
