@@ -92,8 +92,14 @@ describe(`LedgerBatch on ${server.description}, counted by command monitoring`, 
 
   it('sends one insert and one update per slot without the batch: the count the batch saves', async () => {
     const { ledger, commands } = await ledgerOn()
-    expect(await claimTogether(ledger)).toEqual(expectedClaims)
-    expect(await finishTogether(ledger)).toEqual(expectedFinishes)
+    // Unbatched, the 21 inserts race over the pool's connections, so either of net-0's two claims may land
+    // first: exactly one of them wins, and every other net's claim wins.
+    const claims = await claimTogether(ledger)
+    expect(claims[0] !== claims[N / 2], 'both or neither of net-0’s two claims won').toBe(true)
+    expect(claims.filter((won) => won).length, 'a claim of an unclaimed slot lost').toBe(N)
+    const finishes = await finishTogether(ledger)
+    expect(finishes[0], 'net-0’s finish disagrees with which of its claims won').toBe(claims[0])
+    expect(finishes.slice(1), 'a finish was answered wrongly').toEqual(expectedFinishes.slice(1))
     expect(commands()).toMatchObject({ insert: N + 1, update: N })
   })
 })
