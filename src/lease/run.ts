@@ -25,6 +25,7 @@ import {
 } from './store.js'
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
+import type { AcquireTurnTaker } from './acquire-turns.js'
 import type { Logger } from '../logger.js'
 import { renewalWindowMs } from './renewal-batch.js'
 import { termEventLog } from './term-event-log.js'
@@ -66,6 +67,12 @@ export interface RunSpec {
    * share decide here. Never asked during a term: it does not end one. A throwing gate withholds.
    */
   mayCampaign?: () => boolean
+  /**
+   * Turns shared by the campaigns of one replica (acquire-turns.ts): each acquire, and the release of one
+   * that got no answer, waits for a turn before it is sent, so a replica campaigning for many leases does
+   * not queue them all ahead of its terms' renewals. None by default: every acquire is sent at once.
+   */
+  acquireTurns?: AcquireTurnTaker
   /** Time source; the process clock by default. */
   clock?: Clock
   /** Random source in [0, 1) for the retry jitter; Math.random by default. */
@@ -122,9 +129,13 @@ interface CheckedSpec {
   subscribers: Array<(event: TermEvent) => void>
   onAttempt: (operation: CampaignAttempt) => void
   mayCampaign: () => boolean
+  acquireTurns: AcquireTurnTaker
   clock: Clock
   random: () => number
 }
+
+/** Every caller's turn at once: a campaign given no turns sends its acquire when it is ready. */
+const EVERY_TURN: AcquireTurnTaker = { take: () => Promise.resolve(() => undefined) }
 
 function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
   const name = typeof spec?.name === 'string' ? spec.name.trim() : ''
@@ -159,6 +170,7 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
     subscribers: [spec.onEvent, spec.log && termEventLog(spec.log)].filter((s) => s !== undefined),
     onAttempt: ignoringThrows(spec.onAttempt),
     mayCampaign: gateOf(spec.mayCampaign),
+    acquireTurns: spec.acquireTurns ?? EVERY_TURN,
     clock: spec.clock ?? systemClock,
     random: spec.random ?? Math.random,
   }
@@ -269,29 +281,49 @@ class Campaign {
 
   /** One campaign attempt: acquire, then serve the term or note who holds the lease. */
   async #attempt(): Promise<void> {
-    const { clock, ttlMs, signal, name, owner } = this.#spec
     if (!this.#spec.mayCampaign()) return this.#spec.onAttempt('withheld')
     if (this.#seen && (await this.#stillHeld())) return
-    const sentAt = clock.monotonic()
-    // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
-    const token = randomUUID()
-    const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
-      this.#store.acquire(name, owner, clock.now(), ttlMs, { signal: s, token }),
-    )
-    this.#spec.onAttempt('acquire')
-    if (!answer.ok) {
+    const sent = await this.#acquireInTurn()
+    if (!sent) return
+    this.#noteAnswer()
+    if (!sent.grant) return this.#noteWaiting()
+    this.#seen = undefined
+    await this.#serve(sent.grant, sent.sentAt)
+  }
+
+  /**
+   * The acquire, sent in this replica's turn (`acquireTurns`), and its answer with the instant it was sent.
+   * Undefined when the campaign stopped while it waited for the turn, or when the acquire got no answer:
+   * then its term is released within the same turn, since the grant may have landed without its answer.
+   */
+  async #acquireInTurn(): Promise<{ grant: LeaseGrant | false; sentAt: number } | undefined> {
+    const { clock, ttlMs, signal, name, owner, acquireTurns } = this.#spec
+    let endTurn: () => void
+    try {
+      endTurn = await acquireTurns.take(signal)
+    } catch (error) {
+      if (signal.aborted) return undefined
+      throw error
+    }
+    try {
+      const sentAt = clock.monotonic()
+      // Drawn here, so a grant whose answer was lost can still be released by its own term's identity.
+      const token = randomUUID()
+      const answer = await this.#call(termCallBoundMs(ttlMs), signal, (s) =>
+        this.#store.acquire(name, owner, clock.now(), ttlMs, { signal: s, token }),
+      )
+      this.#spec.onAttempt('acquire')
+      if (answer.ok) return { grant: answer.value, sentAt }
       if (!signal.aborted) this.#noteFailure('acquire', answer.error)
-      // The grant may have landed without its answer: give that term up, so a deaf candidate holds nothing.
-      // Landing late, this release finds a later term's token and changes nothing.
+      // Given up so a deaf candidate holds nothing. Landing late, this release finds a later term's token
+      // and changes nothing.
       await this.#call(termCallBoundMs(ttlMs), undefined, (s) =>
         this.#store.release({ name, owner, token }, { signal: s }),
       )
-      return
+      return undefined
+    } finally {
+      endTurn()
     }
-    this.#noteAnswer()
-    if (!answer.value) return this.#noteWaiting()
-    this.#seen = undefined
-    await this.#serve(answer.value, sentAt)
   }
 
   /** Serves one term: starts it, runs the work until the term ends, then releases its lease. */

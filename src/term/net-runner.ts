@@ -13,6 +13,7 @@
  *
  * What it is not: the worker (worker.ts decides which nets run and wires the gate) or the pass loop.
  */
+import type { AcquireTurnTaker } from '../lease/acquire-turns.js'
 import { type CampaignAttempt, run, type TermInfo } from '../lease/run.js'
 import type { LeaseStore, LeaseTerm } from '../lease/store.js'
 import type { TermEvent } from '../lease/term-event.js'
@@ -61,6 +62,8 @@ export interface NetCampaignOptions extends PassSetting {
   controlPollMs?: number
   /** Holds the campaign back and ends its terms early: the clock guard and the fair share (worker.ts). */
   gate?: CampaignGate
+  /** The replica's acquire turns (lease.run's `acquireTurns`): one queue for all its campaigns. */
+  acquireTurns?: AcquireTurnTaker
   /** The reserve and the installation's budget: a scheduled slot that would eat into it is `deferred`. */
   deferral?: DeferralPolicy
 }
@@ -118,6 +121,7 @@ export class NetRunner {
         gate?.attempted(kind)
       },
       ...(gate ? { mayCampaign: gate.mayCampaign } : {}),
+      ...(this.#options.acquireTurns ? { acquireTurns: this.#options.acquireTurns } : {}),
     }
     return run(this.#options.store, spec, (term, info) => this.#held(term, info)).then(
       () => heartbeat?.end(),

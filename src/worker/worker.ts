@@ -32,6 +32,7 @@ import { ShareKeeper } from '../share/share-keeper.js'
 import { VacancyWatch } from '../share/vacancy-watch.js'
 import { MongoReplicaStore } from '../lease/mongo-replica-store.js'
 import { MemoryReplicaStore } from '../lease/memory-replica-store.js'
+import { AcquireTurns } from '../lease/acquire-turns.js'
 
 import type { Worker, WorkerOptions } from './worker-options.js'
 import { setUpWorker, type WorkerSetup } from './worker-setup.js'
@@ -61,18 +62,7 @@ export function assembleWorker(
   { config, logger, owner }: WorkerSetup,
   open: OpenWorkerRuntime = openRuntime,
 ): Worker {
-  const w: WorkerState = {
-    config,
-    options,
-    owner,
-    log: logger.child({ owner }),
-    clock: options.clock ?? systemClock,
-    metrics: createWorkerMetrics(),
-    stopping: new AbortController(),
-    campaigns: [],
-    held: new Map(),
-    heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
-  }
+  const w = newWorkerState(options, { config, logger, owner })
   w.clockWatch = createClockWatch({ enforce: config.replicas.clockGuard, ...w })
   w.status = createWorkerStatus({
     owner,
@@ -140,8 +130,32 @@ export function assembleWorker(
 /** The longest the campaigns wait for the first clock offset before campaigning anyway. */
 const CLOCK_FIRST_MEASURE_MS = 5_000
 
+/**
+ * How many of a replica's acquires are with the store at once (acquire-turns.ts): one fewer than its lease
+ * lane's two connections (LEASE_LANE_POOL, mongo-connection.ts, not imported here: it loads the driver),
+ * so a renewal never waits behind the replica's own elections.
+ */
+export const ACQUIRES_AT_ONCE = 1
+
 /** The shortest interval between a replica's announcements (a net retrying faster does not need more). */
 const MIN_SHARE_INTERVAL_MS = 500
+
+/** A worker's state before anything is opened. */
+function newWorkerState(options: WorkerOptions, { config, logger, owner }: WorkerSetup): WorkerState {
+  return {
+    config,
+    options,
+    owner,
+    log: logger.child({ owner }),
+    clock: options.clock ?? systemClock,
+    metrics: createWorkerMetrics(),
+    stopping: new AbortController(),
+    campaigns: [],
+    held: new Map(),
+    heartbeats: createCampaignHeartbeats(options.clock ?? systemClock),
+    acquireTurns: new AcquireTurns(ACQUIRES_AT_ONCE),
+  }
+}
 
 /** What the steps share: the configuration and the parts opened so far. */
 interface WorkerState {
@@ -162,6 +176,8 @@ interface WorkerState {
   readonly held: Map<string, LeaseTerm>
   /** When each campaign last attempted: /healthz fails naming one that stopped. */
   readonly heartbeats: CampaignHeartbeats
+  /** The turns of this replica's acquires: one at a time, so its lease lane keeps a connection for renewals. */
+  readonly acquireTurns: AcquireTurns
   /** The clock guard: campaigns are held back while the offset to the server exceeds their ttl/6. */
   clockWatch?: ClockWatch
   /** The clock probe's loop, awaited at stop. */
@@ -351,6 +367,7 @@ async function campaign(
     signal,
     held: w.held,
     heartbeats: w.heartbeats,
+    acquireTurns: w.acquireTurns,
     gate: campaignGate(w, n),
   }).catch((error: unknown) => {
     w.log.error(
