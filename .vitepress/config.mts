@@ -73,6 +73,17 @@ export default defineConfig({
     anchor: { slugify: githubAnchor },
     config: (md) => {
       md.set({ html: false })
+      // GitHub shows a folder's README.md as its page; the site builds it as index.html (`rewrites`), and
+      // VitePress does not apply rewrites to links: so a link to README.md goes to index.md, before
+      // VitePress resolves it (and checks it).
+      md.core.ruler.push('readme-links', (state) => {
+        for (const child of state.tokens.flatMap((token) => token.children ?? []))
+          if (child.type === 'link_open') {
+            const href = child.attrGet('href') ?? ''
+            if (!/^[a-z]+:/i.test(href))
+              child.attrSet('href', href.replace(/(^|\/)README\.md(?=#|$)/, '$1index.md'))
+          }
+      })
     },
   },
   // {{ and }} in the Markdown (Prometheus's `{{ $labels.net }}`) are text, not Vue interpolations.
