@@ -80,24 +80,29 @@ describe('the documentation site', () => {
     )
   }, 60_000)
 
-  it('links only to files it built', () => {
+  it('links only to files it built, and to sections those pages have', () => {
     const site = join(ROOT, '.cache/site')
     // The guide's pages, not TypeDoc's; a link into a tree the site leaves out is the repository's.
     const html = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter(
       (file) => file.endsWith('.html') && !file.startsWith('api/'),
     )
     expect(html.length, 'the site built too few pages').toBeGreaterThan(15)
+    const read = (file: string) => readFileSync(join(site, file), 'utf8')
     const dead = html.flatMap((file) =>
-      [...readFileSync(join(site, file), 'utf8').matchAll(/href="([^"#?]*)[^"]*"/g)]
-        .map((m) => m[1]!)
-        .filter(
-          (href) =>
-            href !== '' && !/^[a-z]+:|^\/\/|(^|\/)(bench|src|test|examples|deploy|tools)\//.test(href),
+      [...read(file).matchAll(/href="([^"#?]*)(?:\?[^"#]*)?(?:#([^"]*))?"/g)]
+        .filter(([, href]) => !/^[a-z]+:|^\/\/|(^|\/)(bench|src|test|examples|deploy|tools)\//.test(href!))
+        .map(([, href, anchor]) => ({ target: href ? sitePath(file, href) : file, href, anchor }))
+        .filter(({ target, anchor }) =>
+          !existsSync(join(site, target))
+            ? true
+            : anchor !== undefined &&
+              anchor !== '' &&
+              target.endsWith('.html') &&
+              !read(target).includes(`id="${anchor}"`),
         )
-        .filter((href) => !existsSync(join(site, sitePath(file, href))))
-        .map((href) => `${file}: ${href}`),
+        .map(({ href, anchor }) => `${file}: ${href}${anchor ? `#${anchor}` : ''}`),
     )
-    expect(dead, 'links of the built site that lead to no file').toEqual([])
+    expect(dead, 'links of the built site that lead to no file, or to no section of it').toEqual([])
   })
 
   it('shows an API reference page from TypeDoc', async () => {
