@@ -65,7 +65,7 @@ const MEGABYTES_AT_MOST = 7
 beforeAll(async () => {
   expect(inject('buildError'), 'dist/ did not build').toBeUndefined()
   packed = await packPackage(root, work)
-  // The README's install, alone: `npm install <tarball>` in an empty project.
+  // docs/install.md's install, alone: `npm install <tarball>` in an empty project.
   firstInstall = await installAlone(consumer, `../${packed.filename}`)
   // Then what a library user brings: their own driver (the newest the peer range allows) and node-cron.
   await sh(
