@@ -95,8 +95,8 @@ last run of its net (slot, owner, outcome, duration); then, when the nets act as
 one line per installation: its leases held per replica, its nets' last runs by outcome.
 --installation ID narrows both to the nets acting as that installation (exit 64 for an ID that is not one).
 --json prints the status snapshot (the object a worker answers at GET /status; its fields are in
-docs/operations.md, "Status JSON"), read
-from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
+docs/operations.md, "Status JSON"), read from the store: replica, skipped ticks and rate limits are null
+because no worker answered.`,
     handler: async (context) => (await import('./status.js')).statusCommand(context),
   },
   {
