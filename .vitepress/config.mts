@@ -12,15 +12,34 @@ import { defineConfig } from 'vitepress'
 
 const GUIDE = [
   ['Installing', '/docs/install'],
+  ['The built-in nets', '/docs/built-in-nets'],
+  ['Writing your own net', '/docs/nets'],
+  ['Shapes', '/docs/shapes'],
+  ['Serverless functions', '/docs/serverless'],
+  ['Using leasecron as a library', '/docs/library'],
+  ['Lease and ledger semantics', '/docs/semantics'],
+  ['Schedules', '/docs/schedules'],
+  ['Pause, resume and run now', '/docs/controls'],
+  ['One App, many installations', '/docs/installations'],
   ['Configuration', '/docs/configuration'],
   ['The CLI', '/docs/cli'],
   ['Operations', '/docs/operations'],
+  ['Security notes', '/docs/security'],
   ['Reliability', '/docs/reliability'],
   ['Architecture', '/docs/architecture'],
+  ['Developing leasecron', '/docs/development'],
   ['Benchmarks', '/docs/benchmarks'],
   ['Decision records', '/docs/decisions/'],
   ['Changes', '/CHANGELOG'],
 ] as const
+
+/** GitHub's anchor for a heading's text: lower case, punctuation dropped, each space a hyphen. */
+function githubAnchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
+}
 
 export default defineConfig({
   title: 'leasecron',
@@ -49,8 +68,22 @@ export default defineConfig({
   // The pages are the repository's Markdown, which writes `<net>` in prose and holds no HTML of its own:
   // read as text, not as Vue components.
   markdown: {
+    // GitHub's anchors, so that a link such as docs/schedules.md#start-and-end-start_at-and-end_at leads to
+    // the same heading on GitHub and on the site (VitePress's own slugs turn `_` and `'` into hyphens).
+    anchor: { slugify: githubAnchor },
     config: (md) => {
       md.set({ html: false })
+      // GitHub shows a folder's README.md as its page; the site builds it as index.html (`rewrites`), and
+      // VitePress does not apply rewrites to links: so a link to README.md goes to index.md, before
+      // VitePress resolves it (and checks it).
+      md.core.ruler.push('readme-links', (state) => {
+        for (const child of state.tokens.flatMap((token) => token.children ?? []))
+          if (child.type === 'link_open') {
+            const href = child.attrGet('href') ?? ''
+            if (!/^[a-z]+:/i.test(href))
+              child.attrSet('href', href.replace(/(^|\/)README\.md(?=#|$)/, '$1index.md'))
+          }
+      })
     },
   },
   // {{ and }} in the Markdown (Prometheus's `{{ $labels.net }}`) are text, not Vue interpolations.

@@ -84,6 +84,20 @@ function introduction(): string[] {
     'these tables and charts are rendered from them by `bench/render.ts`. Benchmarks are scripts, not tests:',
     'nothing here gates CI.',
     '',
+    '`npm run bench` takes about 17 minutes on a 2-core machine: forge requests per hour by replica count',
+    '(elected and unelected), takeover times after SIGTERM and SIGKILL, Mongo operations per lease-hour, an idle',
+    'worker’s footprint, and agenda side by side. Not part of the default run: `npm run bench -- peers` (about',
+    '22 minutes) puts leasecron next to BullMQ, pg-boss, graphile-worker, agenda and node-cron’s distributed',
+    'mode on one minute schedule, three processes each, through a SIGKILL, a crash of each backing store (it',
+    'starts its own Redis, PostgreSQL and FerretDB), a 30 s partition of one process from its store, a clean',
+    'stop and +5 s of clock skew (§7); `npm run bench -- peers-thousand` (about 45 minutes) runs N = 1,000',
+    'every-minute jobs per system, one system at a time, with leasecron’s store operations printed beside their',
+    'model; `npm run bench -- installations` (about 3 minutes for its default N = 10 cells;',
+    '`LEASECRON_BENCH_CELLS=100x3,1000x10` asks for more, ~7 and ~13 minutes a cell) runs one App’s N',
+    'installations on R workers with the fair share (§8); `npm run bench -- stand-in-pool` (a few minutes)',
+    'measures what stalls FerretDB’s PostgreSQL pool. `npm run bench -- render` re-renders this page from',
+    '`bench/results/` without running anything.',
+    '',
   ]
 }
 

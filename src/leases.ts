@@ -11,7 +11,7 @@
 export interface LeaseDefinition {
   /** Kebab-case, unique in the registry; the `_id` of the lease document. */
   readonly name: string
-  /** What the lease elects, for `status` and the README. */
+  /** What the lease elects, for `status` and the docs. */
   readonly description: string
 }
 

@@ -1,6 +1,6 @@
 // Bench only: one node-cron 4.6 process in its distributed mode with leasecron's `leaseCoordinator` (lease
-// store and run ledger on one Mongo database), set up as leasecron's README ("node-cron's distributed
-// mode") shows, with `distributedLease` 90 s (the README: at least the gap between fires): one task per job
+// store and run ledger on one Mongo database), set up as docs/library.md ("One fire per process with
+// node-cron") shows, with `distributedLease` 90 s (the page: at least the gap between fires): one task per job
 // of BENCH_PEERS_JOBS, named after it (the coordinator's lease and ledger key). node-cron hands the task its
 // fire instant (`context.date`): that is the slot. Env: BENCH_MONGO_URL, BENCH_MONGO_DB.
 import { MongoClient } from 'mongodb'

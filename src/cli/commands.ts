@@ -94,8 +94,9 @@ Lists each lease in the configured store (MONGO_URI): holder, fence, how long un
 last run of its net (slot, owner, outcome, duration); then, when the nets act as GitHub App installations,
 one line per installation: its leases held per replica, its nets' last runs by outcome.
 --installation ID narrows both to the nets acting as that installation (exit 64 for an ID that is not one).
---json prints the status snapshot (the object a worker answers at GET /status; see the README), read
-from the store: replica, skipped ticks and rate limits are null because no worker answered.`,
+--json prints the status snapshot (the object a worker answers at GET /status; its fields are in
+docs/operations.md, "Status JSON"), read from the store: replica, skipped ticks and rate limits are null
+because no worker answered.`,
     handler: async (context) => (await import('./status.js')).statusCommand(context),
   },
   {

@@ -30,7 +30,8 @@ Options:
   --help         help for a command
   --version      print the version
 
-Configuration comes from the environment; see the README's configuration table.`
+Configuration comes from the environment: every variable is in docs/configuration.md, and
+"leasecron config" prints what the worker would use.`
 }
 
 /** The help of `topic` (a command's name, or `main` for the overview); undefined for an unknown name. */

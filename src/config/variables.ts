@@ -1,11 +1,11 @@
 /**
  * The names the worker reads from the environment: the global variables (with their defaults and meaning,
- * for the README and `leasecron config`), each net's prefix, and the names that are not the worker's but
+ * for docs/configuration.md and `leasecron config`), each net's prefix, and the names that are not the worker's but
  * are not typos either (the test suite's, the benchmarks').
  */
 import { LOG_LEVELS } from './log-level.js'
 
-/** The global variables the worker reads, with their defaults and meaning (README, `config`). */
+/** The global variables the worker reads, with their defaults and meaning (docs/configuration.md, `config`). */
 export const GLOBAL_VARIABLES = [
   [
     'MONGO_URI',
@@ -83,7 +83,7 @@ export const GLOBAL_VARIABLES = [
 export const OTHER_GLOBAL_NAMES: string[] = []
 /** Variables of the test suite and the benchmarks, never read by the worker: not typos. */
 export const TOOL_PREFIXES = ['LEASECRON_TEST_', 'LEASECRON_BENCH_', 'LEASECRON_MODEL_']
-/** LEASECRON_CHROMIUM: the browser the status page's test drives (README, "Development"); not the worker's. */
+/** LEASECRON_CHROMIUM: the browser the status page's test drives (docs/development.md); not the worker's. */
 export const TOOL_NAMES = ['LEASECRON_CHROMIUM']
 
 /** `LEASECRON_NET_` + the net name in upper snake case. */

@@ -4,7 +4,7 @@
  * one (an expiry stored as a string, a fence missing) becomes a LeaseRecord marked `corrupt` instead of a
  * TypeError somewhere downstream.
  *
- * What a malformed lease means (README, "Lease semantics"):
+ * What a malformed lease means (docs/semantics.md, "Malformed documents"):
  * - An expiry that is missing, not a Date or not a valid instant cannot prove the term is held, so the
  *   lease is free: `expiresAt` is undefined here and acquire takes it over, writing a valid expiry.
  * - A fence that is not a whole number ≥ 0 cannot be given a greater successor, so acquire elects nobody

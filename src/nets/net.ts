@@ -57,7 +57,7 @@ export interface PassContext {
   /**
    * The run ledger's record of the newest slot before this one (a manual run's included), whatever became
    * of it (`outcome` absent: its pass had not ended when the ledger was read); absent when the ledger holds
-   * none among the runs this term read (README, "What a pass knows").
+   * none among the runs this term read (docs/nets.md, "What a pass knows").
    */
   previous?: PassRun
   /** The newest run before this slot that ended `ok`; absent when none is among the runs this term read. */
@@ -152,8 +152,8 @@ export const OVERLAP_POLICIES = [
 ] as const satisfies readonly OverlapPolicy[]
 
 /**
- * What a term's election does with the net's slots that fell due while no replica ran it (the README's
- * "Catch-up"): `latest` runs a takeover's whole gap oldest first (every such slot fell due within TTL +
+ * What a term's election does with the net's slots that fell due while no replica ran it (docs/semantics.md,
+ * "Catch-up and missed slots"): `latest` runs a takeover's whole gap oldest first (every such slot fell due within TTL +
  * 2 × RETRY), else the newest due slot, and records the older ones `missed`; `all` runs those within
  * the catch-up window (the newest CATCH_UP_MAX of them, oldest first) and records the rest `missed`; `none`
  * records them all `missed` and waits for the next tick.
@@ -174,7 +174,7 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   /**
    * The IANA time zone the schedule is read in (`Europe/Berlin`); `UTC` when absent. Overridden by
    * `LEASECRON_NET_<NAME>_TIME_ZONE`. Slots stay UTC instants; daylight-saving changes follow the rule in
-   * the README ("Time zones and daylight saving").
+   * docs/schedules.md ("Time zones and daylight saving").
    */
   timeZone?: string
   /**
@@ -228,7 +228,7 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
   jitter?: string
   /**
    * A Healthchecks.io-style URL each pass reports to: `/start` when it starts, the URL on success, `/fail`
-   * on failure (README, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.
+   * on failure (docs/operations.md, "Pings"). A secret (never shown whole). Overridden by `LEASECRON_NET_<NAME>_PING_URL`.
    */
   pingUrl?: string
   /**
@@ -240,7 +240,7 @@ export interface NetDefinition<S extends NetOptions = NetOptions, R = unknown> {
    * whose work names repositories of any installation and must not act on them as the wrong one.
    */
   scope?: NetScope
-  /** One line for the README and `config`. */
+  /** One line, for `help` and `config`. */
   description: string
   /** The net's own options, keyed by their environment suffix (`LOOKBACK` → `LEASECRON_NET_<NAME>_LOOKBACK`). */
   options: S

@@ -21,11 +21,11 @@ export interface OptionSchema<T> {
   parse(raw: string | undefined): T
 }
 
-/** One option: its schema, what it expects (for errors and the README), and whether its value is secret. */
+/** One option: its schema, what it expects (for errors and the docs), and whether its value is secret. */
 export interface NetOption<T = unknown> {
   schema: OptionSchema<T>
   expected: string
-  /** The default as a user would write it, for the README and `config`. */
+  /** The default as a user would write it, for the docs and `config`. */
   defaultText: string
   secret?: boolean
 }

@@ -10,7 +10,7 @@
  * Status: ERROR with the scrubbed message when the slot ended `failed` or `timed-out`; unset for `ok`
  * and for `aborted` (its term ended: a step down, not a fault of the pass).
  *
- * Through `@opentelemetry/api` alone: a no-op until the user registers an SDK (README, "Traces").
+ * Through `@opentelemetry/api` alone: a no-op until the user registers an SDK (docs/operations.md, "Traces").
  * Not the ledger's record and not a log line: what it carries, they carry too.
  */
 import { type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api'

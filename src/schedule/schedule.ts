@@ -285,7 +285,7 @@ function nextFireTimes(expression: string, fields: NodeCronFields | undefined, c
 }
 
 /**
- * How a schedule meets a daylight-saving change (README, "Time zones and daylight saving"):
+ * How a schedule meets a daylight-saving change (docs/schedules.md, "Time zones and daylight saving"):
  * - `wall-clock`: at most one firing per hour (a single second and a single minute), e.g. `30 2 * * *` or
  *   `0 * * * *`. Each matching wall time runs once: a time inside the spring-forward gap at the first
  *   instant after the jump, a time inside the repeated hour at its first occurrence only.

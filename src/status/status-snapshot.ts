@@ -1,6 +1,6 @@
 /**
  * The status snapshot: what `GET /status` answers, what `leasecron status --json` prints and what the
- * status page (`GET /`) renders — one object, one shape, documented field by field in the README.
+ * status page (`GET /`) renders — one object, one shape, documented field by field in docs/operations.md ("Status JSON").
  *
  * Field names are stable; a field this build cannot fill is `null` (and `notes` says why), never a guess.
  * Nothing secret belongs here: no tokens, keys or connection strings, only owner ids, lease and net names,

@@ -14,7 +14,7 @@
  * expect(run.record).toMatchObject({ outcome: 'ok' })
  * ```
  *
- * The pass is told what `once` tells it (README, "What a pass knows"): `reason` `tick`, `attempt`, and the
+ * The pass is told what `once` tells it (docs/nets.md, "What a pass knows"): `reason` `tick`, `attempt`, and the
  * `previous` run and `lastSuccess` from the ledger given — pass one ledger to several calls to test a net
  * that works since its last success — and the schedule's `upcoming` slots.
  *

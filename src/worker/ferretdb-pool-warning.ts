@@ -10,7 +10,7 @@
  *
  * What it is not: a limit. The driver's pool stays what MONGO_URI says (`maxPoolSize`); MongoDB itself
  * needs no such care, and a FerretDB pool sized above 50 is the operator's to know. It does not count
- * the lease lane's two connections (mongo-connection.ts): the README's advice leaves room for them.
+ * the lease lane's two connections (mongo-connection.ts): docs/semantics.md's advice leaves room for them.
  */
 import type { MongoClient } from 'mongodb'
 import { mongoServerVersion } from '../status/server-version.js'

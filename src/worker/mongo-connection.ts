@@ -71,7 +71,7 @@ export interface MongoConnectionOptions {
  * each new one costing a renewal a second round trip (its handshake), past its ttl/3 bound and, twice in a
  * row, the term. Two, so that a renewal and an election's call (or two nets' renewals) go at once, and no
  * more, so that a replica adds at most two connections to the server: on FerretDB every replica's
- * connections together must stay below its PostgreSQL pool (README, "Mongo and FerretDB"), and lease calls
+ * connections together must stay below its PostgreSQL pool (docs/semantics.md, "A lease and its terms"), and lease calls
  * beyond two wait in the lane, behind other lease calls only.
  */
 export const LEASE_LANE_POOL = { minPoolSize: 2, maxPoolSize: 2 } as const

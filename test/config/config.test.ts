@@ -409,7 +409,7 @@ describe('issue 19: validation at the door', () => {
     },
   )
 
-  it('accepts LEASECRON_CHROMIUM, the browser the README tells developers to set', () => {
+  it('accepts LEASECRON_CHROMIUM, the browser docs/development.md tells developers to set', () => {
     expect(load({ LEASECRON_CHROMIUM: '/opt/chromium/chrome' }).ok).toBe(true)
   })
 

@@ -3,11 +3,13 @@
  * and the CHANGELOG), run by `npm run test:docs` (vitest.docs.config.ts; not by `npm test`): built here, served by VitePress's own preview server, and read in
  * Chromium — the home page (the README), a guide page whose `<NET>` placeholders must stay text, and one
  * API reference page. A dead link between pages fails the build (VitePress's check; tried with a link
- * to a page that does not exist).
+ * to a page that does not exist); and every link of the built pages must lead to a file the site has,
+ * which VitePress's check does not see when a source link is right but its rewritten page is not (a link to
+ * README.md, which the site builds as index.html).
  */
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
@@ -78,6 +80,31 @@ describe('the documentation site', () => {
     )
   }, 60_000)
 
+  it('links only to files it built, and to sections those pages have', () => {
+    const site = join(ROOT, '.cache/site')
+    // The guide's pages, not TypeDoc's; a link into a tree the site leaves out is the repository's.
+    const html = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.html') && !file.startsWith('api/'),
+    )
+    expect(html.length, 'the site built too few pages').toBeGreaterThan(15)
+    const read = (file: string) => readFileSync(join(site, file), 'utf8')
+    const dead = html.flatMap((file) =>
+      [...read(file).matchAll(/href="([^"#?]*)(?:\?[^"#]*)?(?:#([^"]*))?"/g)]
+        .filter(([, href]) => !/^[a-z]+:|^\/\/|(^|\/)(bench|src|test|examples|deploy|tools)\//.test(href!))
+        .map(([, href, anchor]) => ({ target: href ? sitePath(file, href) : file, href, anchor }))
+        .filter(({ target, anchor }) =>
+          !existsSync(join(site, target))
+            ? true
+            : anchor !== undefined &&
+              anchor !== '' &&
+              target.endsWith('.html') &&
+              !read(target).includes(`id="${anchor}"`),
+        )
+        .map(({ href, anchor }) => `${file}: ${href}${anchor ? `#${anchor}` : ''}`),
+    )
+    expect(dead, 'links of the built site that lead to no file, or to no section of it').toEqual([])
+  })
+
   it('shows an API reference page from TypeDoc', async () => {
     const file = join(ROOT, '.cache/site/api/functions/index.defineNet.html')
     expect(existsSync(file), 'TypeDoc wrote no defineNet page into the site').toBe(true)
@@ -88,3 +115,9 @@ describe('the documentation site', () => {
     await browserPage.close()
   }, 60_000)
 })
+
+/** The file a link of the built page `file` leads to, relative to the site's root (a folder: its index). */
+function sitePath(file: string, href: string): string {
+  const path = href.startsWith('/') ? href : posix.join(dirname(file), href)
+  return path.endsWith('/') ? `${path}index.html` : path
+}

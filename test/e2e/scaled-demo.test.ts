@@ -1,8 +1,8 @@
 /**
- * The README's "Try the scaled shape on one machine", step by step with real processes: FerretDB built
+ * docs/shapes.md's "Try the scaled shape on one machine", step by step with real processes: FerretDB built
  * by tools/ferretdb/build.sh, one `leasecron sandbox` (seeding gating runs into that Mongo), three
  * workers pointed at it through the env file, `status`, a SIGKILL of the holder and the hand-over, timed.
- * Then the README's own two blocks (the steps and the teardown) run as written, pasted into one bash, on
+ * Then the page's own two blocks (the steps and the teardown) run as written, pasted into one bash, on
  * free ports: they find the holder with `status --json`, kill it, see the hand-over and leave nothing.
  */
 import { execFile, spawn } from 'node:child_process'
@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../support/free-port.js'
-import { readmeBlocks } from '../support/readme-blocks.js'
+import { pageBlocks } from '../support/page-blocks.js'
 import { type NodeProcess, spawnNodeProcess } from '../support/node-process.js'
 import { MAIN, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
 
@@ -88,7 +88,7 @@ describe('the scaled shape on one machine', () => {
     const dir = await mkdtemp(join(tmpdir(), 'leasecron-demo-'))
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
     const base = {
-      // As the README's step 1: three replicas within FerretDB's default pool.
+      // As the demo's step 1: three replicas within FerretDB's default pool.
       MONGO_URI: `${mongoUri}?maxPoolSize=10`,
       MONGO_DB: 'leasecron_demo',
       LEASECRON_NET_MERGE_GATE_SWEEPER_TTL_MS: String(TTL),
@@ -180,9 +180,9 @@ describe('the scaled shape on one machine', () => {
     expect(existsSync(shared.GITHUB_APP_PRIVATE_KEY_FILE!), 'the key file outlived the sandbox').toBe(false)
   }, 240_000)
 
-  it('runs as the README writes it: its two blocks, pasted into one shell, hand over and tear down', async () => {
-    const demo = readmeBlocks().filter((b) => b.tags.run === 'scaled-demo')
-    expect(demo.length, 'the README lost its scaled-shape blocks (the steps and the teardown)').toBe(2)
+  it('runs as docs/shapes.md writes it: its two blocks, pasted into one shell, hand over and tear down', async () => {
+    const demo = pageBlocks().filter((b) => b.tags.run === 'scaled-demo')
+    expect(demo.length, 'docs/shapes.md lost its scaled-shape blocks (the steps and the teardown)').toBe(2)
     const mongoPort = await freePort()
     // Inside the repository (npx resolves leasecron there), in a directory of its own: the blocks write
     // sandbox.env, logs and pid files where they run, and must not touch a developer's own.
@@ -226,7 +226,7 @@ describe('the scaled shape on one machine', () => {
         resolve({ code: c, stdout: out, stderr: err })
       })
     })
-    expect(code, `the README's demo failed:\n${stdout}\n--- stderr ---\n${stderr}`).toBe(0)
+    expect(code, `the scaled demo of docs/shapes.md failed:\n${stdout}\n--- stderr ---\n${stderr}`).toBe(0)
     const handOver = /merge-gate-sweeper handed over from (worker-\d) to (worker-\d)-[0-9a-f]{12}/.exec(
       stdout,
     )

@@ -110,7 +110,7 @@ describe.runIf(!(mongo instanceof Error))('leaseCoordinator across three node-cr
       const twice = slots.filter((slot, i) => slots.indexOf(slot) !== i)
       if (mode === 'lease' && mongo.isFerretDb) {
         // FerretDB applies an update as read-then-write, so two survivors taking over the expired lease
-        // within milliseconds can both win (README "Tests"); MongoDB, or the ledger, rules that out.
+        // within milliseconds can both win (docs/development.md, "The test Mongo"); MongoDB, or the ledger, rules that out.
         // Everywhere but the takeover itself each fire still runs once.
         console.log(
           'coordinator: the lease-only takeover race is not checked on FerretDB (read-then-write updates)',

@@ -4,7 +4,7 @@
  * bytes, warnings); then the user's own `mongodb` (the newest the peer range allows) and `node-cron` are
  * installed beside it, the public API is imported as ESM and with require(), the `leasecron` bin runs with a
  * TypeScript configuration, and `tsc` type-checks consumer files, one passing the user's `Db` to leasecron,
- * and the README's TypeScript blocks in projects made by TypeScript 5.9's and 7's own `tsc --init`.
+ * and the TypeScript blocks of the README and the guide (docs/*.md) in projects made by TypeScript 5.9's and 7's own `tsc --init`.
  * Also: `npm publish --dry-run` accepts the package, and the image's production install (the Dockerfile's
  * `npm ci --omit=dev`) pulls none of what the bundle holds.
  */
@@ -29,7 +29,7 @@ import {
   packPackage,
   sh,
 } from '../support/consumer-install.js'
-import { readmeBlocks } from '../support/readme-blocks.js'
+import { pageBlocks } from '../support/page-blocks.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'leasecron-pack-'))
@@ -65,7 +65,7 @@ const MEGABYTES_AT_MOST = 7
 beforeAll(async () => {
   expect(inject('buildError'), 'dist/ did not build').toBeUndefined()
   packed = await packPackage(root, work)
-  // The README's install, alone: `npm install <tarball>` in an empty project.
+  // docs/install.md's install, alone: `npm install <tarball>` in an empty project.
   firstInstall = await installAlone(consumer, `../${packed.filename}`)
   // Then what a library user brings: their own driver (the newest the peer range allows) and node-cron.
   await sh(
@@ -333,24 +333,24 @@ describe('the packed leasecron', () => {
     ['5.9', 'typescript'],
     ['7', 'typescript-7'],
   ] as const)
-    test(`compiles the README’s TypeScript blocks, worker.config.ts among them, in a project TypeScript ${version}’s tsc --init made`, async () => {
+    test(`compiles the TypeScript blocks of the README and the guide, worker.config.ts among them, in a project TypeScript ${version}’s tsc --init made`, async () => {
       const tsc = join(root, 'node_modules', tscPackage, 'bin', 'tsc')
       const dir = join(consumer, `tsc-init-${version}`)
       mkdirSync(dir, { recursive: true })
-      const blocks = readmeBlocks().filter((b) => b.tags.file?.endsWith('.ts'))
+      const blocks = pageBlocks().filter((b) => b.tags.file?.endsWith('.ts'))
       for (const file of ['open-issues.ts', 'worker.config.ts'])
         expect(
           blocks.map((b) => b.tags.file),
-          `the README lost its ${file} block`,
+          `the README and the guide lost their ${file} block`,
         ).toContain(file)
       for (const block of blocks) writeFileSync(join(dir, block.tags.file!), block.text)
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
       await sh(process.execPath, [tsc, '--init'], dir)
-      // The one edit the README asks for (its "An example and its test"): name @types/node.
+      // The one edit docs/nets.md asks for (its "An example and its test"): name @types/node.
       const written = readFileSync(join(dir, 'tsconfig.json'), 'utf8')
       expect(
         written,
-        `TypeScript ${version}'s tsc --init no longer writes "types": [], which the README says to edit`,
+        `TypeScript ${version}'s tsc --init no longer writes "types": [], which docs/nets.md says to edit`,
       ).toMatch(/^\s*"types": \[\],$/m)
       writeFileSync(
         join(dir, 'tsconfig.json'),
@@ -362,7 +362,7 @@ describe('the packed leasecron', () => {
       )
       expect(
         result.stdout,
-        `a new TypeScript ${version} project cannot compile the README’s configuration`,
+        `a new TypeScript ${version} project cannot compile the TypeScript blocks of the README and the guide`,
       ).toBe('')
     }, 120_000)
 

@@ -1,6 +1,6 @@
 /**
- * What the library docs say a consumer gets: every public entry point of package.json named where the
- * README lists them, and the install size docs/install.md gives as measured (bench/results/footprint.json).
+ * What the library docs say a consumer gets: every public entry point of package.json named where
+ * docs/library.md lists them, and the install size docs/install.md gives as measured (bench/results/footprint.json).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,15 +10,16 @@ const ROOT = join(import.meta.dirname, '..', '..')
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 
 describe('the library docs', () => {
-  it('name every entry point package.json exports where the README lists what is public', () => {
+  it('name every entry point package.json exports where docs/library.md lists what is public', () => {
     // Before: leasecron/serverless was exported and used by the README's handlers, but missing from the list.
     const exports = Object.keys((JSON.parse(read('package.json')) as { exports: object }).exports)
     const subpaths = exports
       .filter((e) => e.startsWith('./') && e !== './package.json')
       .map((e) => e.slice(2))
-    const list = /Everything public comes from([\s\S]*?)no deep imports/.exec(read('README.md'))?.[1] ?? ''
+    const list =
+      /Everything public comes from([\s\S]*?)no deep imports/.exec(read('docs/library.md'))?.[1] ?? ''
     for (const subpath of subpaths)
-      expect(list, `the README's list of public entry points omits leasecron/${subpath}`).toContain(
+      expect(list, `docs/library.md's list of public entry points omits leasecron/${subpath}`).toContain(
         `\`leasecron/${subpath}\``,
       )
   })

@@ -1,5 +1,6 @@
 /**
- * Every fenced block of the README is run here, as written, or says in its fence why it cannot be:
+ * Every fenced block of the README and of the guide (docs/*.md) is run here, as written, or says in its
+ * fence why it cannot be; a block has the same runners whichever page holds it:
  *
  * - `run=tour`: the five-minute tour, its blocks in order as one shell session (free port for 8080, the
  *   test Mongo for 127.0.0.1:27017), against the built CLI and the sandbox forge;
@@ -9,11 +10,12 @@
  *   type-checked together with `tsc` against the built package's declarations; `run=vitest` files are
  *   then imported into this test file (their tests run here), `run=coordinator` is started as a process,
  *   sent SIGTERM, and must exit within 5 s; `run=module` files are imported by the others;
- * - `run=scaled-demo`: run by test/e2e/scaled-demo.test.ts.
+ * - `run=scaled-demo`: run by test/e2e/scaled-demo.test.ts;
+ * - `run=admin`, `run=install` (and the `answer-of=admin` sample): run by docs-blocks.test.ts.
  *
  * A block with none of these and no `no-run: <reason>` fails the first test, so a new block cannot rot.
- * The README's section links, and the nets' option defaults its tables give (against `leasecron config`),
- * are checked too.
+ * The pages' links to sections, and the nets' option defaults their tables give (against
+ * `leasecron config`), are checked too.
  */
 import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -23,12 +25,13 @@ import { promisify } from 'node:util'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../support/free-port.js'
 import { mongoServer } from '../support/mongo.js'
-import { headingAnchor, type ReadmeBlock, readmeBlocks } from '../support/readme-blocks.js'
+import { type PageBlock, pageBlocks, pages, where } from '../support/page-blocks.js'
+import { deadLinks } from '../support/page-links.js'
 import { REAP, runShell } from '../support/shell-block.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const RUNNERS = ['tour', 'cli', 'module', 'vitest', 'coordinator', 'scaled-demo']
-const blocks = readmeBlocks()
+const RUNNERS = ['tour', 'cli', 'module', 'vitest', 'coordinator', 'scaled-demo', 'admin', 'install']
+const blocks = pageBlocks()
 const runs = (kind: string) => blocks.filter((b) => b.noRun === undefined && b.tags.run === kind)
 
 // Inside the repository, so that `leasecron`, `mongodb` and `vitest` resolve as in a user's project.
@@ -39,40 +42,32 @@ for (const block of blocks.filter((b) => b.tags.file)) writeFileSync(join(DIR, b
 
 beforeAll(() => {
   const buildError = inject('buildError')
-  if (buildError)
-    throw new Error(`dist/ could not be built, so the README's blocks cannot run: ${buildError}`)
+  if (buildError) throw new Error(`dist/ could not be built, so the pages' blocks cannot run: ${buildError}`)
 })
 
-describe('the README', () => {
-  it('runs every block here or says in its fence why it cannot', () => {
+describe('the README and the guide', () => {
+  it('run every block here or say in its fence why they cannot', () => {
+    expect(blocks.filter((b) => b.file !== 'README.md').length, 'no block read from docs/').toBeGreaterThan(5)
     const untagged = blocks.filter((b) =>
-      b.noRun === undefined ? !RUNNERS.includes(b.tags.run ?? '') : !b.noRun,
+      b.noRun === undefined ? !RUNNERS.includes(b.tags.run ?? '') && !b.tags['answer-of'] : !b.noRun,
     )
     expect(
-      untagged.map((b) => `line ${b.line}: \`\`\`${b.lang} ${JSON.stringify(b.tags)}`),
-      'these README blocks are neither run by a test nor tagged `no-run: <reason>`: they can rot unseen',
+      untagged.map((b) => `${where(b)}: \`\`\`${b.lang} ${JSON.stringify(b.tags)}`),
+      'these blocks are neither run by a test nor tagged `no-run: <reason>`: they can rot unseen',
     ).toEqual([])
     const unnamed = blocks.filter(
       (b) => ['module', 'vitest', 'coordinator'].includes(b.tags.run ?? '') && !b.tags.file,
     )
+    expect(unnamed.map(where), 'a TypeScript block to run needs file=NAME').toEqual([])
+    const named = blocks.filter((b) => b.tags.file).map((b) => b.tags.file!)
     expect(
-      unnamed.map((b) => b.line),
-      'a TypeScript block to run needs file=NAME',
+      named.filter((name, i) => named.indexOf(name) !== i),
+      'two blocks write the same file: one would silently replace the other',
     ).toEqual([])
   })
 
-  it('links only to sections it has', async () => {
-    const { readFile } = await import('node:fs/promises')
-    const markdown = await readFile(join(ROOT, 'README.md'), 'utf8')
-    const outside = markdown.replace(/```[\s\S]*?```/g, '')
-    const anchors = new Set(
-      [...outside.matchAll(/^#{1,6} (.+)$/gm)].map((m) => headingAnchor(m[1]!.replace(/`/g, ''))),
-    )
-    const links = [...outside.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!)
-    expect(
-      links.filter((l) => !anchors.has(l)),
-      'links in the README that lead nowhere',
-    ).toEqual([])
+  it('link only to files and sections there are', () => {
+    expect(deadLinks(), 'links that lead nowhere').toEqual([])
   })
 
   it('has TypeScript blocks that type-check against the built package', async () => {
@@ -99,7 +94,7 @@ describe('the README', () => {
       () => '',
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
     )
-    expect(result, 'a README TypeScript block does not compile against the built package').toBe('')
+    expect(result, 'a TypeScript block does not compile against the built package').toBe('')
   }, 120_000)
 })
 
@@ -128,6 +123,10 @@ describe('the five-minute tour', () => {
       .map((b) => b.text)
       .join('\n')
     expect(script, 'the README lost its tour').toContain('leasecron.js run')
+    expect(
+      runs('tour').map((b) => b.file),
+      'the tour is the README’s',
+    ).toEqual(runs('tour').map(() => 'README.md'))
     const result = await bash(REAP + onThisMachine(script, port, db), { PORT: String(port) }, 150_000)
     const out = `${result.stdout}\n--- stderr ---\n${result.stderr}`
     expect(result.code, `the tour failed:\n${out}`).toBe(0)
@@ -138,10 +137,10 @@ describe('the five-minute tour', () => {
   }, 180_000)
 })
 
-describe('the figures the README quotes', () => {
-  it("gives each built-in net's defaults as `leasecron config` prints them", async () => {
+describe('the figures the pages quote', () => {
+  it("give each built-in net's defaults as `leasecron config` prints them", async () => {
     const { readFile } = await import('node:fs/promises')
-    const markdown = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const markdown = (await Promise.all(pages().map((file) => readFile(join(ROOT, file), 'utf8')))).join('\n')
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [join(ROOT, 'dist/bundle/leasecron.js'), 'config'],
@@ -151,37 +150,37 @@ describe('the figures the README quotes', () => {
       nets: { name: string; schedule: string; options: Record<string, unknown> }[]
     }
     const rows = [...markdown.matchAll(/^\| `LEASECRON_NET_([A-Z_]+)` \| `([^`]+)` \|/gm)]
-    expect(rows.length, "the README lost its tables of the nets' options").toBeGreaterThan(5)
+    expect(rows.length, "the pages lost their tables of the nets' options").toBeGreaterThan(5)
     for (const [, variable, shown] of rows) {
       const printed = config.nets.find((n) =>
         variable!.startsWith(`${n.name.toUpperCase().replaceAll('-', '_')}_`),
       )
-      expect(printed, `README names a net config does not know: LEASECRON_NET_${variable}`).toBeDefined()
+      expect(printed, `a page names a net config does not know: LEASECRON_NET_${variable}`).toBeDefined()
       const key = variable!.slice(printed!.name.length + 1)
       const value = key === 'SCHEDULE' ? printed!.schedule : String(printed!.options[key])
-      expect(value, `README gives LEASECRON_NET_${variable} a default config does not print`).toBe(shown)
+      expect(value, `a page gives LEASECRON_NET_${variable} a default config does not print`).toBe(shown)
     }
   }, 60_000)
 })
 
 describe('the CLI blocks', () => {
-  for (const block of runs('cli')) {
-    it(`run as written (README line ${block.line})`, async () => {
+  for (const [index, block] of runs('cli').entries()) {
+    it(`run as written (${where(block)})`, async () => {
       const port = await freePort()
       const env = {
         MONGO_URI: mongoServer().url,
-        MONGO_DB: `t_readme_cli_${block.line}_${process.pid}`,
+        MONGO_DB: `t_readme_cli_${index}_${process.pid}`,
         PORT: String(port),
       }
       const result = await bash(REAP + onThisMachine(block.text, port, env.MONGO_DB), env, 120_000)
-      expect(result.code, `README line ${block.line} failed:\n${result.stdout}\n${result.stderr}`).toBe(0)
+      expect(result.code, `${where(block)} failed:\n${result.stdout}\n${result.stderr}`).toBe(0)
       if (block.tags.stdout === 'comments') expectCommentedOutput(block, result.stdout)
     }, 150_000)
   }
 })
 
 /** The `# …` lines under the block's command are what it prints, spacing aside. */
-function expectCommentedOutput(block: ReadmeBlock, stdout: string): void {
+function expectCommentedOutput(block: PageBlock, stdout: string): void {
   const squash = (s: string) => s.trim().replace(/\s+/g, ' ')
   const printed = stdout.split('\n').map(squash)
   const shown = block.text
@@ -190,12 +189,12 @@ function expectCommentedOutput(block: ReadmeBlock, stdout: string): void {
     .map((l) => squash(l.slice(2)))
   expect(shown.length, 'the block shows no output to compare').toBeGreaterThan(0)
   for (const line of shown)
-    expect(printed, `README line ${block.line} shows output the command does not print`).toContain(line)
+    expect(printed, `${where(block)} shows output the command does not print`).toContain(line)
 }
 
 describe('the node-cron program', () => {
   for (const block of runs('coordinator')) {
-    it(`runs its fires and exits within 5 s of SIGTERM, its MongoClient closed (README line ${block.line})`, async () => {
+    it(`runs its fires and exits within 5 s of SIGTERM, its MongoClient closed (${where(block)})`, async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', block.tags.file!], {
         cwd: DIR,
         env: {
@@ -238,5 +237,5 @@ describe('the node-cron program', () => {
   }
 })
 
-// The README's test files, imported here: their tests run as part of this file.
+// The pages' test files, imported here: their tests run as part of this file.
 for (const block of runs('vitest')) await import(pathToFileURL(join(DIR, block.tags.file!)).href)

@@ -1,18 +1,18 @@
 /**
- * The README's scaled demo (its `run=scaled-demo` blocks) never waits without a bound: every loop is the
- * one inside its `wait_for`, and `wait_for` itself, run by bash as the README writes it, gives up after its
+ * The scaled demo (the `run=scaled-demo` blocks of docs/shapes.md) never waits without a bound: every loop is
+ * the one inside its `wait_for`, and `wait_for` itself, run by bash as the page writes it, gives up after its
  * limit naming what did not happen. (test/e2e/scaled-demo.test.ts runs the demo itself.)
  */
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { readmeBlocks } from '../support/readme-blocks.js'
+import { pageBlocks } from '../support/page-blocks.js'
 
-const demo = readmeBlocks()
+const demo = pageBlocks()
   .filter((b) => b.tags.run === 'scaled-demo')
   .map((b) => b.text)
   .join('\n')
-/** The README's `wait_for() { … }`, up to the first line that is a lone `}`. */
+/** The demo's `wait_for() { … }`, up to the first line that is a lone `}`. */
 const waitFor = /^wait_for\(\) \{\n[\s\S]*?\n\}\n/m.exec(demo)?.[0]
 
 async function bash(script: string): Promise<{ code: number; stderr: string }> {

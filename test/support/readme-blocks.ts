@@ -23,8 +23,11 @@ export interface ReadmeBlock {
 
 export const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url))
 
-/** Every fenced block of `markdown`, in order. Throws on a fence left open (the README would render wrong). */
-export function readmeBlocks(markdown: string = readFileSync(README_PATH, 'utf8')): ReadmeBlock[] {
+/** Every fenced block of `markdown`, in order. Throws on a fence left open (the page would render wrong). */
+export function readmeBlocks(
+  markdown: string = readFileSync(README_PATH, 'utf8'),
+  page = 'README',
+): ReadmeBlock[] {
   const lines = markdown.split('\n')
   const blocks: ReadmeBlock[] = []
   for (let i = 0; i < lines.length; i++) {
@@ -34,7 +37,7 @@ export function readmeBlocks(markdown: string = readFileSync(README_PATH, 'utf8'
     const body: string[] = []
     let j = i + 1
     while (j < lines.length && lines[j] !== `${indent}\`\`\``) body.push(lines[j++]!.slice(indent.length))
-    if (j >= lines.length) throw new Error(`README line ${i + 1}: a fence that is never closed`)
+    if (j >= lines.length) throw new Error(`${page} line ${i + 1}: a fence that is never closed`)
     blocks.push({ ...parseInfo(open[2]!.trim()), text: `${body.join('\n')}\n`, line: i + 1 })
     i = j
   }
