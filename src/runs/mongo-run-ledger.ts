@@ -92,6 +92,21 @@ function unrunId(id: string): string {
 }
 
 /**
+ * The accounts the claimed runs supersede (`#unrun`), by slot: one deleteMany a slot instant (a replica's
+ * batch is one instant's slots). The slot's equality is what FerretDB 1.24 pushes down to PostgreSQL; an
+ * `_id` `$in` alone it answers by reading the whole ledger (330–470 ms at 10,000 runs, every batch).
+ */
+function supersededBySlot(claimed: readonly RunDocument[]): Map<Date, string[]> {
+  const bySlot = new Map<number, { slot: Date; ids: string[] }>()
+  for (const doc of claimed) {
+    const group = bySlot.get(doc.slot.getTime()) ?? { slot: doc.slot, ids: [] }
+    group.ids.push(unrunId(doc._id))
+    bySlot.set(doc.slot.getTime(), group)
+  }
+  return new Map([...bySlot.values()].map(({ slot, ids }) => [slot, ids]))
+}
+
+/**
  * How many more documents than asked `history` reads: a superseded account lives beside its run only
  * until the claimer deletes it, so a handful is plenty.
  */
@@ -262,9 +277,9 @@ export class MongoRunLedger implements RunLedger {
     return answerEach(claims, check, (docs) =>
       this.#call({ component: COMPONENT, operation: 'claimMany' }, options, async (runs, bounds) => {
         const answers = await insertEach(runs, docs, bounds)
-        const superseded = docs.filter((_, i) => answers[i] === true).map((d) => unrunId(d._id))
-        if (superseded.length > 0)
-          await runs.deleteMany({ _id: { $in: superseded } }, bounds.write).catch(() => undefined)
+        const won = docs.filter((_, i) => answers[i] === true)
+        for (const [slot, ids] of supersededBySlot(won))
+          await runs.deleteMany({ slot, _id: { $in: ids } }, bounds.write).catch(() => undefined)
         return answers
       }),
     )

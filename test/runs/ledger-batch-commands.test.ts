@@ -77,10 +77,18 @@ describe(`LedgerBatch on ${server.description}, counted by command monitoring`, 
   it(`claims ${N} slots due together in one insert command, finishes each alone, each caller answered`, async () => {
     const { ledger, commands } = await ledgerOn()
     const batch = batchLedgerCalls(ledger, systemClock)
+    const missed = { net: 'net-5', slot, owner: 'host-z-9', fence: 2, at: slot, outcome: 'missed' as const }
+    expect(await ledger.account(missed)).toBe(true)
+    const accounts = () =>
+      db.collection<{ _id: string }>(`net_runs_${collections}`).countDocuments({ _id: { $regex: /#unrun$/ } })
+    expect(await accounts(), 'the missed slot’s account was not written').toBe(1)
+    const before = commands()
     expect(await claimTogether(batch), 'a caller got another’s answer, or the duplicate won').toEqual(
       expectedClaims,
     )
-    expect(commands().insert, 'the claims were not sent in one write').toBe(1)
+    expect((commands().insert ?? 0) - (before.insert ?? 0), 'the claims were not sent in one write').toBe(1)
+    expect(commands().delete, 'the superseded accounts were not deleted in one command').toBe(1)
+    expect(await accounts(), 'the account of a slot claimed since was left beside its run').toBe(0)
     expect(await finishTogether(batch), 'a finish with a wrong fence was answered true').toEqual(
       expectedFinishes,
     )
