@@ -31,6 +31,7 @@ const ONCE_EXIT: Record<OnceResult['outcome'], number> = {
   'timed-out': EXIT.failure,
   aborted: EXIT.interrupted,
   missed: EXIT.ok,
+  paused: EXIT.ok,
   'outside-window': EXIT.ok,
   finished: EXIT.ok,
 }

@@ -9,7 +9,7 @@
  * variable, and nothing runs), the bearer (bearer-secret.ts: 401 without one, 403 for a wrong one), the trigger (the net from `?net=` or
  * the factory, the slot from the header or the request's own time; 400 when unusable, a header longer than
  * an instant refused unread and unechoed), the slot
- * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held` and
+ * (run-trigger.ts). The answer is the `once --json` object: 200 for `ran`, `slot-taken`, `held`, `paused` and
  * `missed`, 500 for `failed`, `timed-out` and `aborted` — so a platform that retries on 5xx retries only a
  * failed slot, and its retry answers `slot-taken`. A clock-skew refusal (term/clock-check.ts) is 503
  * with the reason: nothing was done, and a retry passes once this instance's clock is right.

@@ -1,7 +1,7 @@
 /**
  * The Lambda-style handler: `handler(event, context)` for EventBridge Scheduler (or an EventBridge rule)
  * invoking a function. It reads the event (scheduled-event.ts), runs the slot on the warm runtime
- * (run-trigger.ts) and resolves the `once --json` object for `ran`, `slot-taken`, `held` and `missed`.
+ * (run-trigger.ts) and resolves the `once --json` object for `ran`, `slot-taken`, `held`, `missed` and `paused`.
  *
  * A slot that failed, timed out or was aborted rejects with SERVERLESS_PASS_FAILED (carrying the object):
  * Lambda counts the invocation as an error — the metric an operator alarms on — and a platform retry of

@@ -39,7 +39,8 @@ import {
  * `timed-out` when its last attempt ran past the net's TIMEOUT; `missed` when the slot was older than the
  * catch-up window (`missAfterMs`, serverless triggers only) and was recorded so instead of run;
  * `outside-window` when the slot is before the net's START_AT or after its END_AT (nothing ran or was recorded);
- * `finished` when the net ran its MAX_RUNS slots (runs/run-cap.ts: nothing ran or was recorded).
+ * `finished` when the net ran its MAX_RUNS slots (runs/run-cap.ts: nothing ran or was recorded);
+ * `paused` when an operator paused the net (recorded `paused`, not run; `error` says who, why and until when).
  */
 export type OnceOutcome =
   | 'ran'
@@ -52,6 +53,7 @@ export type OnceOutcome =
   | 'missed'
   | 'outside-window'
   | 'finished'
+  | 'paused'
 
 /** The one object `once --json` prints. */
 export interface OnceResult {
@@ -254,6 +256,8 @@ export function describeOnce(result: OnceResult): string {
       return `${result.net}: slot ${result.slot} aborted by a signal${fence}; recorded as aborted, lease released`
     case 'missed':
       return `${result.net}: slot ${result.slot} is older than the catch-up window; recorded missed, not run`
+    case 'paused':
+      return `${result.net}: slot ${result.slot} not run, recorded paused: ${result.error ?? 'the net is paused'}`
     case 'finished':
       return `${result.net}: slot ${result.slot} not run: ${result.error ?? 'the net is finished'}`
     case 'outside-window':

@@ -19,6 +19,9 @@ import { netPinger } from '../observe/ping.js'
 import type { PassRuntime } from './runtime.js'
 import { openTerm } from '../nets/net-term.js'
 import { inNetWindow } from '../config/net-window.js'
+import { describePause, type NetPause, pauseInForce } from '../control/net-control-store.js'
+import { termCallBoundMs } from '../lease/call-bound.js'
+import { callBoundSignal } from '../term/term-call-bound.js'
 
 export interface RuntimeOnceSpec {
   runtime: PassRuntime
@@ -54,6 +57,10 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
   const forge = acting.installation === undefined ? runtime.forge : runtime.forgeFor(acting.installation)
   // A scheduled slot outside START_AT/END_AT is not the net's: nothing is claimed, run or recorded.
   if (!spec.manual && !inNetWindow(net, spec.slot)) return outsideWindow(acting, spec)
+  // A paused net's scheduled slot is recorded paused, as the holder's tick records it; a manual run is not
+  // held back by a pause (docs/controls.md).
+  const paused = spec.manual ? undefined : await pausedAnswer(acting, spec)
+  if (paused) return paused
   // A stop during the wait leaves runOnce an aborted signal: it claims nothing and answers `aborted`.
   if (spec.waitForJitter) await waitForJitter(acting, spec)
   const result = await runOnce({
@@ -82,6 +89,38 @@ export async function runOnceOnRuntime(spec: RuntimeOnceSpec): Promise<OnceResul
     ...clockCheck(runtime, spec.config),
   })
   return withConnectCause(result, runtime.mongo)
+}
+
+/**
+ * `paused` when an operator paused the net (control/): the slot is recorded `paused` with who and why, as a
+ * holder's tick records it, and nothing runs — so a CronJob's or a scheduler's trigger obeys a pause as the
+ * worker does. Undefined: run it. Like the holder's read, a controls read that fails fails open (the slot
+ * runs, and the failure is logged); a paused record that cannot be written still answers `paused`.
+ */
+async function pausedAnswer(acting: NetConfig, spec: RuntimeOnceSpec): Promise<OnceResult | undefined> {
+  const { runtime, log } = spec
+  const net = acting.definition.name
+  const clock = spec.clock ?? systemClock
+  const bound = () => AbortSignal.any([spec.signal, callBoundSignal(termCallBoundMs(acting.pacing.ttlMs))])
+  let pause: NetPause | undefined
+  try {
+    const now = clock.now()
+    const read = (await runtime.controls.get(net, now, { signal: bound() })).paused
+    pause = pauseInForce(read, now) ? read : undefined
+  } catch (error) {
+    log.warn({ err: error }, 'could not read the net’s controls; running the slot as scheduled')
+    return undefined
+  }
+  if (!pause) return undefined
+  const reason = describePause(pause)
+  const entry = { net, slot: spec.slot, owner: spec.owner, fence: 0, at: clock.now(), reason }
+  try {
+    await runtime.ledger.account({ ...entry, outcome: 'paused' }, { signal: bound() })
+  } catch (error) {
+    log.warn({ err: error }, 'could not record the paused slot: the ledger did not answer')
+  }
+  const base = { net, slot: spec.slot.toISOString(), owner: spec.owner, fence: null }
+  return { ...base, outcome: 'paused', error: reason }
 }
 
 /** The answer for a slot outside the net's START_AT/END_AT, saying which bound it is past. */
