@@ -36,6 +36,7 @@ export function backfillStoreConformance(name: string, open: () => Promise<NetCo
       expect(backfill).toEqual(expected)
       expect((await store.get('board', later(1000))).backfill).toEqual(expected)
       expect((await store.getMany(['board'], later(1000)))[0]?.backfill).toEqual(expected)
+      expect((await store.list(later(1000)))[0]?.backfill).toEqual(expected)
       expect(await store.backfillSlots('board', backfill.id)).toEqual(slotsOf(3))
       expect(await store.backfillSlots('board', 'another-id')).toBe(undefined)
       expect(await store.backfillSlots('other', backfill.id)).toBe(undefined)

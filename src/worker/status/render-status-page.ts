@@ -13,6 +13,7 @@ import { laneChart } from './lane-chart.js'
 import { failuresInRow, stateLabel } from '../../status/failures-in-row.js'
 import { renderInstallations } from './render-installations.js'
 import { shownText } from '../../status/shown-text.js'
+import { backfillProgressText } from '../../status/backfill-progress.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
 import type {
   AdminStatus,
@@ -163,6 +164,7 @@ export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null
     ['State', renderState(net.state, failuresInRow(net.runs ?? []))],
     ...(net.paused ? [['Paused', esc(pausedText(net.paused))]] : []),
     ...(net.runRequestedAt ? [['Run requested', esc(net.runRequestedAt)]] : []),
+    ...(net.backfill ? [['Backfill', esc(backfillProgressText(net.backfill))]] : []),
     ...(net.installation === null ? [] : [['Installation', num(net.installation)]]),
     ['Holder', renderHolder(net)],
     ['Fence', h ? num(h.fence) : '—'],
