@@ -149,7 +149,7 @@ async function runRange(context: CommandContext, net: NetConfig, plan: Plan): Pr
     }).catch((error: unknown) => clockRefusal(error, io))
     if (typeof ran === 'number') return ran
     // A worker holds the net: its holder runs the slots, asked through a request (backfill-holder.ts).
-    if (ran.end === 'held') return askHolderToBackfill(context, net, plan, ran, runtime)
+    if (ran.end === 'held') return await askHolderToBackfill(context, net, plan, ran, runtime)
     const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
     const result = cause === undefined ? ran : { ...ran, error: cause }
     if (values.json) io.out(JSON.stringify(result))
