@@ -104,7 +104,7 @@ const END_EXIT: Record<BackfillResult['end'], number> = {
 
 /** Runs the plan's slots under one term; prints progress and the summary. */
 async function runRange(context: CommandContext, net: NetConfig, plan: Plan): Promise<number> {
-  const { values, config, io } = context
+  const { config, io } = context
   const owner = ownerId(config.workerId)
   // stdout carries the summary alone (with --json a script pipes it to jq): the log goes to stderr.
   const log = createLogger({ level: config.logLevel, toStderr: true }).child({
@@ -149,18 +149,29 @@ async function runRange(context: CommandContext, net: NetConfig, plan: Plan): Pr
     }).catch((error: unknown) => clockRefusal(error, io))
     if (typeof ran === 'number') return ran
     // A worker holds the net: its holder runs the slots, asked through a request (backfill-holder.ts).
+    // Awaited here: the runtime's store closes in the `finally` below.
     if (ran.end === 'held') return await askHolderToBackfill(context, net, plan, ran, runtime)
-    const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
-    const result = cause === undefined ? ran : { ...ran, error: cause }
-    if (values.json) io.out(JSON.stringify(result))
-    else for (const line of summaryLines(net, result)) io.out(line)
-    const failed = result.counts.failed + result.counts['timed-out'] > 0
-    return result.end === 'done' && failed ? EXIT.failure : END_EXIT[result.end]
+    return printSummary(context, net, ran, runtime)
   } finally {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
     await runtime.close()
   }
+}
+
+/** The summary of a backfill this command ran (or could not begin); resolves the exit code. */
+async function printSummary(
+  { values, io }: CommandContext,
+  net: NetConfig,
+  ran: BackfillResult,
+  runtime: StoreRuntime,
+): Promise<number> {
+  const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
+  const result = cause === undefined ? ran : { ...ran, error: cause }
+  if (values.json) io.out(JSON.stringify(result))
+  else for (const line of summaryLines(net, result)) io.out(line)
+  const failed = result.counts.failed + result.counts['timed-out'] > 0
+  return result.end === 'done' && failed ? EXIT.failure : END_EXIT[result.end]
 }
 
 /** The clock check against the runtime's Mongo server, when there is one (clock-check.ts). */

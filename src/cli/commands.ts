@@ -98,7 +98,8 @@ by more than the net's TTL/6 (nothing ran); 130 stopped by a signal.`,
     help: `Usage: leasecron status [--json] [--installation ID] [--config FILE]
 
 Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
-last run of its net (slot, owner, outcome, duration); then, when the nets act as GitHub App installations,
+last run of its net (slot, owner, outcome, duration); each pause in force and each net's backfill request
+with its progress (done, left, failed); then, when the nets act as GitHub App installations,
 one line per installation: its leases held per replica, its nets' last runs by outcome.
 --installation ID narrows both to the nets acting as that installation (exit 64 for an ID that is not one).
 --json prints the status snapshot (the object a worker answers at GET /status; see the README), read
