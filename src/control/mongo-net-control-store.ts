@@ -24,7 +24,9 @@
  * both see `true`: the run ledger's claim of the request's slot, not `take`, decides that a request runs
  * once. `requestBackfill` is the same upsert as `request` (filtered on no pending backfill);
  * `advanceBackfill` one update filtered on the request's id and its cursor, then a read; `cancelBackfill`
- * one findOneAndUpdate filtered on a pending request. Reads leave `backfill.slots` out (the holder's tick
+ * one findOneAndUpdate filtered on a pending request. On FerretDB two advances of one index at the same
+ * instant may both land (read-then-write): the holder therefore advances only while its term is live
+ * (term/backfill-job.ts), and terms of a lease never overlap. Reads leave `backfill.slots` out (the holder's tick
  * reads the document); `backfillSlots` reads them alone.
  *
  * Every document read is parsed (net-control-document.ts): a malformed one reads as no controls and is

@@ -12,7 +12,7 @@ import { MemoryNetControlStore } from '../../src/control/memory-net-control-stor
 import type { NetControlStore } from '../../src/control/net-control-store.js'
 import { CONTROL_POLL_MS } from '../../src/term/control-poll.js'
 import { runNetCampaign } from '../../src/term/net-runner.js'
-import type { RunLedger } from '../../src/runs/run-ledger.js'
+import type { RunClaim, RunLedger, RunLedgerCallOptions } from '../../src/runs/run-ledger.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 import { campaignOptions } from '../support/term-specs.js'
 
@@ -54,6 +54,23 @@ function campaign(net: Parameters<typeof loadConfig>[1][number], controls: NetCo
 async function records(ledger: RunLedger, slots: Date[]) {
   const runs = await Promise.all(slots.map((slot) => ledger.get('tick-net', slot)))
   return runs.map((r, i) => [slots[i]!.toISOString(), r?.outcome, r?.owner])
+}
+
+/** The real memory ledger, whose first claim of `slot` gets no answer (rejected as a claim's bound would). */
+class UnansweredClaimOf extends MemoryRunLedger {
+  unanswered = 0
+  readonly #slot: number
+
+  constructor(slot: Date) {
+    super()
+    this.#slot = slot.getTime()
+  }
+
+  override async claim(claim: RunClaim, options?: RunLedgerCallOptions): Promise<boolean> {
+    if (claim.slot.getTime() !== this.#slot || this.unanswered > 0) return super.claim(claim, options)
+    this.unanswered++
+    throw new DOMException('the run ledger did not answer the claim within its bound', 'TimeoutError')
+  }
 }
 
 beforeEach(() => {
@@ -150,6 +167,26 @@ describe('the holder running a backfill request', () => {
       counts: { ok: 1 },
       cancelled: { by: 'bob' },
     })
+    await c.finish()
+  })
+
+  it('moves nothing for a claim the ledger did not answer, and runs that slot at the next poll', async () => {
+    const controls = new MemoryNetControlStore()
+    const slots = days(2)
+    const ledger = new UnansweredClaimOf(slots[0]!)
+    const { net, passes } = recordingNet({ schedule: DAILY })
+    const c = campaign(net, controls, { ledger })
+    await controls.requestBackfill('tick-net', range(slots), T0)
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(ledger.unanswered, 'the first slot was not claimed').toBe(1)
+    expect(passes).toEqual([])
+    expect(
+      (await controls.get('tick-net', new Date())).backfill?.done,
+      'an unanswered claim moved the cursor',
+    ).toBe(0)
+    await vi.advanceTimersByTimeAsync(CONTROL_POLL_MS + 100)
+    expect(passes.map((p) => p.slot)).toEqual(slots.map((s) => s.toISOString()))
+    expect((await controls.get('tick-net', new Date())).backfill?.counts).toMatchObject({ ok: 2, failed: 0 })
     await c.finish()
   })
 
