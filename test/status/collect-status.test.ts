@@ -134,12 +134,17 @@ describe('collectStatus', () => {
     expect(renderStatusPage(snapshot)).toContain(
       '<dt>Backfill</dt><dd>running: 5 of 12 done, 7 left, 1 failed, on host-a (requested by ann for 2026-09-01T00:00:00.000Z to 2026-09-02T00:00:00.000Z)</dd>',
     )
+    const admin = { ...snapshot, admin: { enabled: true } }
+    expect(renderStatusPage(admin), 'a running backfill had no cancel button').toContain(
+      '<button type="button" data-action="cancel-backfill">Cancel backfill</button>',
+    )
     const cancelled = { ...backfill, cancelled: { at: NOW, by: 'bob' } }
     const after = await collectStatus(
       await sources({ controls: async () => [{ net: 'sweeper', backfill: cancelled }] }),
       NOW,
     )
     expect(after.nets[0]!.backfill).toMatchObject({ state: 'cancelled', left: 0, cancelledBy: 'bob' })
+    expect(renderStatusPage({ ...after, admin: { enabled: true } })).not.toContain('data-action="cancel-backfill"')
   })
 
   it('gives each net its state from its runs and schedule, and none without a ledger', async () => {
