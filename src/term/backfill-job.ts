@@ -41,7 +41,7 @@ export class BackfillJobs {
     if (!term.going() || request?.id !== id || request.cancelled || request.done >= request.total)
       return false
     if (control?.paused) {
-      term.log.info({ backfill: id }, 'backfill waits: the net is paused (it goes on once resumed)')
+      term.log.debug({ backfill: id }, 'backfill waits: the net is paused (it goes on once resumed)')
       return false
     }
     const slot = (await this.#slotsOf(id))?.[request.done]

@@ -144,7 +144,9 @@ describe('collectStatus', () => {
       NOW,
     )
     expect(after.nets[0]!.backfill).toMatchObject({ state: 'cancelled', left: 0, cancelledBy: 'bob' })
-    expect(renderStatusPage({ ...after, admin: { enabled: true } })).not.toContain('data-action="cancel-backfill"')
+    expect(renderStatusPage({ ...after, admin: { enabled: true } })).not.toContain(
+      'data-action="cancel-backfill"',
+    )
   })
 
   it('gives each net its state from its runs and schedule, and none without a ledger', async () => {

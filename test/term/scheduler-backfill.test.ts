@@ -190,6 +190,20 @@ describe('the holder running a backfill request', () => {
     await c.finish()
   })
 
+  it('ends the request, saying why, once the net ran its MAX_RUNS', async () => {
+    const controls = new MemoryNetControlStore()
+    const { net, passes } = recordingNet({ schedule: DAILY })
+    const c = campaign(net, controls, { env: { MAX_RUNS: '1' } })
+    await controls.requestBackfill('tick-net', range(days(3)), T0)
+    await vi.advanceTimersByTimeAsync(2 * CONTROL_POLL_MS)
+    expect(passes, 'a slot ran past MAX_RUNS').toHaveLength(1)
+    expect((await controls.get('tick-net', new Date())).backfill).toMatchObject({
+      done: 1,
+      cancelled: { by: 'alpha', reason: 'the net ran its MAX_RUNS (1) slots: it is finished' },
+    })
+    await c.finish()
+  })
+
   it('waits while the net is paused, and goes on from its cursor once resumed', async () => {
     const controls = new MemoryNetControlStore()
     const { net, passes } = recordingNet({ schedule: DAILY })
