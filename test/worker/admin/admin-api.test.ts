@@ -166,6 +166,12 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
     expect(refused.body.error?.message).toMatch(
       /^backfill admin-net: from and to: from 2026-01-02T00:00:00.000Z is after to/,
     )
+    const empty = await post(`${base}/nets/admin-net/backfill`, {
+      from: '2026-02-01T00:00:00Z',
+      to: '2026-03-01T00:00:00Z',
+    })
+    expect(empty.status, 'a range without a slot was left for the holder').toBe(422)
+    expect(empty.body.error?.message).toContain('expected a range holding at least one slot of the net')
     const range = { from: '2024-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z', by: 'ann' }
     const first = await post(`${base}/nets/admin-net/backfill`, range)
     expect(first.status, JSON.stringify(first.body)).toBe(202)
