@@ -96,6 +96,7 @@ function emptyResult(net: NetConfig): BackfillResult {
 
 const END_EXIT: Record<BackfillResult['end'], number> = {
   done: EXIT.ok,
+  // Not printed: a held lease leaves the range to its holder (backfill-holder.ts).
   held: EXIT.tempfail,
   failed: EXIT.failure,
   interrupted: EXIT.interrupted,
