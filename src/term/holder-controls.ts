@@ -114,8 +114,17 @@ export class HolderControls implements PauseStep, BackfillStep {
     return { ...(control.paused?.abort ? { abort: control.paused } : {}), requests }
   }
 
-  current(): Promise<NetControl | undefined> {
-    return this.#read('backfill')
+  async current(): Promise<NetControl | undefined> {
+    try {
+      return await this.#poll.read(this.#term.net, this.#term.boundMs, this.#term.serving)
+    } catch (error) {
+      this.#cannotCall(
+        error,
+        undefined,
+        'could not read the net’s controls; the backfill goes on at the next poll',
+      )
+      return undefined
+    }
   }
 
   async slots(id: string): Promise<Date[] | undefined> {
@@ -123,7 +132,7 @@ export class HolderControls implements PauseStep, BackfillStep {
       const signal = this.#term.callSignal('serving')
       return await this.#controls.backfillSlots(this.#term.net, id, { signal })
     } catch (error) {
-      this.#cannotWrite(error, id, 'could not read the backfill’s slots; the next poll tries again')
+      this.#cannotCall(error, id, 'could not read the backfill’s slots; the next poll tries again')
       return undefined
     }
   }
@@ -131,12 +140,12 @@ export class HolderControls implements PauseStep, BackfillStep {
   async advance(id: string, index: number, end: BackfillSlotEnd): Promise<BackfillStatus | undefined> {
     const { net, setting } = this.#term
     try {
-      // Let answer even as the term ends: the slot ran, and its word keeps the successor from a re-claim.
+      // Not ended with the term: the slot ran, and a word cut off mid-call would leave the cursor unsure.
       const signal = this.#term.callSignal('none')
       const advance = { id, index, end, owner: setting.owner }
       return await this.#controls.advanceBackfill(net, advance, setting.clock.now(), { signal })
     } catch (error) {
-      this.#cannotWrite(error, id, 'could not move the backfill past its slot; the next poll goes on from it')
+      this.#cannotCall(error, id, 'could not move the backfill past its slot; the next poll goes on from it')
       return undefined
     }
   }
@@ -148,12 +157,14 @@ export class HolderControls implements PauseStep, BackfillStep {
       const cancel = { id, by: setting.owner, reason }
       await this.#controls.cancelBackfill(net, cancel, setting.clock.now(), { signal })
     } catch (error) {
-      this.#cannotWrite(error, id, 'could not end the backfill; the next poll ends it again')
+      this.#cannotCall(error, id, 'could not end the backfill; the next poll ends it again')
     }
   }
 
-  #cannotWrite(error: unknown, id: string, what: string): void {
-    if (!this.#term.serving.aborted) this.#term.log.warn({ err: error, backfill: id }, what)
+  /** A backfill call failed: said (unless the term is over); the next poll goes on from the store. */
+  #cannotCall(error: unknown, id: string | undefined, what: string): void {
+    if (!this.#term.serving.aborted)
+      this.#term.log.warn({ err: error, ...(id ? { backfill: id } : {}) }, what)
   }
 
   async #read(why: string): Promise<NetControl | undefined> {
