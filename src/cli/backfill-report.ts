@@ -5,7 +5,6 @@
  */
 import type { NetConfig } from '../config/worker-config.js'
 import type { BackfillResult, BackfillSlot } from '../term/backfill.js'
-import { netEnvPrefix } from '../config/variables.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 
 /** `2026-03-29T01:00:00Z`: a slot as the lines show it (whole seconds, as cron has). */
@@ -67,8 +66,6 @@ export function summaryLines(net: NetConfig, result: BackfillResult): string[] {
   const head = `${name}: backfill of ${result.slots.length} slot${result.slots.length === 1 ? '' : 's'} as ${result.owner}${fence}: ${countsText(result)}`
   const resume = 'Run the same command again to resume: slots already recorded are skipped (slot-taken).'
   switch (result.end) {
-    case 'held':
-      return [heldLine(net, result.holder)]
     case 'failed':
       return [
         `${name}: could not campaign for the lease "${net.definition.lease}": ${result.error}; nothing ran`,
@@ -88,10 +85,4 @@ export function summaryLines(net: NetConfig, result: BackfillResult): string[] {
         ? [head, 'Failed slots are recorded with their errors (leasecron history shows them).']
         : [head]
   }
-}
-
-/** `held`: who holds the lease, and how to proceed. */
-function heldLine(net: NetConfig, holder: string | undefined): string {
-  const name = net.definition.name
-  return `${name}: the lease "${net.definition.lease}" is held by ${holder ?? 'another owner'}; nothing ran. A worker running the net keeps its lease for as long as it runs: stop that holder (stop or scale down those workers, or set ${netEnvPrefix(name)}ENABLED=false on them and restart them), or wait for the other backfill holding it to finish, then run the same command again.`
 }

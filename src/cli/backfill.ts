@@ -5,11 +5,15 @@
  * for `once`. Progress goes to stderr, one line per slot; the summary to stdout (`--json`: the summary
  * object, and nothing else on stdout). SIGTERM/SIGINT stop it after aborting the pass in flight.
  *
- * Exit codes: 0 every slot ran or was already recorded (or the range has none); 1 a slot failed or timed
- * out, the term ended early, or the store did not answer; 64 bad usage (unknown net, under
- * GITHUB_INSTALLATION_IDS=all an installation the App does not have, an unreadable or reversed range, a
- * --to in the future, too many slots, more than 100 without --yes); 75 the lease is held
- * by another owner (nothing ran); 78 invalid configuration; 130 stopped by a signal.
+ * When a worker holds the net's lease, nothing runs here: the slots go to that holder as a backfill
+ * request (backfill-holder.ts), which it runs between its passes; `--cancel` ends a running one.
+ *
+ * Exit codes: 0 every slot ran or was already recorded (or the range has none), or the request was left
+ * for the holder; 1 a slot failed or timed out, the term ended early, or the store did not answer; 64 bad
+ * usage (unknown net, under GITHUB_INSTALLATION_IDS=all an installation the App does not have, an
+ * unreadable or reversed range, a --to in the future, too many slots, more than 100 without --yes); 75 a
+ * backfill request is still running on the holder (named; nothing changed); 78 invalid configuration;
+ * 130 stopped by a signal.
  */
 import { ConfigError } from '../config/config-error.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
@@ -29,12 +33,14 @@ import { clockRefusal } from './clock-refusal.js'
 import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { connectCause } from '../worker/connect-cause.js'
 import { openTerm } from '../nets/net-term.js'
+import { askHolderToBackfill, cancelBackfillCommand } from './backfill-holder.js'
 
 type Plan = Extract<BackfillPlan, { ok: true }>
 
 /** Lists or runs the range; resolves the exit code (see the module doc). */
 export async function backfillCommand(context: CommandContext): Promise<number> {
   const { args, values, config, io } = context
+  if (values.cancel) return cancelBackfillCommand(context)
   const net = findNet('backfill', args[0], config, io, values.config)
   if (!net) return EXIT.usage
   const now = new Date()
@@ -90,6 +96,7 @@ function emptyResult(net: NetConfig): BackfillResult {
 
 const END_EXIT: Record<BackfillResult['end'], number> = {
   done: EXIT.ok,
+  // Not printed: a held lease leaves the range to its holder (backfill-holder.ts).
   held: EXIT.tempfail,
   failed: EXIT.failure,
   interrupted: EXIT.interrupted,
@@ -97,7 +104,8 @@ const END_EXIT: Record<BackfillResult['end'], number> = {
 }
 
 /** Runs the plan's slots under one term; prints progress and the summary. */
-async function runRange({ values, config, io }: CommandContext, net: NetConfig, plan: Plan): Promise<number> {
+async function runRange(context: CommandContext, net: NetConfig, plan: Plan): Promise<number> {
+  const { config, io } = context
   const owner = ownerId(config.workerId)
   // stdout carries the summary alone (with --json a script pipes it to jq): the log goes to stderr.
   const log = createLogger({ level: config.logLevel, toStderr: true }).child({
@@ -141,17 +149,30 @@ async function runRange({ values, config, io }: CommandContext, net: NetConfig, 
       ...clockCheck(runtime, config),
     }).catch((error: unknown) => clockRefusal(error, io))
     if (typeof ran === 'number') return ran
-    const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
-    const result = cause === undefined ? ran : { ...ran, error: cause }
-    if (values.json) io.out(JSON.stringify(result))
-    else for (const line of summaryLines(net, result)) io.out(line)
-    const failed = result.counts.failed + result.counts['timed-out'] > 0
-    return result.end === 'done' && failed ? EXIT.failure : END_EXIT[result.end]
+    // A worker holds the net: its holder runs the slots, asked through a request (backfill-holder.ts).
+    // Awaited here: the runtime's store closes in the `finally` below.
+    if (ran.end === 'held') return await askHolderToBackfill(context, net, plan, ran, runtime)
+    return printSummary(context, net, ran, runtime)
   } finally {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
     await runtime.close()
   }
+}
+
+/** The summary of a backfill this command ran (or could not begin); resolves the exit code. */
+async function printSummary(
+  { values, io }: CommandContext,
+  net: NetConfig,
+  ran: BackfillResult,
+  runtime: StoreRuntime,
+): Promise<number> {
+  const cause = ran.end === 'failed' ? await connectCause(runtime.mongo) : undefined
+  const result = cause === undefined ? ran : { ...ran, error: cause }
+  if (values.json) io.out(JSON.stringify(result))
+  else for (const line of summaryLines(net, result)) io.out(line)
+  const failed = result.counts.failed + result.counts['timed-out'] > 0
+  return result.end === 'done' && failed ? EXIT.failure : END_EXIT[result.end]
 }
 
 /** The clock check against the runtime's Mongo server, when there is one (clock-check.ts). */

@@ -30,6 +30,7 @@ export const OPTION_SPECS = {
   to: { type: 'string' },
   'dry-run': { type: 'boolean' },
   yes: { type: 'boolean' },
+  cancel: { type: 'boolean' },
 } as const
 
 export type OptionName = keyof typeof OPTION_SPECS

@@ -54,9 +54,10 @@ net's TTL/6 (nothing taken or recorded);
     name: 'backfill',
     operands: ['<net>'],
     summary: "run (or list, --dry-run) the net's slots in a range, oldest first, each once",
-    options: ['from', 'to', 'dry-run', 'json', 'yes'],
+    options: ['from', 'to', 'dry-run', 'json', 'yes', 'by', 'reason', 'cancel'],
     needs: 'config',
-    help: `Usage: leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes] [--config FILE]
+    help: `Usage: leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes] [--by NAME] [--reason TEXT] [--config FILE]
+       leasecron backfill <net> --cancel [--by NAME] [--reason TEXT] [--json]
 
 Runs every slot of the net's schedule from --from to --to (both included; read in the net's time zone by
 the scheduler's own rule, daylight-saving changes included), oldest first, under one term of its lease:
@@ -72,12 +73,18 @@ recorded missed or paused runs. A failed slot is recorded and the next one runs.
   --yes         run a range of more than ${BACKFILL_CONFIRM_ABOVE} slots (at most ${BACKFILL_MAX_SLOTS}, and no more than
                 LEASECRON_RUN_HISTORY)
 Progress goes to stderr, one line a slot: [3/12] 2026-03-29T01:00:00Z ok 1.2s.
-If another owner holds the lease (a worker running the net), nothing runs: stop that holder and run it again.
+When a worker holds the net's lease, nothing runs here: the slots go to that holder as a backfill request
+(MONGO_URI), which it runs oldest first between its passes, each claimed in the ledger under its term; a
+successor after a takeover goes on where it stopped. leasecron status shows its progress (done, left,
+failed). One request runs per net at a time: a second is refused naming the first (exit 75).
+  --by, --reason  who and why, kept with the request (--by: the OS user by default)
+  --cancel        end the running request: the slot in flight finishes, no further slot starts
 SIGTERM/SIGINT abort the slot in flight (recorded aborted), run no more and release the lease.
-Exit 0 every slot ran or was already recorded, or the range has none; 1 a slot failed or timed out, or
-the term ended early; 64 bad usage (unknown net, a bad or reversed range, --to in the future, too many
-slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes); 75 the lease is held, or this host's clock is off from
-the Mongo server by more than the net's TTL/6 (nothing ran); 130 stopped by a signal.`,
+Exit 0 every slot ran or was already recorded, or the range has none, or the request was left for the
+holder; 1 a slot failed or timed out, the term ended early, or the store did not answer; 64 bad usage
+(unknown net, a bad or reversed range, --to in the future, too many slots, more than ${BACKFILL_CONFIRM_ABOVE} without --yes);
+75 a backfill request is still running on the holder, or this host's clock is off from the Mongo server
+by more than the net's TTL/6 (nothing ran); 130 stopped by a signal.`,
     moreHelp: netList,
     handler: async (context) => (await import('./backfill.js')).backfillCommand(context),
   },
@@ -91,7 +98,8 @@ the Mongo server by more than the net's TTL/6 (nothing ran); 130 stopped by a si
     help: `Usage: leasecron status [--json] [--installation ID] [--config FILE]
 
 Lists each lease in the configured store (MONGO_URI): holder, fence, how long until it expires, and the
-last run of its net (slot, owner, outcome, duration); then, when the nets act as GitHub App installations,
+last run of its net (slot, owner, outcome, duration); each pause in force and each net's backfill request
+with its progress (done, left, failed); then, when the nets act as GitHub App installations,
 one line per installation: its leases held per replica, its nets' last runs by outcome.
 --installation ID narrows both to the nets acting as that installation (exit 64 for an ID that is not one).
 --json prints the status snapshot (the object a worker answers at GET /status; its fields are in

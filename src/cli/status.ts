@@ -16,7 +16,7 @@ import { holderStatus, RUNS_SHOWN, runStatus, runsRead } from '../status/collect
 import { failuresInRow, stateLabel } from '../status/failures-in-row.js'
 import { netState } from '../status/net-state.js'
 import { withDatabase } from './with-database.js'
-import { describePause } from '../control/net-control-store.js'
+import { describePause, type NetControl } from '../control/net-control-store.js'
 import { InstallationFilterError, parseInstallationFilter } from '../worker/status/installation-filter.js'
 import {
   narrowToInstallation,
@@ -24,6 +24,7 @@ import {
   summarizeInstallations,
 } from '../status/installation-summary.js'
 import { statusNets } from './status-nets.js'
+import { backfillProgress, backfillProgressText } from '../status/backfill-progress.js'
 
 /** Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not answer. */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {
@@ -53,9 +54,8 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
     const nets = installation === null ? named : named.filter((n) => n.installation === installation)
     const leaseNames = new Set(nets.map((n) => n.definition.lease))
     const leases = stored.filter((l) => installation === null || leaseNames.has(l.name))
-    const paused = new Map(
-      (await controls.list(now, { signal })).flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])),
-    )
+    const controlled = await controls.list(now, { signal })
+    const paused = new Map(controlled.flatMap((c) => (c.paused ? [[c.net, c.paused] as const] : [])))
     const lastRuns = new Map<string, RunRecord>()
     const states = new Map<string, string>()
     const summarized: SummarizedNet[] = []
@@ -75,12 +75,23 @@ function statusText(config: WorkerConfig, io: Io, installation: number | null): 
       })
     }
     for (const line of statusLines(leases, lastRuns, now, timeZones, states)) io.out(line)
-    for (const [net, pause] of paused)
-      if (installation === null || nets.some((n) => n.definition.name === net))
-        io.out(`${net}: ${describePause(pause)} (since ${pause.at.toISOString()})`)
+    const shown = (net: string) => installation === null || nets.some((n) => n.definition.name === net)
+    for (const line of controlLines(controlled, shown)) io.out(line)
     for (const line of installationLines(summarizeInstallations(summarized, null), installation)) io.out(line)
     return undefined
   })
+}
+
+/** A line per pause in force and per backfill request (its progress), for the nets `shown` keeps. */
+function controlLines(controlled: readonly NetControl[], shown: (net: string) => boolean): string[] {
+  const lines: string[] = []
+  for (const { net, paused } of controlled)
+    if (paused && shown(net))
+      lines.push(`${net}: ${describePause(paused)} (since ${paused.at.toISOString()})`)
+  for (const { net, backfill } of controlled)
+    if (backfill && shown(net))
+      lines.push(`${net}: backfill ${backfillProgressText(backfillProgress(backfill))}`)
+  return lines
 }
 
 /** `status --json`: the same object `GET /status` serves, read from the shared store and ledger. */

@@ -22,6 +22,7 @@ const STORE_OF: Record<string, string> = {
   history: 'run ledger',
   pause: 'net control store',
   resume: 'net control store',
+  backfill: 'net control store',
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   checkNotAborted,
   checkPause,
   newRequest,
+  requestOf,
 } from './net-control-checks.js'
 import {
   type ControlRequest,
@@ -26,6 +27,15 @@ import {
   type ResumeInput,
 } from './net-control-store.js'
 import type { StoreCallOptions } from '../store-call/store-call.js'
+import {
+  backfillPending,
+  type BackfillAdvance,
+  type BackfillCancel,
+  type BackfillInput,
+  type BackfillRequestResult,
+  type BackfillStatus,
+} from './backfill-request.js'
+import { backfillStatusOf, checkAdvance, newBackfill, type StoredBackfill } from './backfill-checks.js'
 
 const COMPONENT = 'MemoryNetControlStore'
 
@@ -33,6 +43,7 @@ interface Stored {
   paused?: NetPause
   run?: ControlRequest
   'catch-up'?: ControlRequest
+  backfill?: StoredBackfill
 }
 
 /** A NetControlStore held in memory; see the NetControlStore contract. */
@@ -118,6 +129,69 @@ export class MemoryNetControlStore implements NetControlStore {
     this.#nets.set(net, rest)
     return true
   }
+
+  async requestBackfill(
+    net: string,
+    input: BackfillInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillRequestResult> {
+    const context = checkNet(COMPONENT, 'requestBackfill', net)
+    const backfill = newBackfill(context, input, now)
+    checkNotAborted(context, options?.signal)
+    const stored = this.#nets.get(net) ?? {}
+    if (stored.backfill && backfillPending(stored.backfill))
+      return { created: false, backfill: backfillStatusOf(stored.backfill) }
+    this.#nets.set(net, { ...stored, backfill })
+    return { created: true, backfill: backfillStatusOf(backfill) }
+  }
+
+  async backfillSlots(net: string, id: string, options?: StoreCallOptions): Promise<Date[] | undefined> {
+    const context = checkNet(COMPONENT, 'backfillSlots', net)
+    const wanted = checkId(context, id)
+    checkNotAborted(context, options?.signal)
+    const backfill = this.#nets.get(net)?.backfill
+    return backfill?.id === wanted ? backfill.slots.map((slot) => new Date(slot)) : undefined
+  }
+
+  async advanceBackfill(
+    net: string,
+    advance: BackfillAdvance,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined> {
+    const context = checkNet(COMPONENT, 'advanceBackfill', net)
+    const word = checkAdvance(context, advance)
+    const at = checkInstant(context, 'now', now)
+    checkNotAborted(context, options?.signal)
+    const backfill = this.#nets.get(net)?.backfill
+    if (backfill?.id !== word.id) return undefined
+    if (backfill.done === word.index && backfill.done < backfill.total) {
+      backfill.done++
+      backfill.counts[word.end]++
+      backfill.owner = word.owner
+      backfill.updatedAt = at
+    }
+    return backfillStatusOf(backfill)
+  }
+
+  async cancelBackfill(
+    net: string,
+    cancel: Omit<BackfillCancel, 'at'> & { id?: string },
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined> {
+    const context = checkNet(COMPONENT, 'cancelBackfill', net)
+    const wanted = cancel?.id === undefined ? undefined : checkId(context, cancel.id)
+    const cancelled = requestOf(context, cancel ?? {}, now)
+    checkNotAborted(context, options?.signal)
+    const backfill = this.#nets.get(net)?.backfill
+    if (!backfill || !backfillPending(backfill) || (wanted !== undefined && backfill.id !== wanted))
+      return undefined
+    const { id: _id, ...record } = cancelled
+    backfill.cancelled = record
+    return backfillStatusOf(backfill)
+  }
 }
 
 function controlOf(net: string, stored: Stored | undefined, now: Date): NetControl {
@@ -125,6 +199,7 @@ function controlOf(net: string, stored: Stored | undefined, now: Date): NetContr
   if (pauseInForce(stored?.paused, now)) control.paused = copyPause(stored.paused)
   if (stored?.run) control.run = copyRequest(stored.run)
   if (stored?.['catch-up']) control.catchUp = copyRequest(stored['catch-up'])
+  if (stored?.backfill) control.backfill = backfillStatusOf(stored.backfill)
   return control
 }
 

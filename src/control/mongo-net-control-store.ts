@@ -10,6 +10,11 @@
  *   run      object?  { id: string (1–64 printable ASCII), at: date, reason: string?, by: string? } — a
  *                     pending run-now request; one with another id is dropped when read, replaced by the next
  *   catchUp  object?  the same shape — a pending catch-up request (left by `resume --catch-up`)
+ *   backfill object?  the newest backfill request: { id, at, reason?, by?, from: date, to: date,
+ *                     total, done (the cursor), left (total − done), counts: { ok, failed, taken, aborted },
+ *                     owner?, updatedAt?: date, cancelled?: { at: date, by?, reason? } } — pending while
+ *                     left > 0 and not cancelled
+ *   backfillSlots object?  { id: the request's id, slots: [date] (oldest first) } — its slot list
  *
  * `pause` is one upsert (the newest word wins). `resume` is one findOneAndUpdate filtered on a pause in
  * force at `now`, so it answers the pause it lifted. `request` is one upsert filtered on no pending
@@ -17,7 +22,12 @@
  * and that one is read and answered.
  * `take` is one update filtered on the request's id. On FerretDB (read-then-write updates) two takers may
  * both see `true`: the run ledger's claim of the request's slot, not `take`, decides that a request runs
- * once.
+ * once. `requestBackfill` is the same upsert as `request` (filtered on no pending backfill);
+ * `advanceBackfill` one update filtered on the request's id and its cursor, then a read; `cancelBackfill`
+ * one findOneAndUpdate filtered on a pending request. On FerretDB two advances of one index at the same
+ * instant may both land (read-then-write): the holder therefore advances only while its term is live
+ * (term/backfill-job.ts), and terms of a lease never overlap. Reads leave `backfill.slots` out (the holder's tick
+ * reads the document); `backfillSlots` reads them alone.
  *
  * Every document read is parsed (net-control-document.ts): a malformed one reads as no controls and is
  * reported once through `onBadDocument`, never thrown. Every call goes through store-call.ts (bounded);
@@ -36,6 +46,7 @@ import {
   checkNets,
   checkPause,
   newRequest,
+  requestOf,
 } from './net-control-checks.js'
 import {
   type NetControlDocument,
@@ -44,6 +55,15 @@ import {
   requestDocument,
 } from './net-control-document.js'
 import { NetControlError, type NetControlErrorContext } from './net-control-error.js'
+import { backfillDocument } from './backfill-document.js'
+import type {
+  BackfillAdvance,
+  BackfillCancel,
+  BackfillInput,
+  BackfillRequestResult,
+  BackfillStatus,
+} from './backfill-request.js'
+import { backfillStatusOf, checkAdvance, newBackfill } from './backfill-checks.js'
 import {
   type ControlRequestInput,
   type ControlRequestKind,
@@ -87,6 +107,37 @@ function freeOrUnusable(field: string): Filter<NetControlDocument> {
   } as Filter<NetControlDocument>
 }
 
+/** The fields a backfill request cannot be read without (backfill-document.ts), and their types. */
+const BACKFILL_REQUIRED: ReadonlyArray<[string, string]> = [
+  ...(['at', 'from', 'to'] as const).map((f): [string, string] => [f, 'date']),
+  ...['total', 'done', 'left', 'counts.ok', 'counts.failed', 'counts.taken', 'counts.aborted'].map(
+    (f): [string, string] => [f, 'number'],
+  ),
+]
+
+/**
+ * Where a new backfill request may be stored: none, one that ended (no slot left, or cancelled), or one no
+ * reader serves (a required field missing or mistyped, an id the parser drops) — else a bad one would
+ * block every backfill of the net.
+ */
+function backfillFree(): Filter<NetControlDocument> {
+  return {
+    $or: [
+      { 'backfill.left': { $not: { $gt: 0 } } },
+      { 'backfill.cancelled': { $ne: null } },
+      { 'backfill.id': { $not: { $type: 'string' } } },
+      { 'backfill.id': { $regex: BAD_REQUEST_ID_PATTERN } },
+      ...BACKFILL_REQUIRED.map(([field, type]) => ({ [`backfill.${field}`]: { $not: { $type: type } } })),
+    ],
+  } as Filter<NetControlDocument>
+}
+
+/**
+ * Every read but `backfillSlots` leaves the slot list out. It is a field of its own, not inside `backfill`:
+ * FerretDB 1.24 answers a projection that leaves out a nested field with no document at all.
+ */
+const WITHOUT_SLOTS = { projection: { backfillSlots: 0 } }
+
 /** A NetControlStore backed by MongoDB (or a wire-compatible server); see the NetControlStore contract. */
 export class MongoNetControlStore implements NetControlStore {
   readonly #controls: StoreCollection<NetControlDocument>
@@ -106,7 +157,7 @@ export class MongoNetControlStore implements NetControlStore {
     const context = checkNet(COMPONENT, 'get', net)
     const at = checkInstant(context, 'now', now)
     const doc = await this.#call(context, options, (controls, bounds) =>
-      controls.findOne({ _id: net }, bounds.read),
+      controls.findOne({ _id: net }, { ...WITHOUT_SLOTS, ...bounds.read }),
     )
     return doc === null ? { net } : this.#control(doc, net, at)
   }
@@ -116,7 +167,7 @@ export class MongoNetControlStore implements NetControlStore {
     const at = checkInstant(context, 'now', now)
     if (nets.length === 0) return []
     const docs = await this.#call(context, options, (controls, bounds) =>
-      controls.find({ _id: { $in: [...nets] } }, bounds.find).toArray(),
+      controls.find({ _id: { $in: [...nets] } }, { ...WITHOUT_SLOTS, ...bounds.find }).toArray(),
     )
     const byNet = new Map(docs.map((doc) => [documentId(doc), doc]))
     return nets.map((net) => {
@@ -129,7 +180,11 @@ export class MongoNetControlStore implements NetControlStore {
     const context = { component: COMPONENT, operation: 'list' }
     const at = checkInstant(context, 'now', now)
     const docs = await this.#call(context, options, (controls, bounds) =>
-      controls.find({}, bounds.find).sort({ _id: 1 }).limit(LIST_LIMIT).toArray(),
+      controls
+        .find({}, { ...WITHOUT_SLOTS, ...bounds.find })
+        .sort({ _id: 1 })
+        .limit(LIST_LIMIT)
+        .toArray(),
     )
     return docs.map((doc) => this.#control(doc, documentId(doc), at))
   }
@@ -215,6 +270,99 @@ export class MongoNetControlStore implements NetControlStore {
     return result.modifiedCount === 1
   }
 
+  async requestBackfill(
+    net: string,
+    input: BackfillInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillRequestResult> {
+    const context = checkNet(COMPONENT, 'requestBackfill', net)
+    const backfill = newBackfill(context, input, now)
+    const created = await this.#call(context, options, async (controls, bounds) => {
+      try {
+        await controls.updateOne(
+          { _id: net, ...backfillFree() },
+          {
+            $set: {
+              backfill: backfillDocument(backfill),
+              backfillSlots: { id: backfill.id, slots: backfill.slots },
+            },
+          },
+          { upsert: true, ...bounds.write },
+        )
+        return true
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false
+        throw error
+      }
+    })
+    if (created) return { created, backfill: backfillStatusOf(backfill) }
+    const pending = (await this.get(net, now, options)).backfill
+    // Ended between the refusal and the read: answer ours, not created (the caller may ask again).
+    return { created: false, backfill: pending ?? backfillStatusOf(backfill) }
+  }
+
+  async backfillSlots(net: string, id: string, options?: StoreCallOptions): Promise<Date[] | undefined> {
+    const context = checkNet(COMPONENT, 'backfillSlots', net)
+    const wanted = checkId(context, id)
+    const doc = await this.#call(context, options, (controls, bounds) =>
+      controls.findOne(
+        { _id: net, 'backfillSlots.id': wanted },
+        { projection: { backfillSlots: 1 }, ...bounds.read },
+      ),
+    )
+    const slots: unknown = doc?.backfillSlots?.slots
+    if (doc === null) return undefined
+    if (Array.isArray(slots) && slots.every((slot) => slot instanceof Date)) return slots
+    this.#bad.report(net, 'backfill.slots: expected a list of dates')
+    return undefined
+  }
+
+  async advanceBackfill(
+    net: string,
+    advance: BackfillAdvance,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined> {
+    const context = checkNet(COMPONENT, 'advanceBackfill', net)
+    const { id, index, end, owner } = checkAdvance(context, advance)
+    const at = checkInstant(context, 'now', now)
+    await this.#call(context, options, (controls, bounds) =>
+      controls.updateOne(
+        { _id: net, 'backfill.id': id, 'backfill.done': index, 'backfill.left': { $gt: 0 } },
+        {
+          $inc: { 'backfill.done': 1, 'backfill.left': -1, [`backfill.counts.${end}`]: 1 },
+          $set: { 'backfill.owner': owner, 'backfill.updatedAt': at },
+        },
+        bounds.write,
+      ),
+    )
+    const backfill = (await this.get(net, at, options)).backfill
+    return backfill?.id === id ? backfill : undefined
+  }
+
+  async cancelBackfill(
+    net: string,
+    cancel: Omit<BackfillCancel, 'at'> & { id?: string },
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined> {
+    const context = checkNet(COMPONENT, 'cancelBackfill', net)
+    const wanted = cancel?.id === undefined ? {} : { 'backfill.id': checkId(context, cancel.id) }
+    const { at, reason, by } = requestOf(context, cancel ?? {}, now)
+    const pending = { _id: net, 'backfill.left': { $gt: 0 }, 'backfill.cancelled': null, ...wanted }
+    const cancelled = { at, reason: reason ?? null, by: by ?? null }
+    const after = await this.#call(context, options, (controls, bounds) =>
+      controls.findOneAndUpdate(
+        pending,
+        { $set: { 'backfill.cancelled': cancelled } },
+        // No projection: FerretDB 1.24 implements none on findAndModify (the slots come along, once).
+        { returnDocument: 'after', ...bounds.write },
+      ),
+    )
+    return after === null ? undefined : this.#control(after, net, at).backfill
+  }
+
   /** A stored document as the control state at `now`; a malformed one (reported once) reads as none. */
   #control(doc: NetControlDocument, net: string, now: Date): NetControl {
     const parsed = parseNetControlDocument(doc)
@@ -229,6 +377,7 @@ export class MongoNetControlStore implements NetControlStore {
     if (pauseInForce(parsed.paused, now)) control.paused = parsed.paused
     if (parsed.run) control.run = parsed.run
     if (parsed.catchUp) control.catchUp = parsed.catchUp
+    if (parsed.backfill) control.backfill = parsed.backfill
     return control
   }
 

@@ -85,6 +85,15 @@ export function newRequest(
   now: Date,
 ): ControlRequest {
   checkKind(context, kind)
+  return requestOf(context, input, now)
+}
+
+/** A new request (of any kind: a backfill's too) made at `now`, with a fresh id and its texts checked. */
+export function requestOf(
+  context: NetControlErrorContext,
+  input: ControlRequestInput,
+  now: Date,
+): ControlRequest {
   const at = checkInstant(context, 'now', now)
   return withTexts<ControlRequest>(
     context,

@@ -7,7 +7,7 @@
  * marked (`…(N more)`) rather than refused — refusing would read the net as not paused. A request whose
  * `id` is not one the store could have written (requestIdProblem: not a string, empty, over
  * MAX_REQUEST_ID_CHARS) is dropped alone and named in `dropped` — the pause and the other request stay;
- * an id cannot be cut, since `take` matches it whole.
+ * an id cannot be cut, since `take` matches it whole. A malformed backfill request is dropped alone too.
  */
 import * as z from 'zod'
 import { plainLine } from '../plain-text.js'
@@ -15,6 +15,8 @@ import { describeIssues } from '../store-call/bad-document.js'
 import { MAX_TEXT_CHARS } from './control-text-limit.js'
 import { requestIdProblem } from './net-control-checks.js'
 import type { ControlRequest, NetPause } from './net-control-store.js'
+import { parseBackfillDocument, type BackfillDocument } from './backfill-document.js'
+import type { BackfillStatus } from './backfill-request.js'
 
 /** A pause as stored (absent optionals stored as null). */
 export interface PauseDocument {
@@ -39,6 +41,10 @@ export interface NetControlDocument {
   paused?: PauseDocument | null
   run?: RequestDocument | null
   catchUp?: RequestDocument | null
+  /** The newest backfill request (backfill-document.ts). */
+  backfill?: BackfillDocument | null
+  /** Its slot list, apart: reads leave it out. */
+  backfillSlots?: { id: string; slots: Date[] } | null
 }
 
 const text = z.string().nullish()
@@ -56,6 +62,9 @@ const controlSchema = z.object({
   paused: pauseSchema.nullish(),
   run: requestSchema.nullish(),
   catchUp: requestSchema.nullish(),
+  // Checked on its own (backfill-document.ts): a bad one is dropped alone, the pause and requests stay.
+  backfill: z.unknown().optional(),
+  backfillSlots: z.unknown().optional(),
 })
 
 /** What a stored document holds (the pause whether or not in force), or what is wrong with it. */
@@ -66,6 +75,7 @@ export type ParsedNetControl =
       paused?: NetPause
       run?: ControlRequest
       catchUp?: ControlRequest
+      backfill?: BackfillStatus
       /** The requests dropped for a bad id, each as `field.id: what was expected` (the id unechoed). */
       dropped?: string
     }
@@ -90,6 +100,11 @@ export function parseNetControlDocument(doc: object): ParsedNetControl {
     if (problem === undefined)
       out[field] = withTexts<ControlRequest>({ id: stored.id as string, at: stored.at }, stored)
     else dropped.push(`${field}.id: ${problem}`)
+  }
+  if (d.backfill !== undefined && d.backfill !== null) {
+    const backfill = parseBackfillDocument(d.backfill)
+    if (backfill.ok) out.backfill = backfill.backfill
+    else dropped.push(`backfill: ${backfill.problem}`)
   }
   if (dropped.length > 0) out.dropped = dropped.join('; ')
   return out

@@ -20,6 +20,13 @@
 import type { StoreCallOptions } from '../store-call/store-call.js'
 import { plainLine } from '../plain-text.js'
 import { MAX_TEXT_CHARS } from './control-text-limit.js'
+import type {
+  BackfillAdvance,
+  BackfillCancel,
+  BackfillInput,
+  BackfillRequestResult,
+  BackfillStatus,
+} from './backfill-request.js'
 
 /** A pause as stored: in force from `at` until `until` (or until resumed). */
 export interface NetPause {
@@ -73,6 +80,8 @@ export interface NetControl {
   run?: ControlRequest
   /** A pending catch-up request (left by `resume --catch-up`). */
   catchUp?: ControlRequest
+  /** The newest backfill request, running or ended (its progress), without its slot list (backfill-request.ts). */
+  backfill?: BackfillStatus
 }
 
 /** What `request` came to: the pending request, and whether this call made it (one pending per kind). */
@@ -123,6 +132,42 @@ export interface NetControlStore {
   ): Promise<RequestResult>
   /** Clears the pending request of `kind` when its id is `id`; resolves whether this call cleared it. */
   take(net: string, kind: ControlRequestKind, id: string, options?: StoreCallOptions): Promise<boolean>
+  /**
+   * Leaves a backfill request for the holder (backfill-request.ts), replacing one that ended (done or
+   * cancelled); while one is pending, that one is answered (`created: false`) and nothing changes. Rejects
+   * with NET_CONTROL_INVALID for a range or slot list that is not 1…MAX_BACKFILL_REQUEST_SLOTS instants,
+   * oldest first, within from…to.
+   */
+  requestBackfill(
+    net: string,
+    input: BackfillInput,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillRequestResult>
+  /** The slot list of backfill request `id`; undefined when the net's request is no longer that one. */
+  backfillSlots(net: string, id: string, options?: StoreCallOptions): Promise<Date[] | undefined>
+  /**
+   * Moves request `advance.id`'s cursor past the slot at `advance.index`, counting its end, when the cursor
+   * is at that index (so a word repeated, or a deposed holder's late one, moves nothing). Resolves the
+   * request as it stands after the call (moved or not), or undefined when the net's request is no longer
+   * that one. A cancelled request still counts the slot that was in flight.
+   */
+  advanceBackfill(
+    net: string,
+    advance: BackfillAdvance,
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined>
+  /**
+   * Cancels the pending backfill request (with `cancel.id`, only that one): no further slot starts. Resolves
+   * the request cancelled, or undefined when none was pending (then nothing changes).
+   */
+  cancelBackfill(
+    net: string,
+    cancel: Omit<BackfillCancel, 'at'> & { id?: string },
+    now: Date,
+    options?: StoreCallOptions,
+  ): Promise<BackfillStatus | undefined>
 }
 
 export interface ResumeInput extends ControlRequestInput {

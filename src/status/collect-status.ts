@@ -31,6 +31,7 @@ import { type NetState, netState } from './net-state.js'
 import { plainLine } from '../plain-text.js'
 import { SHOWN_TEXT_CHARS, shownText } from './shown-text.js'
 import { summarizeInstallations } from './installation-summary.js'
+import { backfillProgress } from './backfill-progress.js'
 import type { StatusNetPlan, StatusSources } from './status-sources.js'
 
 /** How many runs per net the snapshot lists. */
@@ -139,6 +140,7 @@ function netStatus(
     state: plan.enabled && history ? stateOf(history, plan, now, control?.paused !== undefined) : null,
     paused: control?.paused ? pauseStatus(control.paused) : null,
     runRequestedAt: control?.run ? control.run.at.toISOString() : null,
+    backfill: control?.backfill ? backfillProgress(control.backfill) : null,
   }
 }
 

@@ -94,6 +94,34 @@ export interface NetStatus {
   paused: PauseStatus | null
   /** When a pending run-now request was made (ISO); `null` when none is pending or not known. */
   runRequestedAt: string | null
+  /** The newest backfill request and its progress (running, done or cancelled); `null` when none or not known. */
+  backfill: BackfillProgress | null
+}
+
+/** A backfill request as the snapshot shows it (control/backfill-request.ts): done / left / failed. */
+export interface BackfillProgress {
+  id: string
+  /** `running` (slots left), `done` (every slot had its turn) or `cancelled`. */
+  state: 'running' | 'done' | 'cancelled'
+  requestedAt: string
+  by: string | null
+  reason: string | null
+  /** The range as asked (ISO), both ends included. */
+  from: string
+  to: string
+  total: number
+  /** Slots that had their turn (ok, failed, already recorded or aborted). */
+  done: number
+  /** Slots still to run (0 once cancelled). */
+  left: number
+  /** Of `done`, those that failed or timed out. */
+  failed: number
+  counts: { ok: number; failed: number; taken: number; aborted: number }
+  /** The holder that ran its latest slot, and when that slot ended. */
+  owner: string | null
+  updatedAt: string | null
+  cancelledAt: string | null
+  cancelledBy: string | null
 }
 
 /** A pause as the snapshot shows it. */

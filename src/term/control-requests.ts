@@ -1,7 +1,8 @@
 /**
  * What operators asked a term for, run as jobs between its passes: a run-now request runs as a manual
  * slot (its own ledger key, `<net>@manual@<ISO>`), a catch-up request runs the slots recorded `paused`
- * (oldest first, at most CATCH_UP_LIMIT). Requests wait here, once per id while they wait or run.
+ * (oldest first, at most CATCH_UP_LIMIT), a backfill request runs the slot at its cursor and, while it has
+ * more, waits here again (backfill-job.ts). Requests wait here, once per id while they wait or run.
  *
  * A request is taken (cleared in the store) only after its claim had an answer: a holder that dies while
  * running it leaves it for the successor, whose claim of the same manual slot finds it ran (`slot-taken`)
@@ -10,23 +11,25 @@
  * Not the pass loop: the scheduler (term-scheduler.ts) decides when a job runs, one at a time with the
  * passes, and hands each its abort (a pause with --abort ends it).
  */
-import type { ControlJob } from './term-steps.js'
+import { BackfillJobs } from './backfill-job.js'
+import type { BackfillStep, ControlJob, PauseStep, RequestJob } from './term-steps.js'
 import type { ServedTerm } from './served-term.js'
 import { runSlotPass } from './slot-pass.js'
-import type { PauseStep } from './term-steps.js'
 import { countUnrun } from './unrun-slot.js'
 
 /** The requests a term keeps waiting, and how each runs. */
 export class ControlRequests {
   readonly #term: ServedTerm
   readonly #pause: PauseStep
+  readonly #backfill: BackfillJobs | undefined
   readonly #waiting: ControlJob[] = []
   /** Requests waiting or running, by id: a poll that sees one again does not queue it twice. */
   readonly #active = new Set<string>()
 
-  constructor(term: ServedTerm, pause: PauseStep) {
+  constructor(term: ServedTerm, pause: PauseStep, backfill?: BackfillStep) {
     this.#term = term
     this.#pause = pause
+    this.#backfill = backfill ? new BackfillJobs(term, backfill) : undefined
   }
 
   /** Keeps `job` waiting (once per request id while it waits or runs). */
@@ -43,15 +46,19 @@ export class ControlRequests {
 
   /** Runs `job` (its passes end with `abort`); the request is taken once its claims had answers. Never rejects. */
   async run(job: ControlJob, abort: AbortSignal): Promise<void> {
+    let more = false
     try {
-      if (job.kind === 'run') await this.#runNow(job, abort)
+      if (job.kind === 'backfill') more = (await this.#backfill?.runNext(job.request.id, abort)) === true
+      else if (job.kind === 'run') await this.#runNow(job, abort)
       else await this.#catchUp(job, abort)
     } finally {
       this.#active.delete(job.request.id)
     }
+    // The backfill's next slot waits behind what came meanwhile (a buffered tick runs first).
+    if (more) this.queue(job)
   }
 
-  async #runNow(job: ControlJob, abort: AbortSignal): Promise<void> {
+  async #runNow(job: RequestJob, abort: AbortSignal): Promise<void> {
     const { request } = job
     const who = { request: request.id, by: request.by, reason: request.reason }
     const log = this.#term.log
@@ -62,7 +69,7 @@ export class ControlRequests {
     else countUnrun(this.#term, result, request.at)
   }
 
-  async #catchUp(job: ControlJob, abort: AbortSignal): Promise<void> {
+  async #catchUp(job: RequestJob, abort: AbortSignal): Promise<void> {
     const { request } = job
     this.#term.log.info(
       { request: request.id, by: request.by, reason: request.reason },

@@ -3,8 +3,8 @@
  * each tick (is the net paused?), the paused slot's record in the ledger, and the replica's poll
  * (control-poll.ts: woken by a notice heard on the renewal, else every interval; one read for all its
  * nets) that tells the scheduler, when it asks (`nextNotice`; the term's first answer is read at once),
- * what operators asked for meanwhile — a run-now request, a catch-up request, a pause
- * with `--abort` while a pass runs.
+ * what operators asked for meanwhile — a run-now request, a catch-up request, a backfill request, a pause
+ * with `--abort` while a pass runs — and a backfill request's reads and progress writes (backfill-job.ts).
  *
  * A control read that fails or does not answer within its bound fails OPEN: the slot runs as scheduled
  * and the failure is logged. Pausing is an operator convenience layered over a schedule that must keep
@@ -23,13 +23,14 @@ import {
 import { historyUntil } from '../runs/run-ledger.js'
 import type { ControlPoll } from './control-poll.js'
 import type { ServedTerm } from './served-term.js'
-import type { ControlJob, ControlNotice, PauseStep } from './term-steps.js'
+import type { BackfillStep, ControlJob, ControlNotice, PauseStep, RequestJob } from './term-steps.js'
+import { backfillPending, type BackfillSlotEnd, type BackfillStatus } from '../control/backfill-request.js'
 
 /** The most paused slots one catch-up runs (oldest first); the rest stay recorded `paused`. */
 export const CATCH_UP_LIMIT = 20
 
 /** The holder's controls for one term; see the module's doc. */
-export class HolderControls implements PauseStep {
+export class HolderControls implements PauseStep, BackfillStep {
   readonly #term: ServedTerm
   readonly #controls: NetControlStore
   readonly #poll: ControlPoll
@@ -80,7 +81,7 @@ export class HolderControls implements PauseStep {
       .slice(0, CATCH_UP_LIMIT)
   }
 
-  async take(job: ControlJob): Promise<void> {
+  async take(job: RequestJob): Promise<void> {
     try {
       const signal = this.#term.callSignal('none')
       await this.#controls.take(this.#term.net, job.kind, job.request.id, { signal })
@@ -109,7 +110,61 @@ export class HolderControls implements PauseStep {
     const requests: ControlJob[] = []
     if (control.run) requests.push({ kind: 'run', request: control.run })
     if (control.catchUp) requests.push({ kind: 'catch-up', request: control.catchUp })
+    if (backfillPending(control.backfill)) requests.push({ kind: 'backfill', request: control.backfill })
     return { ...(control.paused?.abort ? { abort: control.paused } : {}), requests }
+  }
+
+  async current(): Promise<NetControl | undefined> {
+    try {
+      return await this.#poll.read(this.#term.net, this.#term.boundMs, this.#term.serving)
+    } catch (error) {
+      this.#cannotCall(
+        error,
+        undefined,
+        'could not read the net’s controls; the backfill goes on at the next poll',
+      )
+      return undefined
+    }
+  }
+
+  async slots(id: string): Promise<Date[] | undefined> {
+    try {
+      const signal = this.#term.callSignal('serving')
+      return await this.#controls.backfillSlots(this.#term.net, id, { signal })
+    } catch (error) {
+      this.#cannotCall(error, id, 'could not read the backfill’s slots; the next poll tries again')
+      return undefined
+    }
+  }
+
+  async advance(id: string, index: number, end: BackfillSlotEnd): Promise<BackfillStatus | undefined> {
+    const { net, setting } = this.#term
+    try {
+      // Not ended with the term: the slot ran, and a word cut off mid-call would leave the cursor unsure.
+      const signal = this.#term.callSignal('none')
+      const advance = { id, index, end, owner: setting.owner }
+      return await this.#controls.advanceBackfill(net, advance, setting.clock.now(), { signal })
+    } catch (error) {
+      this.#cannotCall(error, id, 'could not move the backfill past its slot; the next poll goes on from it')
+      return undefined
+    }
+  }
+
+  async end(id: string, reason: string): Promise<void> {
+    const { net, setting } = this.#term
+    try {
+      const signal = this.#term.callSignal('none')
+      const cancel = { id, by: setting.owner, reason }
+      await this.#controls.cancelBackfill(net, cancel, setting.clock.now(), { signal })
+    } catch (error) {
+      this.#cannotCall(error, id, 'could not end the backfill; the next poll ends it again')
+    }
+  }
+
+  /** A backfill call failed: said (unless the term is over); the next poll goes on from the store. */
+  #cannotCall(error: unknown, id: string | undefined, what: string): void {
+    if (!this.#term.serving.aborted)
+      this.#term.log.warn({ err: error, ...(id ? { backfill: id } : {}) }, what)
   }
 
   async #read(why: string): Promise<NetControl | undefined> {

@@ -184,8 +184,10 @@ export class NetRunner {
   #steps(term: ServedTerm): TermSteps {
     const { controls, deferral, net, clock } = this.#options
     const poll = this.#poll
+    const held = controls && poll ? new HolderControls(term, controls, poll) : undefined
     return {
-      pause: controls && poll ? new HolderControls(term, controls, poll) : undefined,
+      pause: held,
+      backfill: held,
       deferral: deferral ? new BudgetDeferral(term, deferral) : undefined,
       catchUp: new TermCatchUp(term),
       recovery: new LedgerRecovery(clock, Math.min(net.pacing.retryMs, RECOVERY_RETRY_MAX_MS)),

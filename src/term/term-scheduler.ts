@@ -9,7 +9,8 @@
  * (nets/net.ts): `skip` records its slot `skipped`; `buffer-one` keeps it (the newest only: the slot it
  * replaces is recorded `skipped`), `buffer-all` keeps each (at most CATCH_UP_MAX, the oldest beyond it
  * recorded `skipped`), and both run what they keep when the work ends; `replace` aborts the scheduled work
- * in flight and keeps its slot to run next; `allow` starts the slot's pass at once beside the work. In this
+ * in flight and keeps its slot to run next (a backfill's slot in flight is not the net's own work: `skip`
+ * and `replace` keep the tick, as buffer-one does, to run once that slot ends); `allow` starts the slot's pass at once beside the work. In this
  * term only — a term that ends, or is past its step-down instant, drops what waits for the successor's
  * catch-up. Every slot let go is in the ledger and counted.
  *
@@ -50,7 +51,7 @@ interface WorkInFlight {
   at: Date
   abort: AbortController
   done: Promise<void>
-  kind: 'slot' | 'catch-up' | 'request'
+  kind: 'slot' | 'catch-up' | 'request' | 'backfill'
 }
 
 /** One term's pass loop; see the module's doc. `start` once, `settled` once the term ended. */
@@ -73,7 +74,7 @@ export class TermScheduler {
     this.#term = term
     this.#steps = steps
     this.#ticker = ticker
-    this.#requests = steps.pause ? new ControlRequests(term, steps.pause) : undefined
+    this.#requests = steps.pause ? new ControlRequests(term, steps.pause, steps.backfill) : undefined
   }
 
   /** The election's catch-up (the slots due at `elected`), then the ticks, look backs and requests. */
@@ -126,7 +127,8 @@ export class TermScheduler {
 
   #overlap(slot: Date): void {
     const { overlap, catchUpMax } = this.#term.setting.net
-    if (overlap === 'skip') {
+    // A backfill's slot in flight is an operator's extra work, not the net's own: the tick waits for it.
+    if (overlap === 'skip' && this.#work?.kind !== 'backfill') {
       this.#skip(slot, 'the previous pass is still running')
       return
     }
@@ -206,7 +208,8 @@ export class TermScheduler {
   #startRequest(): void {
     const requests = this.#requests
     const job = requests?.next()
-    if (requests && job) this.#occupy((abort) => requests.run(job, abort), 'request')
+    if (requests && job)
+      this.#occupy((abort) => requests.run(job, abort), job.kind === 'backfill' ? 'backfill' : 'request')
   }
 
   /** A pause with --abort ends the work in flight, and OVERLAP=allow's passes beside it, that started before it. */

@@ -5,22 +5,38 @@
  * tick's route is handed a function. So a tick reads top-down: ticker → scheduler → steps → slot pass.
  *
  * - `pause` (holder-controls.ts): is the net paused for this slot? A paused slot is recorded, not run. It
- *   also polls for what operators asked meanwhile (run now, catch-up, a pause with --abort).
+ *   also polls for what operators asked meanwhile (run now, catch-up, backfill, a pause with --abort).
+ * - `backfill` (holder-controls.ts): a backfill request's reads and progress writes (backfill-job.ts).
  * - `deferral` (budget-deferral.ts): would the slot's pass eat into the installation's reserve?
  * - `catchUp` (catch-up.ts): which slots due at an instant have no record: those to run, the rest recorded.
  * - `recovery` (ledger-recovery.ts): after the ledger did not answer, when to look back.
  *
  * What it is not: an extension point for users. The steps are the product's own; the runner wires them.
  */
-import type { ControlRequest, ControlRequestKind, NetPause } from '../control/net-control-store.js'
+import type {
+  ControlRequest,
+  ControlRequestKind,
+  NetControl,
+  NetPause,
+} from '../control/net-control-store.js'
+import type { BackfillSlotEnd, BackfillStatus } from '../control/backfill-request.js'
 import type { RunFinish } from '../runs/run-ledger.js'
 import type { CatchUpOccasion } from './catch-up-plan.js'
 
-/** A request the holder runs as a job between passes. */
-export interface ControlJob {
+/** A run-now or catch-up request the holder runs as a job between passes, and takes once handled. */
+export interface RequestJob {
   kind: ControlRequestKind
   request: ControlRequest
 }
+
+/** A backfill request: each job runs the slot at its cursor (backfill-job.ts). */
+export interface BackfillJob {
+  kind: 'backfill'
+  request: BackfillStatus
+}
+
+/** A job the holder runs between passes for an operator. */
+export type ControlJob = RequestJob | BackfillJob
 
 /**
  * A slot of this term the ledger did not answer for: its claim (`end` absent: it may have landed without an
@@ -42,9 +58,24 @@ export interface PauseStep {
   /** The slots recorded `paused` within the kept history, oldest first (bounded). */
   pausedSlots(): Promise<Date[]>
   /** Clears a handled request; a failure is logged and the next poll sees it again. Never rejects. */
-  take(job: ControlJob): Promise<void>
+  take(job: RequestJob): Promise<void>
   /** Waits one poll interval and reads: what operators asked meanwhile; undefined once the term ended. */
   nextNotice(): Promise<ControlNotice | undefined>
+}
+
+/** A backfill request's store calls, as the holder makes them within its term (holder-controls.ts). */
+export interface BackfillStep {
+  /** The net's controls read now (pause and backfill); undefined when the read failed (logged). */
+  current(): Promise<NetControl | undefined>
+  /** Request `id`'s slot list; undefined when it is no longer the net's request or the read failed (logged). */
+  slots(id: string): Promise<Date[] | undefined>
+  /**
+   * Moves request `id`'s cursor past the slot at `index`: the request as it then stands (a cancel shows),
+   * undefined when it is gone or the store did not answer (logged; the next poll tries again). Never rejects.
+   */
+  advance(id: string, index: number, end: BackfillSlotEnd): Promise<BackfillStatus | undefined>
+  /** Ends request `id` before its last slot, saying why (the net ran its MAX_RUNS). Never rejects. */
+  end(id: string, reason: string): Promise<void>
 }
 
 /** What one poll of the net's controls found. */
@@ -111,6 +142,8 @@ export interface RecoveryStep {
 /** The steps of one term; a step that is not configured (no controls, no reserve) is absent. */
 export interface TermSteps {
   pause?: PauseStep | undefined
+  /** Present with `pause` (the same controls): runs operators' backfill requests. */
+  backfill?: BackfillStep | undefined
   deferral?: DeferralStep | undefined
   catchUp: CatchUpStep
   recovery: RecoveryStep

@@ -1,6 +1,7 @@
 /**
  * The net controls as operators write them (the admin API, `leasecron pause|resume|once --request`):
- * each write that the holder must act on — a pause, a resume, a run or catch-up request — is followed by a
+ * each write that the holder must act on — a pause, a resume, a run, catch-up or backfill request, a
+ * backfill's cancel — is followed by a
  * notice on the net's lease (LeaseStore.notify), which the holder hears at its next renewal and answers
  * with a read of its controls (term/control-poll.ts `wake`). So a holder reads its controls when they
  * change, not every few seconds (issue #39).
@@ -10,7 +11,7 @@
  * control at its next tick (a pause) or its fallback poll (a request, NOTICED_CONTROL_POLL_MS).
  *
  * What it is not: a change to the control store (control/ knows no lease), nor a read: reads and the
- * holder's `take` pass straight through.
+ * holder's `take` and backfill progress pass straight through.
  */
 import type { NetControlStore } from '../control/net-control-store.js'
 import type { LeaseStore } from '../lease/store.js'
@@ -43,6 +44,8 @@ export function noticingControls(controls: NetControlStore, target: NoticeTarget
     getMany: (nets, now, options) => controls.getMany(nets, now, options),
     list: (now, options) => controls.list(now, options),
     take: (net, kind, id, options) => controls.take(net, kind, id, options),
+    backfillSlots: (net, id, options) => controls.backfillSlots(net, id, options),
+    advanceBackfill: (net, advance, now, options) => controls.advanceBackfill(net, advance, now, options),
     pause: async (net, request, now, options) => {
       const pause = await controls.pause(net, request, now, options)
       await notice(net, options)
@@ -57,6 +60,16 @@ export function noticingControls(controls: NetControlStore, target: NoticeTarget
       const result = await controls.request(net, kind, input, now, options)
       if (result.created) await notice(net, options)
       return result
+    },
+    requestBackfill: async (net, input, now, options) => {
+      const result = await controls.requestBackfill(net, input, now, options)
+      if (result.created) await notice(net, options)
+      return result
+    },
+    cancelBackfill: async (net, cancel, now, options) => {
+      const cancelled = await controls.cancelBackfill(net, cancel, now, options)
+      if (cancelled) await notice(net, options)
+      return cancelled
     },
   }
 }

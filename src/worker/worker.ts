@@ -220,7 +220,7 @@ async function serveHttp(w: WorkerState): Promise<HealthServer> {
   const at = address.includes(':') ? `[${address}]:${http.port}` : `${address}:${http.port}`
   w.log.info(
     { address, port: http.port, statusPage: page, adminApi: admin },
-    `serving on ${at} /healthz /readyz /metrics /status${page ? ', the status page at /' : ''}${admin ? ', the admin API at POST /nets/<net>/pause|resume|run' : ''}`,
+    `serving on ${at} /healthz /readyz /metrics /status${page ? ', the status page at /' : ''}${admin ? ', the admin API at POST /nets/<net>/pause|resume|run|backfill|cancel-backfill' : ''}`,
   )
   return http
 }
@@ -234,8 +234,10 @@ function adminRoutes(w: WorkerState): NonNullable<HealthServerOptions['admin']> 
       return shownNets(w.config, w.runtime?.installationIds()).map((n) => ({
         name: n.definition.name,
         enabled: n.enabled,
+        config: n,
       }))
     },
+    runHistory: w.config.runHistory,
     controls: () => w.runtime && noticingControls(w.runtime.controls, workerNotice(w, w.runtime.store)),
     clock: w.clock,
     log: w.log,

@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest'
 import { MongoNetControlStore } from '../../src/control/mongo-net-control-store.js'
 import { useTestDatabase } from '../support/mongo.js'
 import { netControlStoreConformance } from './net-control-store-conformance.js'
+import { backfillStoreConformance } from './backfill-store-conformance.js'
 
 const mongo = await useTestDatabase('net_controls')
 let collections = 0
 
 netControlStoreConformance(
+  'MongoNetControlStore',
+  async () => new MongoNetControlStore(mongo.db, { collection: `net_controls_${++collections}` }),
+)
+
+backfillStoreConformance(
   'MongoNetControlStore',
   async () => new MongoNetControlStore(mongo.db, { collection: `net_controls_${++collections}` }),
 )
@@ -41,6 +47,60 @@ describe('MongoNetControlStore on the run’s real server', () => {
     }
     expect(bad).toEqual([{ collection, id: 'board', problem: 'paused.at: expected date, received string' }])
   })
+  it('stores a backfill request as documented: its slot list in a field of its own, which reads leave out', async () => {
+    const collection = `net_controls_${++collections}`
+    const store = new MongoNetControlStore(mongo.db, { collection })
+    const at = new Date('2026-10-01T12:00:00.000Z')
+    const slots = [new Date('2026-10-01T10:00:00.000Z'), new Date('2026-10-01T11:00:00.000Z')]
+    const { backfill } = await store.requestBackfill(
+      'board',
+      { from: slots[0]!, to: at, slots, by: 'ann' },
+      at,
+    )
+    await store.advanceBackfill('board', { id: backfill.id, index: 0, end: 'ok', owner: 'host-a' }, at)
+    const counts = { ok: 1, failed: 0, taken: 0, aborted: 0 }
+    expect(await mongo.db.collection(collection).find({}).toArray()).toEqual([
+      {
+        _id: 'board',
+        backfill: {
+          ...{ id: backfill.id, at, reason: null, by: 'ann', from: slots[0], to: at },
+          ...{ total: 2, done: 1, left: 1, counts, owner: 'host-a', updatedAt: at, cancelled: null },
+        },
+        backfillSlots: { id: backfill.id, slots },
+      },
+    ])
+    expect(await store.backfillSlots('board', backfill.id)).toEqual(slots)
+  })
+
+  // A backfill request written by hand that no reader serves is dropped alone (the pause stays), reported,
+  // and replaced by the next request: a bad one would otherwise block every backfill of the net.
+  it('drops just a hand-written backfill request it cannot read, and lets a new one replace it', async () => {
+    const collection = `net_controls_${++collections}`
+    const bad: Array<{ collection: string; id: string; problem: string }> = []
+    const store = new MongoNetControlStore(mongo.db, { collection, onBadDocument: (b) => bad.push(b) })
+    const at = new Date('2026-10-01T12:00:00.000Z')
+    const paused = { at, until: null, reason: 'why', by: null, abort: false }
+    const counts = { ok: 0, failed: 0, taken: 0, aborted: 0 }
+    const backfill = { id: 'b#1', at, from: at, to: at, total: 3, done: 'one', left: 3, counts }
+    await mongo.db
+      .collection<Record<string, unknown> & { _id: string }>(collection)
+      .insertOne({ _id: 'board', paused, backfill })
+    expect(await store.get('board', at)).toEqual({
+      net: 'board',
+      paused: { at, reason: 'why', abort: false },
+    })
+    expect(bad).toEqual([
+      { collection, id: 'board', problem: 'backfill: done: expected number, received string' },
+    ])
+    const next = await store.requestBackfill('board', { from: at, to: at, slots: [at] }, at)
+    expect(next.created, 'a request no reader serves blocked a new one').toBe(true)
+    await mongo.db
+      .collection(collection)
+      .updateOne({ _id: 'board' as never }, { $set: { 'backfill.left': 'x' } })
+    const third = await store.requestBackfill('board', { from: at, to: at, slots: [at] }, at)
+    expect(third.created, 'a request with no numeric left blocked a new one').toBe(true)
+  })
+
   // The holder logs a request's id whole and `take` matches it whole: a hand-written one it could not
   // serve is dropped alone (the pause and the other request kept), named without echoing it.
   it('drops just a hand-written request whose id is too long or not a string, and reports it once', async () => {

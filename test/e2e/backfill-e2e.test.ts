@@ -2,7 +2,8 @@
  * `leasecron backfill` on the built worker, the sandbox forge and the run's real Mongo: a range's slots
  * listed (`--dry-run`, across a daylight-saving change) and run oldest first under one term — a slot that
  * ran is skipped, a slot recorded missed runs, running it again runs nothing, a failed slot does not stop
- * the rest, a held lease runs nothing, a signal aborts the slot in flight — and every refusal of bad input
+ * the rest, a held lease runs nothing here but leaves a request for its holder (one at a time, cancelled
+ * with --cancel), a signal aborts the slot in flight — and every refusal of bad input
  * with its message.
  */
 import { execFile } from 'node:child_process'
@@ -71,6 +72,18 @@ function passStarts(ran: Ran): string[] {
     .split('\n')
     .filter((l) => l.includes('"event":"pass-start"'))
     .map((l) => (JSON.parse(l) as { slot: string }).slot)
+}
+
+/** `leasecron status` (text) on `environment`'s store. */
+function statusOf(environment: Record<string, string>): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [MAIN, 'status', '--config', NETS],
+      { env: { PATH: process.env.PATH ?? '', ...environment }, timeout: 60_000 },
+      (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
+    )
+  })
 }
 
 function range(slots: Date[]): string[] {
@@ -199,17 +212,43 @@ describe('leasecron backfill', () => {
     )
   }, 60_000)
 
-  it('runs nothing and exits 75 while another owner holds the lease, naming it and saying how to proceed', async () => {
+  it('leaves a request for the owner holding the lease (exit 0), refuses a second naming it (75), and --cancel ends it', async () => {
     const environment = env()
     const store = new MongoStore(client.db(environment.MONGO_DB!))
     expect(await store.acquire('backfill-net', 'a-running-worker-0123', new Date(), 60_000)).toBeTruthy()
-    const ran = await backfill(range(pastHours(2)), environment)
-    expect(ran.code).toBe(75)
-    expect(ran.stdout).toMatch(
-      /the lease "backfill-net" is held by a-running-worker-0123; nothing ran\. .*stop that holder .*LEASECRON_NET_BACKFILL_NET_ENABLED=false.*run the same command again/,
+    const slots = pastHours(2)
+    const ran = await backfill([...range(slots), '--by', 'ann', '--json'], environment)
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(passStarts(ran), 'the command ran slots while a worker held the net').toEqual([])
+    const answer = JSON.parse(ran.stdout)
+    expect(answer).toMatchObject({
+      net: 'backfill-net',
+      end: 'requested',
+      holder: 'a-running-worker-0123',
+      backfill: { total: 2, done: 0, by: 'ann', from: slots[0]!.toISOString() },
+    })
+    const second = await backfill(range(pastHours(3)), environment)
+    expect(second.code, 'a second backfill replaced the running one').toBe(75)
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `a backfill requested at ${answer.backfill.at} is still running .*0 of 2 done.*leasecron backfill --cancel backfill-net`,
+      ),
     )
-    expect(passStarts(ran)).toEqual([])
-  }, 60_000)
+    const status = await statusOf(environment)
+    expect(status, 'status did not show the request').toMatch(
+      /backfill-net: backfill running: 0 of 2 done, 2 left, 0 failed \(requested by ann/,
+    )
+    const cancelled = await backfill(['--cancel', '--by', 'bob'], environment)
+    expect(cancelled.code, cancelled.stderr).toBe(0)
+    expect(cancelled.stdout).toMatch(/backfill-net: backfill cancelled with 0 of 2 slots done/)
+    const again = await backfill(['--cancel'], environment)
+    expect(again.stdout).toMatch(/no backfill is running: nothing to cancel/)
+    const withRange = await backfill(['--cancel', ...range(slots)], environment)
+    expect(withRange.code).toBe(64)
+    expect(withRange.stderr).toMatch(
+      /--cancel ends the running backfill request; --from, --to: expected none with it/,
+    )
+  }, 90_000)
 
   it('on SIGTERM aborts the slot in flight, runs no more, releases the lease and exits 130', async () => {
     const environment = env({ BACKFILL_PASS_MS: '60000' })

@@ -119,6 +119,36 @@ describe('collectStatus', () => {
       expect(page, `${JSON.stringify(control)} reached the page`).not.toContain(control)
   })
 
+  it('shows a backfill request’s progress as done / left / failed on the snapshot and the page', async () => {
+    const backfill = {
+      ...{ id: 'b#1', at: new Date(NOW.getTime() - 60_000), by: 'ann', owner: 'host-a' },
+      ...{ from: new Date('2026-09-01T00:00:00Z'), to: new Date('2026-09-02T00:00:00Z') },
+      ...{ total: 12, done: 5, counts: { ok: 3, failed: 1, taken: 1, aborted: 0 } },
+    }
+    const controls = async () => [{ net: 'sweeper', backfill }]
+    const snapshot = await collectStatus(await sources({ controls }), NOW)
+    expect(snapshot.nets[0]!.backfill).toMatchObject({
+      ...{ id: 'b#1', state: 'running', by: 'ann', owner: 'host-a', total: 12, done: 5, left: 7, failed: 1 },
+      ...{ from: '2026-09-01T00:00:00.000Z', cancelledAt: null },
+    })
+    expect(renderStatusPage(snapshot)).toContain(
+      '<dt>Backfill</dt><dd>running: 5 of 12 done, 7 left, 1 failed, on host-a (requested by ann for 2026-09-01T00:00:00.000Z to 2026-09-02T00:00:00.000Z)</dd>',
+    )
+    const admin = { ...snapshot, admin: { enabled: true } }
+    expect(renderStatusPage(admin), 'a running backfill had no cancel button').toContain(
+      '<button type="button" data-action="cancel-backfill">Cancel backfill</button>',
+    )
+    const cancelled = { ...backfill, cancelled: { at: NOW, by: 'bob' } }
+    const after = await collectStatus(
+      await sources({ controls: async () => [{ net: 'sweeper', backfill: cancelled }] }),
+      NOW,
+    )
+    expect(after.nets[0]!.backfill).toMatchObject({ state: 'cancelled', left: 0, cancelledBy: 'bob' })
+    expect(renderStatusPage({ ...after, admin: { enabled: true } })).not.toContain(
+      'data-action="cancel-backfill"',
+    )
+  })
+
   it('gives each net its state from its runs and schedule, and none without a ledger', async () => {
     const { nets } = await collectStatus(await sources(), NOW)
     expect(nets.map((n) => [n.name, n.state])).toEqual([

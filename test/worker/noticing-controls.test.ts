@@ -40,6 +40,28 @@ describe('the operator’s control writes', () => {
     expect(await renewAndHear(), 'a resume with catch-up left the holder no notice').toBe(1)
     await controls.request('net-b', 'run', { by: 'ann' }, t0)
     expect(await renewAndHear(), 'a run request left the holder no notice').toBe(1)
+    const slots = [new Date(t0.getTime() - 3_600_000)]
+    const { backfill } = await controls.requestBackfill('net-b', { from: slots[0]!, to: t0, slots }, t0)
+    expect(await renewAndHear(), 'a backfill request left the holder no notice').toBe(1)
+    await controls.advanceBackfill('net-b', { id: backfill.id, index: 0, end: 'ok', owner: 'alpha' }, t0)
+    expect(await renewAndHear(), 'the holder’s own progress word woke it').toBe(0)
+    await controls.requestBackfill('net-b', { from: slots[0]!, to: t0, slots }, t0)
+    await controls.cancelBackfill('net-b', { by: 'ann' }, t0)
+    expect(await renewAndHear(), 'a backfill request and its cancel left the holder no notice').toBe(1)
+  })
+
+  it('leave none for a backfill asked while one runs, nor a cancel with none running', async () => {
+    const { store, renewAndHear } = await heldLease()
+    const inner = new MemoryNetControlStore()
+    const controls = noticingControls(inner, { store, leaseOf })
+    const slots = [new Date(t0.getTime() - 3_600_000)]
+    await inner.requestBackfill('net-b', { from: slots[0]!, to: t0, slots }, t0)
+    expect((await controls.requestBackfill('net-b', { from: slots[0]!, to: t0, slots }, t0)).created).toBe(
+      false,
+    )
+    await inner.cancelBackfill('net-b', {}, t0)
+    expect(await controls.cancelBackfill('net-b', {}, t0)).toBeUndefined()
+    expect(await renewAndHear(), 'a backfill write with nothing new for the holder woke it').toBe(0)
   })
 
   it('leave none for what the holder need not act on: a pending request asked again, a resume of nothing, another net', async () => {

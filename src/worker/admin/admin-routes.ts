@@ -1,5 +1,7 @@
 /**
- * The HTTP admin API on the worker's port: `POST /nets/<net>/pause`, `/resume` and `/run`, each with
+ * The HTTP admin API on the worker's port: `POST /nets/<net>/pause`, `/resume`, `/run`, `/backfill`
+ * (`{ from, to, yes? }`: the net's slots in the range, planned as `leasecron backfill` plans them, left for
+ * the holder) and `/cancel-backfill`, each with
  * `Authorization: Bearer <LEASECRON_ADMIN_TOKEN>` and an optional JSON body, each calling the one set of
  * control actions (control/control-actions.ts) the CLI and the library call too.
  *
@@ -9,8 +11,10 @@
  * comparison in constant time), a net this worker does not know (404 — only after the token, so the
  * nets cannot be listed without it), the body (413 too large, 415 not JSON, 400 malformed or a field
  * of the wrong type), an action that cannot apply (409: resume a net not paused, run a net disabled
- * here), a value that cannot be used (422: a `for` that is no duration, an `until` in the past), the
- * store (503). A success answers 200 (pause, resume) or 202 (run: the holder runs it within seconds)
+ * here; a backfill while one runs, named; a cancel with none running), a value that cannot be used (422:
+ * a `for` that is no duration, an `until` in the past, a range the backfill plan refuses), the
+ * store (503). A success answers 200 (pause, resume, cancel-backfill) or 202 (run, backfill: the holder
+ * runs it within seconds)
  * with the action's outcome, a sentence and the net's resulting controls, and is logged once at info
  * with the action, the net, `by` and `reason` — never the token or any header.
  *
@@ -28,6 +32,9 @@ import {
   resumeNet,
 } from '../../control/control-actions.js'
 import { MAX_TEXT_CHARS } from '../../control/control-text-limit.js'
+import { type BackfillActionResult, cancelBackfill, requestBackfill } from '../../control/backfill-actions.js'
+import type { NetConfig } from '../../config/worker-config.js'
+import { planBackfill } from '../../term/backfill-plan.js'
 import { nearestName } from '../../config/typo-hints.js'
 import { NetControlError } from '../../control/net-control-error.js'
 import type { NetControlStore } from '../../control/net-control-store.js'
@@ -37,11 +44,18 @@ import type { Logger } from '../../observe/logger.js'
 import { bearerToken, tokenMatches } from './admin-token.js'
 import { type AdminProblem, readJsonBody } from './read-json-body.js'
 
-/** A net as the API knows it: by name, and whether this replica runs it. */
+/** A net as the API knows it: by name, whether this replica runs it, and its configuration (a backfill's slots). */
 export interface AdminNet {
   name: string
   enabled: boolean
+  config?: NetConfig
 }
+
+/** The actions at /nets/<net>/<action>: the three controls and the two backfill actions. */
+type AdminAction = ControlAction | 'backfill' | 'cancel-backfill'
+
+/** What an accepted action answers. */
+type AdminResult = ControlActionResult | BackfillActionResult
 
 export interface AdminRoutesOptions {
   /** LEASECRON_ADMIN_TOKEN; undefined turns the API off (every /nets/ path answers 404 `admin-off`). */
@@ -53,8 +67,10 @@ export interface AdminRoutesOptions {
   log: Logger
   /** The largest body read (bytes); a larger one answers 413. */
   maxBodyBytes: number
+  /** LEASECRON_RUN_HISTORY: a backfill holds no more slots than the ledger keeps per net. */
+  runHistory?: number
   /** Called after each accepted action (the worker drops its cached status snapshot). */
-  onAccepted?: (result: ControlActionResult) => void
+  onAccepted?: (result: AdminResult) => void
 }
 
 type Reply = (status: number, body: string, type?: string, headers?: OutgoingHttpHeaders) => void
@@ -72,7 +88,13 @@ export const ACTION_BOUND_MS = 5_000
 /** A parsed body: its fields (for the log line) and the action over them. */
 interface ParsedAction {
   input: Record<string, unknown>
-  act(controls: NetControlStore, net: string, now: Date, signal: AbortSignal): Promise<ControlActionResult>
+  act(controls: NetControlStore, net: AdminTarget, now: Date, signal: AbortSignal): Promise<AdminResult>
+}
+
+/** The net an action is for, as the API knows it, and the ledger's kept runs per net. */
+interface AdminTarget {
+  net: AdminNet
+  runHistory: number
 }
 
 /** One action's route: its body's schema, its success status, and whether the net must be enabled here. */
@@ -93,7 +115,8 @@ function route<T extends Record<string, unknown>>(
     input: T,
     now: Date,
     signal: AbortSignal,
-  ) => Promise<ControlActionResult>,
+    target: AdminTarget,
+  ) => Promise<AdminResult>,
 ): AdminRoute {
   const fields = schema instanceof z.ZodObject ? Object.keys(schema.shape).join(', ') : ''
   return {
@@ -108,7 +131,9 @@ function route<T extends Record<string, unknown>>(
           message: `${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}${meant(i, fields)}`).join('; ')}; expected a JSON object with any of: ${fields}`,
         }
       const input = parsed.data
-      return { ok: true, action: { input, act: (c, net, now, signal) => act(c, net, input, now, signal) } }
+      const run: ParsedAction['act'] = (c, target, now, signal) =>
+        act(c, target.net.name, input, now, signal, target)
+      return { ok: true, action: { input, act: run } }
     },
   }
 }
@@ -124,7 +149,7 @@ function meant(issue: z.core.$ZodIssue, fields: string): string {
 const text = z.string().max(MAX_TEXT_CHARS)
 
 /** The route table: one small handler per action. */
-const ROUTES: Record<ControlAction, AdminRoute> = {
+const ROUTES: Record<AdminAction, AdminRoute> = {
   pause: route(
     z.strictObject({
       for: z.string().optional(),
@@ -149,6 +174,66 @@ const ROUTES: Record<ControlAction, AdminRoute> = {
     true,
     (controls, net, input, now, signal) => requestRun(controls, net, input, now, { signal }),
   ),
+  backfill: route(
+    z.strictObject({
+      from: z.string(),
+      to: z.string(),
+      yes: z.boolean().optional(),
+      reason: text.optional(),
+      by: text.optional(),
+    }),
+    202,
+    true,
+    (controls, net, input, now, signal, target) => {
+      const plan = backfillSlots(target, input, now)
+      return requestBackfill(controls, net, { ...input, ...plan }, now, { signal })
+    },
+  ),
+  'cancel-backfill': route(
+    z.strictObject({ reason: text.optional(), by: text.optional() }),
+    200,
+    false,
+    (controls, net, input, now, signal) => cancelBackfill(controls, net, input, now, { signal }),
+  ),
+}
+
+/**
+ * The slots of a backfill asked over HTTP, planned and bounded as `leasecron backfill` plans them
+ * (term/backfill-plan.ts). Throws ControlActionError (422) naming the field for a range it refuses.
+ */
+function backfillSlots(
+  target: AdminTarget,
+  input: { from: string; to: string; yes?: boolean | undefined },
+  now: Date,
+): { from: Date; to: Date; slots: Date[] } {
+  const { net, runHistory } = target
+  if (!net.config)
+    throw new ControlActionError('backfill', net.name, ['net'], 'expected a net this worker has configured')
+  const request = {
+    net: net.config,
+    from: input.from,
+    to: input.to,
+    now,
+    dryRun: false,
+    yes: input.yes === true,
+  }
+  const plan = planBackfill({ ...request, runHistory })
+  // The plan speaks the CLI's options; the API's fields carry the same names without dashes.
+  if (!plan.ok)
+    throw new ControlActionError(
+      'backfill',
+      net.name,
+      ['from', 'to'],
+      plan.problem.replace(/--(from|to|yes)\b/g, '$1'),
+    )
+  if (plan.slots.length === 0)
+    throw new ControlActionError(
+      'backfill',
+      net.name,
+      ['from', 'to'],
+      'expected a range holding at least one slot of the net',
+    )
+  return plan
 }
 
 /** Answers `path` when it is under /nets and returns true; returns false for any other path. */
@@ -188,7 +273,7 @@ async function answer(req: IncomingMessage, path: string, o: AdminRoutesOptions)
     return problem({
       status: 404,
       code: 'not-found',
-      message: `no such action: ${path}; expected POST /nets/<net>/pause, /nets/<net>/resume or /nets/<net>/run`,
+      message: `no such action: ${path}; expected POST /nets/<net>/pause, /resume, /run, /backfill or /cancel-backfill`,
     })
   if (req.method !== 'POST')
     return {
@@ -205,11 +290,11 @@ async function answer(req: IncomingMessage, path: string, o: AdminRoutesOptions)
 }
 
 /** `/nets/<net>/<action>` as its net (URL-decoded) and action; undefined for any other path. */
-function parsePath(path: string): { net: string; action: ControlAction } | undefined {
-  const match = /^\/nets\/([^/]+)\/(pause|resume|run)$/.exec(path)
+function parsePath(path: string): { net: string; action: AdminAction } | undefined {
+  const match = /^\/nets\/([^/]+)\/(pause|resume|run|backfill|cancel-backfill)$/.exec(path)
   if (!match?.[1] || !match[2]) return undefined
   try {
-    return { net: decodeURIComponent(match[1]), action: match[2] as ControlAction }
+    return { net: decodeURIComponent(match[1]), action: match[2] as AdminAction }
   } catch {
     return undefined
   }
@@ -246,9 +331,18 @@ function checkNet(net: string, nets: readonly AdminNet[]): Answer | undefined {
   })
 }
 
+/**
+ * Outcomes that changed nothing, answered 409: a resume of a net not paused, a backfill while one runs (the
+ * body names it), a cancel with none running.
+ */
+const CONFLICTS: ReadonlySet<string> = new Set(['not-paused', 'backfill-pending', 'no-backfill'])
+
+/** LEASECRON_RUN_HISTORY's default, when the worker did not say. */
+const DEFAULT_RUN_HISTORY = 1000
+
 /** Runs the action; refuses one that cannot apply (409), a value it cannot use (422), a silent store (503). */
 async function act(
-  action: ControlAction,
+  action: AdminAction,
   net: string,
   parsed: ParsedAction,
   o: AdminRoutesOptions,
@@ -267,12 +361,18 @@ async function act(
       code: 'not-ready',
       message: 'the worker is still opening its store; try again in a moment',
     })
+  const known = o.nets.find((n) => n.name === net) ?? { name: net, enabled: false }
+  const target = { net: known, runHistory: o.runHistory ?? DEFAULT_RUN_HISTORY }
   try {
-    const result = await parsed.act(controls, net, o.clock.now(), AbortSignal.timeout(ACTION_BOUND_MS))
-    if (result.outcome === 'not-paused')
+    const result = await parsed.act(controls, target, o.clock.now(), AbortSignal.timeout(ACTION_BOUND_MS))
+    if (CONFLICTS.has(result.outcome))
       return {
         status: 409,
-        body: { error: { code: 'not-paused', message: result.message }, control: result.control },
+        body: {
+          error: { code: result.outcome, message: result.message },
+          control: result.control,
+          ...('backfill' in result && result.backfill ? { backfill: result.backfill } : {}),
+        },
       }
     logAccepted(o.log, result, parsed.input)
     o.onAccepted?.(result)
@@ -283,7 +383,7 @@ async function act(
 }
 
 /** A failed action's answer: 422 for a value it cannot use, 503 for a store that did not answer. */
-function refusal(error: unknown, action: ControlAction, net: string, log: Logger): Answer {
+function refusal(error: unknown, action: AdminAction, net: string, log: Logger): Answer {
   if (error instanceof ControlActionError)
     return problem({ status: 422, code: 'invalid', message: `${error.message}` })
   if (error instanceof NetControlError && error.code === 'NET_CONTROL_INVALID')
@@ -297,10 +397,10 @@ function refusal(error: unknown, action: ControlAction, net: string, log: Logger
 }
 
 /** The one line an accepted action leaves: what, which net, who and why (the body's fields only). */
-function logAccepted(log: Logger, result: ControlActionResult, input: Record<string, unknown>): void {
+function logAccepted(log: Logger, result: AdminResult, input: Record<string, unknown>): void {
   const { action, net, outcome } = result
   const fields = Object.fromEntries(
-    ['by', 'reason', 'for', 'until', 'abort', 'catchUp']
+    ['by', 'reason', 'for', 'until', 'abort', 'catchUp', 'from', 'to', 'yes']
       .filter((k) => input[k] !== undefined)
       .map((k) => [k, input[k]]),
   )

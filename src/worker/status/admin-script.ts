@@ -1,5 +1,5 @@
 /**
- * The status page's second script: the Pause / Resume / Run now buttons of each net, when the replica's
+ * The status page's second script: the Pause / Resume / Run now (and Cancel backfill) buttons of each net, when the replica's
  * admin API is on. Served inline like the refresh script and named by its hash in the page's
  * Content-Security-Policy (page-assets.ts), so it is the only other code the page runs.
  *
@@ -24,7 +24,12 @@ export const ADMIN_SCRIPT = `(() => {
   const byInput = document.getElementById('admin-by-input')
   const forget = document.getElementById('admin-forget')
   const result = document.getElementById('admin-result')
-  const LABEL = { pause: 'Pausing', resume: 'Resuming', run: 'Asking for a run of' }
+  const LABEL = {
+    pause: 'Pausing',
+    resume: 'Resuming',
+    run: 'Asking for a run of',
+    'cancel-backfill': 'Cancelling the backfill of',
+  }
   let pending = null
   const say = (text, tone) => {
     result.textContent = text

@@ -13,6 +13,7 @@ import { laneChart } from './lane-chart.js'
 import { failuresInRow, stateLabel } from '../../status/failures-in-row.js'
 import { renderInstallations } from './render-installations.js'
 import { shownText } from '../../status/shown-text.js'
+import { backfillProgressText } from '../../status/backfill-progress.js'
 import { ADMIN_SCRIPT, PAGE_SCRIPT, PAGE_STYLE, REFRESH_MS } from './page-assets.js'
 import type {
   AdminStatus,
@@ -65,7 +66,10 @@ const ACTIONS = [
   ['run', 'Run now'],
 ] as const
 
-/** A net's buttons: live with the admin API on (Run now only where this replica runs the net), else greyed. */
+/**
+ * A net's buttons: live with the admin API on (Run now only where this replica runs the net), else greyed;
+ * Cancel backfill while the net's backfill request runs.
+ */
 function renderActions(net: NetStatus, admin: AdminStatus | null): string {
   const off = !admin
     ? 'read from the store: no replica’s admin API here'
@@ -77,6 +81,11 @@ function renderActions(net: NetStatus, admin: AdminStatus | null): string {
     const state = why === undefined ? '' : ` disabled title="${esc(why)}"`
     return `<button type="button" data-action="${action}"${state}>${label}</button>`
   })
+  // Only while a backfill runs: the other nets' rows keep their three buttons.
+  if (net.backfill?.state === 'running') {
+    const state = off === undefined ? '' : ` disabled title="${esc(off)}"`
+    buttons.push(`<button type="button" data-action="cancel-backfill"${state}>Cancel backfill</button>`)
+  }
   return `<div class="actions" role="group" aria-label="actions on ${esc(net.name)}">${buttons.join('')}</div>`
 }
 
@@ -163,6 +172,7 @@ export function renderNet(net: NetStatus, now: string, admin: AdminStatus | null
     ['State', renderState(net.state, failuresInRow(net.runs ?? []))],
     ...(net.paused ? [['Paused', esc(pausedText(net.paused))]] : []),
     ...(net.runRequestedAt ? [['Run requested', esc(net.runRequestedAt)]] : []),
+    ...(net.backfill ? [['Backfill', esc(backfillProgressText(net.backfill))]] : []),
     ...(net.installation === null ? [] : [['Installation', num(net.installation)]]),
     ['Holder', renderHolder(net)],
     ['Fence', h ? num(h.fence) : '—'],

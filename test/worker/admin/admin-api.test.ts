@@ -157,6 +157,62 @@ describe.each(STORES)('the admin API on %s', (_store, storeEnv) => {
     expect(disabled.body.error?.message).toContain('disabled on this worker')
   })
 
+  it('leaves a backfill for the holder (202), which runs it and shows its progress in /status; one at a time', async () => {
+    const refused = await post(`${base}/nets/admin-net/backfill`, {
+      from: '2026-01-02T00:00:00Z',
+      to: '2026-01-01T00:00:00Z',
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.body.error?.message).toMatch(
+      /^backfill admin-net: from and to: from 2026-01-02T00:00:00.000Z is after to/,
+    )
+    const empty = await post(`${base}/nets/admin-net/backfill`, {
+      from: '2026-02-01T00:00:00Z',
+      to: '2026-03-01T00:00:00Z',
+    })
+    expect(empty.status, 'a range without a slot was left for the holder').toBe(422)
+    expect(empty.body.error?.message).toContain('expected a range holding at least one slot of the net')
+    const range = { from: '2024-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z', by: 'ann' }
+    const first = await post(`${base}/nets/admin-net/backfill`, range)
+    expect(first.status, JSON.stringify(first.body)).toBe(202)
+    expect(first.body.outcome).toBe('backfill-requested')
+    // The holder hears of it at its next renewal (a second): a second request made at once finds it running.
+    const second = await post(`${base}/nets/admin-net/backfill`, range)
+    if (second.status === 409) {
+      expect(second.body.error?.code).toBe('backfill-pending')
+      expect(second.body.error?.message).toMatch(/is still running .*leasecron backfill --cancel admin-net/)
+    } else
+      expect(second.body.outcome, 'a second backfill was neither refused nor run after the first').toBe(
+        'backfill-requested',
+      )
+    type Shown = {
+      nets: Array<{
+        name: string
+        backfill: { state: string; done: number; left: number; failed: number } | null
+      }>
+    }
+    let shown: Shown['nets'][number]['backfill'] = null
+    let last = ''
+    for (const until = Date.now() + 20_000; Date.now() < until && shown?.state !== 'done'; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const status = (await (await fetch(`${base}/status`)).json()) as Shown
+      shown = status.nets.find((n) => n.name === 'admin-net')?.backfill ?? null
+      last = JSON.stringify(status.nets.find((n) => n.name === 'admin-net'))
+    }
+    expect(
+      shown,
+      `the holder did not finish the backfill (2025-01-01 and 2026-01-01); /status said ${last}`,
+    ).toMatchObject({
+      state: 'done',
+      done: 2,
+      left: 0,
+      failed: 0,
+    })
+    const cancel = await post(`${base}/nets/admin-net/cancel-backfill`, { by: 'ann' })
+    expect(cancel.status).toBe(409)
+    expect(cancel.body.error?.code).toBe('no-backfill')
+  }, 45_000)
+
   it('answers 404 for an unknown net only once the token is right, and for a path that is no action', async () => {
     expect((await post(`${base}/nets/nope/pause`, {}, {})).status, 'nets are listed without a token').toBe(
       401,

@@ -55,6 +55,11 @@ function hostileSnapshot(): StatusSnapshot {
         state: 'failing',
         paused: null,
         runRequestedAt: null,
+        backfill: {
+          ...{ id: H, state: 'running', requestedAt: H, by: H, reason: H, from: H, to: H },
+          ...{ total: 3, done: 1, left: 2, failed: 0, counts: { ok: 1, failed: 0, taken: 0, aborted: 0 } },
+          ...{ owner: H, updatedAt: H, cancelledAt: null, cancelledBy: H },
+        },
       },
     ],
     installations: [
