@@ -7,6 +7,8 @@
  * Links to repository files that are not pages (deploy/…, test/…) are left to the repository: the site
  * checks links between its pages, not into the source tree.
  */
+import { cpSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitepress'
 
@@ -58,6 +60,11 @@ export default defineConfig({
   ],
   rewrites: { 'README.md': 'index.md', 'docs/decisions/README.md': 'docs/decisions/index.md' },
   outDir: '.cache/site',
+  // The guide links to the examples' source files (docs/nets.md, docs/library.md): served as they are, so a
+  // reader of the site follows those links as a reader of the repository does.
+  buildEnd: ({ outDir }) => {
+    cpSync(fileURLToPath(new URL('../examples', import.meta.url)), join(outDir, 'examples'), { recursive: true })
+  },
   cacheDir: '.cache/vitepress',
   // TypeDoc's HTML is copied as it is: the site links to it, VitePress does not render it.
   vite: { publicDir: fileURLToPath(new URL('../docs/public', import.meta.url)) },

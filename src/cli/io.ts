@@ -26,10 +26,31 @@ export function scrubbedIo(io: Io): Io {
   }
 }
 
+/** Whether stdout's reader went away (EPIPE: `| head` read what it wanted and closed the pipe). */
+let stdoutClosed = false
+let watchingStdout = false
+
+/**
+ * Marks stdout closed on EPIPE instead of letting the stream's error end the process with a stack trace:
+ * the reader chose to stop reading, so the rest of the answer has nowhere to go, and the command ends as it
+ * would have. Any other stdout error is thrown as before.
+ */
+function watchStdout(): void {
+  if (watchingStdout) return
+  watchingStdout = true
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    stdoutClosed = true
+  })
+}
+
 /** The process's own: stdout, stderr and process.env. */
 export function defaultIo(): Io {
+  watchStdout()
   return {
-    out: (l) => process.stdout.write(`${l}\n`),
+    out: (l) => {
+      if (!stdoutClosed) process.stdout.write(`${l}\n`)
+    },
     err: (l) => process.stderr.write(`${l}\n`),
     env: process.env,
     outIsTerminal: process.stdout.isTTY === true,

@@ -82,7 +82,8 @@ describe('the documentation site', () => {
 
   it('links only to files it built, and to sections those pages have', () => {
     const site = join(ROOT, '.cache/site')
-    // The guide's pages, not TypeDoc's; a link into a tree the site leaves out is the repository's.
+    // The guide's pages, not TypeDoc's; a link into a source tree the site leaves out is the repository's.
+    // The examples are served (config.mts copies them): a link to one must lead to it on the site too.
     const html = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter(
       (file) => file.endsWith('.html') && !file.startsWith('api/'),
     )
@@ -90,7 +91,7 @@ describe('the documentation site', () => {
     const read = (file: string) => readFileSync(join(site, file), 'utf8')
     const dead = html.flatMap((file) =>
       [...read(file).matchAll(/href="([^"#?]*)(?:\?[^"#]*)?(?:#([^"]*))?"/g)]
-        .filter(([, href]) => !/^[a-z]+:|^\/\/|(^|\/)(bench|src|test|examples|deploy|tools)\//.test(href!))
+        .filter(([, href]) => !/^[a-z]+:|^\/\/|(^|\/)(bench|src|test|deploy|tools)\//.test(href!))
         .map(([, href, anchor]) => ({ target: href ? sitePath(file, href) : file, href, anchor }))
         .filter(({ target, anchor }) =>
           !existsSync(join(site, target))

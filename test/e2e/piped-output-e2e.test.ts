@@ -10,6 +10,30 @@ import { MAIN } from '../support/worker-process.js'
 
 const NETS = fileURLToPath(new URL('./fixtures/backfill-nets.mjs', import.meta.url))
 
+const DRY_RUN_2025 = [
+  'backfill',
+  'backfill-net',
+  '--from',
+  '2025-01-01T00:00:00Z',
+  '--to',
+  '2026-01-01T00:00:00Z',
+  '--dry-run',
+  '--config',
+  NETS,
+]
+
+/** Runs the bin with `args` piped into `| head -3`; resolves stdout and stderr (with `exit <n>` added). */
+function headed(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      '/bin/sh',
+      ['-c', '("$0" "$@"; echo "exit $?" >&2) | head -3', process.execPath, MAIN, ...args],
+      { env: { PATH: process.env.PATH ?? '' }, timeout: 60_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
+    )
+  })
+}
+
 /**
  * Runs the bin with `args`, its stdout piped into a reader that starts reading a second late, as a slow
  * reader (`| jq` on a busy host) would: until then the pipe holds only its buffer, so a bin that exits
@@ -51,5 +75,14 @@ describe('the CLI through a pipe', () => {
     expect(ran.stdout.length, 'not above a pipe’s buffer: the test proves nothing').toBeGreaterThan(
       2 * 65_536,
     )
+  }, 60_000)
+
+  it('stops quietly when its reader closes the pipe early (`| head -3`), with no EPIPE stack', async () => {
+    const ran = await headed(DRY_RUN_2025)
+    expect(ran.stdout.split('\n').filter(Boolean), 'head did not get its three lines').toHaveLength(3)
+    expect(ran.stderr, 'the bin died of the closed pipe instead of ending as it would have').not.toMatch(
+      /EPIPE|Unhandled 'error' event/,
+    )
+    expect(ran.stderr).toMatch(/^exit 0$/m)
   }, 60_000)
 })
