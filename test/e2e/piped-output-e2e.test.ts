@@ -22,29 +22,17 @@ const DRY_RUN_2025 = [
   NETS,
 ]
 
-/** Runs the bin with `args` piped into `| head -3`; resolves stdout and stderr (with `exit <n>` added). */
-function headed(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      '/bin/sh',
-      ['-c', '("$0" "$@"; echo "exit $?" >&2) | head -3', process.execPath, MAIN, ...args],
-      { env: { PATH: process.env.PATH ?? '' }, timeout: 60_000, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
-    )
-  })
-}
-
 /**
  * Runs the bin with `args`, its stdout piped into a reader that starts reading a second late, as a slow
  * reader (`| jq` on a busy host) would: until then the pipe holds only its buffer, so a bin that exits
  * without waiting for the pipe loses the rest, every time. Resolves stdout and the stderr, on which the
- * shell adds the bin's exit code (`exit <n>`).
+ * shell adds the bin's exit code (`exit <n>`). `reader`: another reader of the pipe (`head -3`).
  */
-function piped(args: string[]): Promise<{ stdout: string; stderr: string }> {
+function piped(args: string[], reader = '(sleep 1; cat)'): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(
       '/bin/sh',
-      ['-c', '("$0" "$@"; echo "exit $?" >&2) | (sleep 1; cat)', process.execPath, MAIN, ...args],
+      ['-c', `("$0" "$@"; echo "exit $?" >&2) | ${reader}`, process.execPath, MAIN, ...args],
       { env: { PATH: process.env.PATH ?? '' }, timeout: 60_000, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })),
     )
@@ -78,7 +66,7 @@ describe('the CLI through a pipe', () => {
   }, 60_000)
 
   it('stops quietly when its reader closes the pipe early (`| head -3`), with no EPIPE stack', async () => {
-    const ran = await headed(DRY_RUN_2025)
+    const ran = await piped(DRY_RUN_2025, 'head -3')
     expect(ran.stdout.split('\n').filter(Boolean), 'head did not get its three lines').toHaveLength(3)
     expect(ran.stderr, 'the bin died of the closed pipe instead of ending as it would have').not.toMatch(
       /EPIPE|Unhandled 'error' event/,

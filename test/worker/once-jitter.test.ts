@@ -5,36 +5,27 @@
  * nothing; the serverless path (no `waitForJitter`) does not wait.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import type { WorkerConfig } from '../../src/config/worker-config.js'
-import { loadConfig } from '../../src/index.js'
 import { ownerId } from '../../src/lease/owner-id.js'
 import { createLogger } from '../../src/observe/logger.js'
 import { jitteredStart } from '../../src/term/slot-spread.js'
 import { runOnceOnRuntime } from '../../src/worker/one-slot-on-runtime.js'
-import { openRuntime, type PassRuntime } from '../../src/worker/runtime.js'
-import { mongoServer, useTestDatabase } from '../support/mongo.js'
-import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
+import { recordingNet } from '../support/test-nets.js'
+import { closeTickRuntimes, openTickRuntime } from '../support/tick-runtime.js'
 
 const log = createLogger({ level: 'silent' })
-const opened: PassRuntime[] = []
-afterAll(async () => {
-  for (const runtime of opened) await runtime.close()
-})
+afterAll(closeTickRuntimes)
 
 /** tick-net every second with a JITTER of 900 ms: its offset is 659 ms (its name's hash). */
 async function open(store: 'memory' | 'mongo') {
   const recording = recordingNet()
-  const env: Record<string, string> = { LEASECRON_FORGE: 'sandbox', LEASECRON_NET_TICK_NET_JITTER: '900ms' }
-  if (store === 'mongo') {
-    const database = await useTestDatabase(`once_jitter`)
-    Object.assign(env, { MONGO_URI: mongoServer().url, MONGO_DB: database.db.databaseName })
-  }
-  const loaded = loadConfig(env, [recording.net], TEST_LEASES, { needsForge: false })
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues))
-  const config: WorkerConfig = loaded.config
-  const runtime = await openRuntime({ config, log })
-  opened.push(runtime)
-  return { config, runtime, net: config.nets[0]!, passes: recording.passes }
+  const opened = await openTickRuntime(
+    store,
+    'once_jitter',
+    recording.net,
+    { LEASECRON_NET_TICK_NET_JITTER: '900ms' },
+    log,
+  )
+  return { ...opened, passes: recording.passes }
 }
 
 /** A slot at least a second ahead, on the schedule's whole seconds: its jittered start is still to come. */
