@@ -47,7 +47,10 @@ describe('leasecron status --json', () => {
         async () => {
           result = await statusJson(env)
           const net = result.snapshot.nets[0]
-          return Boolean(net?.runs?.some((r) => r.outcome === 'ok') && result.snapshot.forge.lanes.length > 0)
+          // The installation token's `auth` lane is counted before the pass's own request is, so wait
+          // for the net's lane itself, not for any lane.
+          const lanes = result.snapshot.forge.lanes.map((l) => l.lane)
+          return Boolean(net?.runs?.some((r) => r.outcome === 'ok') && lanes.includes('status-tick'))
         },
         { timeout: 40_000, interval: 2_000 },
       )
