@@ -26,6 +26,7 @@ import {
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
 import type { AcquireTurnTaker } from './acquire-turns.js'
+import { type NextDue, untilDueLookMs } from './due-look.js'
 import type { Logger } from '../logger.js'
 import { renewalWindowMs } from './renewal-batch.js'
 import { termEventLog } from './term-event-log.js'
@@ -73,6 +74,13 @@ export interface RunSpec {
    * not queue them all ahead of its terms' renewals. None by default: every acquire is sent at once.
    */
   acquireTurns?: AcquireTurnTaker
+  /**
+   * The work's next due instant after a given one (the worker: its net's next slot). A standby also reads
+   * the lease shortly before each (due-look.ts), whatever expiry it last read, so a lease a clean stop
+   * released is taken before the work falls due, not at that expiry. None by default: a standby reads at
+   * the expiry it saw or its retry. A function that throws is taken as "no next instant".
+   */
+  nextDue?: NextDue
   /** Time source; the process clock by default. */
   clock?: Clock
   /** Random source in [0, 1) for the retry jitter; Math.random by default. */
@@ -130,6 +138,7 @@ interface CheckedSpec {
   onAttempt: (operation: CampaignAttempt) => void
   mayCampaign: () => boolean
   acquireTurns: AcquireTurnTaker
+  nextDue: NextDue | undefined
   clock: Clock
   random: () => number
 }
@@ -171,6 +180,7 @@ function checkSpec(store: LeaseStore, spec: RunSpec): CheckedSpec {
     onAttempt: ignoringThrows(spec.onAttempt),
     mayCampaign: gateOf(spec.mayCampaign),
     acquireTurns: spec.acquireTurns ?? EVERY_TURN,
+    nextDue: spec.nextDue,
     clock: spec.clock ?? systemClock,
     random: spec.random ?? Math.random,
   }
@@ -257,14 +267,22 @@ class Campaign {
    * has its term expire sooner, until that expiry and a jitter after it (never longer than the retry), so a
    * dead holder's lease is tried as it frees, not up to a retry later, and standbys that saw the same
    * expiry do not all send their acquire in the same millisecond. A live holder's expiry is always about a
-   * TTL away (it renews every ttl/3), so while it lives this changes nothing: no call is added.
+   * TTL away (it renews every ttl/3), so while it lives this changes nothing: no call is added. With
+   * `nextDue`, the pause also ends shortly before the work's next due instant: one read per instant.
    */
   #pauseMs(): number {
-    const { retryMs, random, clock } = this.#spec
-    const retry = retryMs * (1 + JITTER * random())
-    const untilExpiry = (this.#seen?.expiresAtMs ?? Number.NaN) - clock.now().getTime()
+    const { retryMs, random, clock, nextDue } = this.#spec
+    const nowMs = clock.now().getTime()
+    const pause = this.#expiryPauseMs(nowMs, retryMs * (1 + JITTER * random()))
+    // A clean stop's release is then seen before the slot it would otherwise delay (due-look.ts).
+    const look = untilDueLookMs(nextDue, nowMs, retryMs)
+    return look !== undefined && look < pause ? look : pause
+  }
+
+  #expiryPauseMs(nowMs: number, retry: number): number {
+    const untilExpiry = (this.#seen?.expiresAtMs ?? Number.NaN) - nowMs
     if (!(untilExpiry > 0 && untilExpiry < retry)) return retry
-    return Math.min(retry, untilExpiry + 1 + retryMs * JITTER * random())
+    return Math.min(retry, untilExpiry + 1 + this.#spec.retryMs * JITTER * this.#spec.random())
   }
 
   /**

@@ -122,6 +122,8 @@ export class NetRunner {
       },
       ...(gate ? { mayCampaign: gate.mayCampaign } : {}),
       ...(this.#options.acquireTurns ? { acquireTurns: this.#options.acquireTurns } : {}),
+      // A standby looks before each slot, so a clean stop of the holder does not delay it (due-look.ts).
+      nextDue: (after: Date) => nextFireTime(scheduleOf(net), after, net.timeZone),
     }
     return run(this.#options.store, spec, (term, info) => this.#held(term, info)).then(
       () => heartbeat?.end(),
