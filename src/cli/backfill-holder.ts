@@ -20,8 +20,7 @@ import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 import { operatorNotice } from './operator-notice.js'
-import { noSharedStore } from './pause.js'
-import { withDatabase } from './with-database.js'
+import { withNoticedControls } from './with-noticed-controls.js'
 
 /** Where the request is written: the runtime's controls and lease store. */
 export interface HolderStores {
@@ -89,16 +88,10 @@ export async function cancelBackfillCommand(context: CommandContext): Promise<nu
     return EXIT.usage
   }
   const name = net.definition.name
-  return withDatabase(
-    'backfill',
-    config,
-    io,
-    () => undefined,
-    async ({ controls, store }, signal) => {
-      const noticed = noticingControls(
-        controls,
-        operatorNotice(store, net, (line) => io.err(line)),
-      )
+  return withNoticedControls(
+    { command: 'backfill', said: 'backfill --cancel' },
+    { config, io, net },
+    async (noticed, signal) => {
       const result = await cancelBackfill(noticed, name, author(values), new Date(), { signal })
       if (values.json)
         io.out(JSON.stringify({ net: name, outcome: result.outcome, backfill: result.backfill ?? null }))
@@ -106,6 +99,5 @@ export async function cancelBackfillCommand(context: CommandContext): Promise<nu
         io.out(result.backfill ? `${result.message} (${describeBackfill(result.backfill)})` : result.message)
       return undefined
     },
-    () => noSharedStore('backfill --cancel', io),
   )
 }

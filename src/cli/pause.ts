@@ -12,10 +12,7 @@ import { author, pauseEnd, pauseTimes } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallationNow } from './undiscovered-installation.js'
-import type { Io } from './io.js'
-import { withDatabase } from './with-database.js'
-import { noticingControls } from '../worker/noticing-controls.js'
-import { operatorNotice } from './operator-notice.js'
+import { withNoticedControls } from './with-noticed-controls.js'
 
 /**
  * Pauses the net; exit 0, 64 for an unknown net, a bad option or (under GITHUB_INSTALLATION_IDS=all) an
@@ -38,16 +35,10 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
     return EXIT.usage
   }
   const input = { ...author(values), ...pauseTimes(values), abort: values.abort === true }
-  return withDatabase(
-    'pause',
-    config,
-    io,
-    ignoreBad,
-    async ({ controls, store }, signal) => {
-      const noticed = noticingControls(
-        controls,
-        operatorNotice(store, net, (line) => io.err(line)),
-      )
+  return withNoticedControls(
+    { command: 'pause', said: 'pause' },
+    { config, io, net, onBadDocument: ignoreBad },
+    async (noticed, signal) => {
       const { pause } = await pauseNet(noticed, name, input, now, { signal })
       if (values.json) io.out(JSON.stringify({ net: name, paused: pause }))
       else {
@@ -58,16 +49,7 @@ export async function pauseCommand({ args, values, config, io }: CommandContext)
       }
       return undefined
     },
-    () => noSharedStore('pause', io),
   )
-}
-
-/** Without MONGO_URI nothing is shared: a CLI cannot reach a worker's own memory. */
-export function noSharedStore(command: string, io: Io): number {
-  io.err(
-    `leasecron ${command}: no MONGO_URI: each worker keeps its nets' controls in its own memory, which this process cannot reach; set MONGO_URI (shared by the workers), or use the worker's HTTP API`,
-  )
-  return EXIT.failure
 }
 
 /** A malformed control document is read as no controls; the write goes on. */

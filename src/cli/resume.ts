@@ -11,10 +11,7 @@ import { author } from './control-options.js'
 import { EXIT } from './exit-codes.js'
 import { findNet } from './find-net.js'
 import { undiscoveredInstallationNow } from './undiscovered-installation.js'
-import { noSharedStore } from './pause.js'
-import { withDatabase } from './with-database.js'
-import { noticingControls } from '../worker/noticing-controls.js'
-import { operatorNotice } from './operator-notice.js'
+import { withNoticedControls } from './with-noticed-controls.js'
 
 /**
  * Resumes the net; exit 0 (also when it was not paused), 64 for an unknown net or (under
@@ -30,16 +27,10 @@ export async function resumeCommand({ args, values, config, io }: CommandContext
   }
   const name = net.definition.name
   const input = { ...author(values), catchUp: values['catch-up'] === true }
-  return withDatabase(
-    'resume',
-    config,
-    io,
-    () => undefined,
-    async ({ controls, store }, signal) => {
-      const noticed = noticingControls(
-        controls,
-        operatorNotice(store, net, (line) => io.err(line)),
-      )
+  return withNoticedControls(
+    { command: 'resume', said: 'resume' },
+    { config, io, net },
+    async (noticed, signal) => {
       const { pause: lifted } = await resumeNet(noticed, name, input, new Date(), { signal })
       if (values.json)
         io.out(JSON.stringify({ net: name, resumed: lifted !== undefined, lifted: lifted ?? null }))
@@ -54,6 +45,5 @@ export async function resumeCommand({ args, values, config, io }: CommandContext
       }
       return undefined
     },
-    () => noSharedStore('resume', io),
   )
 }
