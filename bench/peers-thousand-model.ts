@@ -14,6 +14,9 @@
  *   one `getMany`; a holder's expiries are aligned (its renewals are), so a standby's reads of one holder's
  *   leases fall within the jitter's spread s = retry/5 and take about k = min(N/H, ⌈s/w⌉) reads:
  *   R·(H−1)·k·3600/p̄;
+ * - standby looks (src/lease/due-look.ts): a standby also reads 2 s before each slot, whatever expiry it
+ *   read; a replica's looks of one instant fall in one renewal window and go as one `getMany`: R·60 for a
+ *   minute schedule (an upper bound: a look that lands beside one of the reads above costs nothing more);
  * - the ledger (src/term/slot-pass.ts, src/runs/ledger-batch.ts, mongo-run-ledger.ts): the slots of one
  *   instant are claimed in one `insertMany` and one `deleteMany` of their `#unrun` accounts per holder:
  *   H·60·2·c, c the batches a slot (1 when the passes start within the batch window of one another); each
@@ -90,6 +93,7 @@ export function leasecronOpsModel(inputs: ModelInputs) {
   const terms = {
     renewals: holders * (HOUR_MS / (ttlMs / 3)) * b,
     standbyReads: r * Math.max(0, holders - 1) * readsPerHolder * (HOUR_MS / pauseMs),
+    standbyLooks: holders > 1 ? r * passesPerHour : 0,
     ledger: holders * passesPerHour * 2 * c + n * passesPerHour * (1 + closeReads + 2 * prunes),
     pauseChecks: holders * passesPerHour,
     controlFallbackPoll: holders * (HOUR_MS / NOTICED_CONTROL_POLL_MS),
@@ -108,7 +112,7 @@ export function leasecronOpsModel(inputs: ModelInputs) {
     terms: Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, Math.round(v)])),
     perHour: Math.round(total),
     formula:
-      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + H·60·2·c + N·60·(1 + h + 2q) [ledger: claim insert + delete per batch; per net its finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
+      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + R·60 [standby looks before each slot] + H·60·2·c + N·60·(1 + h + 2q) [ledger: claim insert + delete per batch; per net its finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
       `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, c = ${c}, k = ${readsPerHolder}, p̄ = ${(pauseMs / 1000).toFixed(1)} s, ` +
       `h = ${inputs.earlyInTerm ? "1 (each term's first passes)" : `1/${CLOSE_EVERY_PASSES}`}, q = ${prunes === 0 ? '0 (after its first pass)' : `1/${PRUNE_EVERY_PASSES}`}`,
   }
