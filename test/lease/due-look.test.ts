@@ -18,6 +18,11 @@ describe('a standby’s look before its work falls due', () => {
     expect(untilDueLookMs(everyMinute, NOW, 1_000)).toBe(MINUTE - 15_000 - 500)
   })
 
+  it('comes half an odd retry ahead too (a TTL of 4001 ms retries every 1333.67 ms)', () => {
+    const retryMs = 4001 / 3
+    expect(untilDueLookMs(everyMinute, NOW, retryMs)).toBeCloseTo(MINUTE - 15_000 - retryMs / 2, 6)
+  })
+
   it('is not repeated once its moment has passed: the next look is the following instant’s', () => {
     const lookedAt = 11 * MINUTE - DUE_LOOK_AHEAD_MS + 5
     expect(untilDueLookMs(everyMinute, lookedAt, 30_000), 'a standby would not look once per slot').toBe(
