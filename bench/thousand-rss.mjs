@@ -9,13 +9,14 @@
 // finding where memory goes at many nets and comparing builds in one sitting.
 //
 //   node bench/thousand-rss.mjs [--nets 1000] [--baseline 10] [--window 130] [--store memory|mongo]
-//                               [--root <dir> ...] [--json <file>]
+//                               [--root <dir> ...] [--node-options <flags>] [--json <file>]
 //
 // Each `--root` is a checkout (or a copy) holding dist/: several roots are measured side by side (e.g. a
 // copy of main's build against this branch's). The nets module is written to a temp directory per root
 // (it imports that root's dist/index.js), so a root needs no bench file of this branch. `--store memory`
 // (the default) runs without MONGO_URI (the in-memory store); `--store mongo` gives each worker its own
 // database on MONGO_URL, or on a FerretDB this script starts (tools/ferretdb/build.sh) when unset.
+// `--node-options` is the NODE_OPTIONS of every worker (e.g. the Dockerfile's `--max-semi-space-size=1`).
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,7 +26,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 function options(argv) {
-  const o = { nets: 1000, baseline: 10, windowS: 130, store: 'memory', roots: [], json: undefined }
+  const o = {
+    nets: 1000,
+    baseline: 10,
+    windowS: 130,
+    store: 'memory',
+    roots: [],
+    json: undefined,
+    nodeOptions: '',
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--nets') o.nets = Number(argv[++i])
@@ -34,9 +43,10 @@ function options(argv) {
     else if (a === '--store') o.store = argv[++i]
     else if (a === '--root') o.roots.push(resolve(argv[++i]))
     else if (a === '--json') o.json = resolve(argv[++i])
+    else if (a === '--node-options') o.nodeOptions = argv[++i]
     else
       throw new Error(
-        `thousand-rss: unknown argument ${a} (expected --nets, --baseline, --window, --store, --root or --json)`,
+        `thousand-rss: unknown argument ${a} (expected --nets, --baseline, --window, --store, --root, --node-options or --json)`,
       )
   }
   if (!['memory', 'mongo'].includes(o.store))
@@ -227,7 +237,11 @@ async function main() {
   const forge = await sandbox()
   const subjects = []
   try {
-    const base = { ...forge.env, ...(server.url ? { MONGO_URI: server.url } : {}) }
+    const base = {
+      ...forge.env,
+      ...(server.url ? { MONGO_URI: server.url } : {}),
+      ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}),
+    }
     for (const root of o.roots) {
       const rootDir = join(dir, String(o.roots.indexOf(root)))
       mkdirSync(rootDir)
@@ -244,7 +258,8 @@ async function main() {
     const ratios = compare(rows, o)
     console.table(ratios)
     if (o.json) {
-      const command = `node bench/thousand-rss.mjs ${process.argv.slice(2).join(' ')}`
+      const args = process.argv.slice(2).map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a))
+      const command = `node bench/thousand-rss.mjs ${args.join(' ')}`
       const result = {
         command,
         node: process.version,
