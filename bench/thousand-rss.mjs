@@ -228,6 +228,21 @@ function compare(rows, o) {
   })
 }
 
+/** SIGTERM to each worker, SIGKILL to one still running 30 s later (its store may be gone): before the store stops. */
+async function stopAll(children) {
+  const exited = (c) => c.exitCode !== null || c.signalCode !== null
+  await Promise.all(
+    children.map(async (child) => {
+      if (exited(child)) return
+      const gone = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      await gone
+      clearTimeout(timer)
+    }),
+  )
+}
+
 const label = (root) => (root === repoRoot ? '.' : root)
 
 async function main() {
@@ -272,7 +287,7 @@ async function main() {
       writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`)
     }
   } finally {
-    for (const s of subjects) s.child.kill('SIGTERM')
+    await stopAll(subjects.map((s) => s.child))
     forge.child.kill('SIGTERM')
     server.stop()
     rmSync(dir, { recursive: true, force: true })
