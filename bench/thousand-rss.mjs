@@ -278,6 +278,7 @@ async function main() {
       const result = {
         command,
         node: process.version,
+        nodeOptions: o.nodeOptions,
         from,
         store: o.store,
         windowS: o.windowS,
