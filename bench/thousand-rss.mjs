@@ -169,7 +169,7 @@ function worker(root, dir, count, base, label) {
   if (base.MONGO_URI) env.MONGO_DB = `thousand_rss_${label.replace(/\W+/g, '_')}_${Date.now()}`
   const args = [join(root, 'dist/bundle/leasecron.js'), 'run', '--config', netsModule(dir, root, count)]
   const elected = (l) => l.includes('"msg":"elected"')
-  const { child, done } = waitForLines(process.execPath, args, env, elected, count, label, 300_000)
+  const { child, done } = waitForLines(process.execPath, args, env, elected, count, label, 600_000)
   return { label, root, count, child, done }
 }
 
