@@ -13,6 +13,7 @@ import { CronExpressionParser } from 'cron-parser'
 import cron from 'node-cron'
 import { BothDaysWalk, type WallWalk } from './both-days-walk.js'
 import { pinCronLocale } from './cron-locale.js'
+import { rememberedSlot } from './slot-memo.js'
 import { stepPastRange } from './cron-step-check.js'
 import { type NodeCronFields, nodeCronUtcTicks } from './cron-utc-ticks.js'
 import { gapEnd, occurrences, offsetAt, wallOf } from './zoned-time.js'
@@ -356,6 +357,12 @@ function foldAhead(timeZone: string, t: number): number {
  */
 export function slotAtOrBefore(schedule: Schedule, instant: Date, timeZone = SCHEDULE_TIME_ZONE): Date {
   const t = Math.floor(instant.getTime() / 1000) * 1000
+  const key = `atOrBefore\u0000${timeZone}\u0000${scheduleKey(schedule)}`
+  return new Date(rememberedSlot(key, t, () => latestSlot(schedule, t, timeZone)))
+}
+
+/** slotAtOrBefore's walk for `t` (whole seconds): the latest slot at or before it, in ms. */
+function latestSlot(schedule: Schedule, t: number, timeZone: string): number {
   const walls = wallTimes(schedule, wallOf(timeZone, t) + foldBehind(timeZone, t) + 1)
   const elapsed = dstRule(schedule) === 'elapsed'
   let best: number | undefined
@@ -364,12 +371,12 @@ export function slotAtOrBefore(schedule: Schedule, instant: Date, timeZone = SCH
     if (!elapsed) {
       // The wall-clock slot of a wall time never decreases with it: the first one at or before t is the latest.
       const slot = wallClockSlot(timeZone, wall)
-      if (slot <= t) return new Date(slot)
+      if (slot <= t) return slot
       continue
     }
     // No instant in (best, t] shows a wall time this early: the offset there is at least the smaller end's.
     if (best !== undefined && wall < best + Math.min(offsetAt(timeZone, best), offsetAt(timeZone, t)))
-      return new Date(best)
+      return best
     for (const slot of occurrences(timeZone, wall))
       if (slot <= t && (best === undefined || slot > best)) best = slot
   }
@@ -386,7 +393,14 @@ export function nextFireTime(
   after: Date = new Date(),
   timeZone = SCHEDULE_TIME_ZONE,
 ): Date {
-  const t = after.getTime()
+  // Slots are whole seconds: the first one after `after` is the first one after its whole second.
+  const t = Math.floor(after.getTime() / 1000) * 1000
+  const key = `next\u0000${timeZone}\u0000${scheduleKey(schedule)}`
+  return new Date(rememberedSlot(key, t, () => firstSlotAfter(schedule, t, timeZone)))
+}
+
+/** nextFireTime's walk for `t` (whole seconds): the first slot after it, in ms. */
+function firstSlotAfter(schedule: Schedule, t: number, timeZone: string): number {
   const walls = wallTimes(schedule, wallOf(timeZone, t) - foldAhead(timeZone, t) - 1)
   const elapsed = dstRule(schedule) === 'elapsed'
   let best: number | undefined
@@ -394,11 +408,11 @@ export function nextFireTime(
     const wall = walls.next().getTime()
     if (!elapsed) {
       const slot = wallClockSlot(timeZone, wall)
-      if (slot > t) return new Date(slot)
+      if (slot > t) return slot
       continue
     }
     if (best !== undefined && wall > best + Math.max(offsetAt(timeZone, best), offsetAt(timeZone, t)))
-      return new Date(best)
+      return best
     for (const slot of occurrences(timeZone, wall))
       if (slot > t && (best === undefined || slot < best)) best = slot
   }
