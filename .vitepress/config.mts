@@ -63,7 +63,9 @@ export default defineConfig({
   // The guide links to the examples' source files (docs/nets.md, docs/library.md): served as they are, so a
   // reader of the site follows those links as a reader of the repository does.
   buildEnd: ({ outDir }) => {
-    cpSync(fileURLToPath(new URL('../examples', import.meta.url)), join(outDir, 'examples'), { recursive: true })
+    cpSync(fileURLToPath(new URL('../examples', import.meta.url)), join(outDir, 'examples'), {
+      recursive: true,
+    })
   },
   cacheDir: '.cache/vitepress',
   // TypeDoc's HTML is copied as it is: the site links to it, VitePress does not render it.

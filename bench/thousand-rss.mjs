@@ -136,7 +136,13 @@ async function mongo(store) {
     true,
   )
   const url = (await done).trim()
-  return { url, stop: () => (child.kill('SIGTERM'), rmSync(dir, { recursive: true, force: true })) }
+  return {
+    url,
+    stop: () => {
+      child.kill('SIGTERM')
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** The local forge sandbox, as the benches start it: one process, its variables for the workers. */

@@ -6,15 +6,16 @@
  * walked cron-parser's luxon dates anew (~0.5 MB of garbage a pass, most of what a thousand-net worker
  * allocated: issue 39).
  *
- * Hand-written, not an LRU library: the last MEMO_SIZE answers, the oldest dropped first (a Map keeps its
- * insertion order), is all it needs — a question is asked again within a second or two, or not for a
- * minute. What it is not: a cache of errors (a throwing walk is walked again next time).
+ * Kept in lru-cache (already the forge cache's and the status snapshot's): the most recently asked
+ * MEMO_SIZE answers — a question is asked again within a second or two, or not for a minute. What it is
+ * not: a cache of errors (a throwing walk is walked again next time).
  */
+import { LRUCache } from 'lru-cache'
 
 /** Answers kept: a tick's few distinct questions per schedule and zone, for many schedules and zones. */
 export const MEMO_SIZE = 256
 
-const kept = new Map<string, number>()
+const kept = new LRUCache<string, number>({ max: MEMO_SIZE })
 
 /**
  * `walk()`'s answer (ms) for `second` (an instant floored to whole seconds) under `key`: the one kept when
@@ -25,8 +26,6 @@ export function rememberedSlot(key: string, second: number, walk: () => number):
   const known = kept.get(question)
   if (known !== undefined) return known
   const slot = walk()
-  const oldest = kept.keys().next()
-  if (kept.size >= MEMO_SIZE && !oldest.done) kept.delete(oldest.value)
   kept.set(question, slot)
   return slot
 }

@@ -43,8 +43,14 @@ describe('boundedCall: one store call, one bound', () => {
     let listeners = 0
     const add = parent.signal.addEventListener.bind(parent.signal)
     const remove = parent.signal.removeEventListener.bind(parent.signal)
-    parent.signal.addEventListener = (...args: Parameters<typeof add>) => (listeners++, add(...args))
-    parent.signal.removeEventListener = (...args: Parameters<typeof remove>) => (listeners--, remove(...args))
+    parent.signal.addEventListener = (...args: Parameters<typeof add>) => {
+      listeners++
+      add(...args)
+    }
+    parent.signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+      listeners--
+      remove(...args)
+    }
     const answer = boundedCall(clock, 1000, parent.signal, abortable)
     await Promise.resolve()
     parent.abort(new Error('the term ended'))
