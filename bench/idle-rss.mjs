@@ -12,13 +12,17 @@
 // Each `--root` is a checkout (or a copy) holding dist/ and bench/nets/: several roots are measured side by
 // side (e.g. a copy of main's dist against this branch's). MONGO_URL names the server; without it the
 // script starts the test FerretDB (tools/ferretdb/build.sh) in a temp directory and stops it after.
-import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import {
+  mib,
+  probeMongo,
+  probeSandbox,
+  repoRoot,
+  sampleProcs,
+  start,
+  waitForLines,
+} from './rss-probe-kit.mjs'
 const NODE24 = join(repoRoot, '.cache', 'node-24.22.3', 'package', 'bin', 'node')
 
 function options(argv) {
@@ -61,78 +65,6 @@ function runtimes(only) {
   return all.filter((r) => (only ? only.includes(r.key) : true) && existsSync(r.node))
 }
 
-/** Spawns a child with its stdout lines handed to `onLine`; returns the child. */
-function start(node, args, env, onLine = () => {}, quiet = false) {
-  const child = spawn(node, args, {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let rest = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const parts = (rest + chunk).split('\n')
-    rest = parts.pop()
-    for (const p of parts) onLine(p)
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk) => quiet || process.stderr.write(chunk.slice(0, 2000)))
-  return child
-}
-
-function waitForLine(node, args, env, test, what, quiet = false) {
-  let child
-  const line = new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`idle-rss: no ${what} within 60 s`)), 60_000)
-    const onLine = (l) => {
-      if (test(l)) {
-        clearTimeout(timer)
-        res(l)
-      }
-    }
-    child = start(node, args, env, onLine, quiet)
-    child.once('exit', (code) => rej(new Error(`idle-rss: ${what}: exited ${code}`)))
-  })
-  return { child, line }
-}
-
-async function mongo() {
-  if (process.env.MONGO_URL) return { url: process.env.MONGO_URL, stop: () => {} }
-  const binary = execFileSync('bash', [join(repoRoot, 'tools/ferretdb/build.sh')], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()
-  const dir = mkdtempSync(join(tmpdir(), 'idle-rss-ferretdb-'))
-  const args = ['--listen-addr', '127.0.0.1:0', '--sqlite-dir', dir]
-  const { child, line } = waitForLine(
-    binary,
-    args,
-    {},
-    (l) => l.startsWith('mongodb://'),
-    'FerretDB url',
-    true,
-  )
-  const url = (await line).trim()
-  const stop = () => {
-    child.kill('SIGTERM')
-    rmSync(dir, { recursive: true, force: true })
-  }
-  return { url, stop }
-}
-
-async function sandbox() {
-  const script = join(repoRoot, 'bench', 'sandbox-process.mjs')
-  const env = { BENCH_SANDBOX: JSON.stringify({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 }) }
-  const { child, line } = waitForLine(process.execPath, [script], env, (l) => l.includes('"url"'), 'sandbox')
-  const info = JSON.parse(await line)
-  return {
-    child,
-    env: {
-      GITHUB_APP_ID: String(info.appId),
-      GITHUB_INSTALLATION_ID: String(info.installationId),
-      GITHUB_APP_PRIVATE_KEY: String(info.privateKey),
-      GITHUB_API_URL: info.url,
-    },
-  }
-}
-
 const everyMinute = Object.fromEntries(
   Array.from({ length: 10 }, (_, i) => [`LEASECRON_NET_BENCH_NET_${i + 1}_SCHEDULE`, '* * * * *']),
 )
@@ -154,33 +86,16 @@ function worker(root, runtime, base, label) {
     '--config',
     join(root, 'bench/nets/idle-ten.mjs'),
   ]
-  const { child, line } = waitForLine(runtime.node, args, env, (l) => l.includes('"msg":"elected"'), label)
-  return { label, child, elected: line }
+  const test = (l) => l.includes('"msg":"elected"')
+  const { child, done } = waitForLines({ node: runtime.node, args, env, test, what: `idle-rss: ${label}` })
+  return { label, child, elected: done }
 }
 
-function status(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN)
-    return { rss: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile') }
-  } catch {
-    return undefined
-  }
-}
-
-const mib = (kib) => Math.round((kib / 1024) * 10) / 10
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length
 
+/** Each subject's mean VmRSS, RssAnon and RssFile over the window, and its largest VmRSS (MiB). */
 async function sample(subjects, windowS) {
-  const samples = new Map(subjects.map((s) => [s.label, []]))
-  const until = Date.now() + windowS * 1000
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 1000))
-    for (const s of subjects) {
-      const st = status(s.child.pid)
-      if (st) samples.get(s.label).push(st)
-    }
-  }
+  const samples = await sampleProcs(subjects, windowS)
   return subjects.map((s) => {
     const xs = samples.get(s.label)
     return {
@@ -196,8 +111,8 @@ async function sample(subjects, windowS) {
 
 async function main() {
   const o = options(process.argv.slice(2))
-  const server = await mongo()
-  const forge = await sandbox()
+  const server = await probeMongo('idle-rss')
+  const forge = await probeSandbox('idle-rss')
   const subjects = []
   try {
     const base = { ...forge.env, MONGO_URI: server.url }

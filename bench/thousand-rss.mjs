@@ -17,13 +17,11 @@
 // (the default) runs without MONGO_URI (the in-memory store); `--store mongo` gives each worker its own
 // database on MONGO_URL, or on a FerretDB this script starts (tools/ferretdb/build.sh) when unset.
 // `--node-options` is the NODE_OPTIONS of every worker (e.g. the Dockerfile's `--max-semi-space-size=1`).
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { mib, probeMongo, probeSandbox, repoRoot, sampleProcs, waitForLines } from './rss-probe-kit.mjs'
 
 function options(argv) {
   const o = {
@@ -76,135 +74,26 @@ export default { nets, leases }
   return file
 }
 
-/** Spawns a child with its stdout lines handed to `onLine`; returns the child. */
-function start(node, args, env, onLine = () => {}, quiet = false) {
-  const child = spawn(node, args, {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let rest = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const parts = (rest + chunk).split('\n')
-    rest = parts.pop()
-    for (const p of parts) onLine(p)
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk) => quiet || process.stderr.write(chunk.slice(0, 2000)))
-  return child
-}
-
-/** Resolves when `count` stdout lines passed `test` (rejects after `timeoutMs` or on exit). */
-function waitForLines(node, args, env, test, count, what, timeoutMs = 120_000, quiet = false) {
-  let child
-  const done = new Promise((res, rej) => {
-    const timer = setTimeout(
-      () => rej(new Error(`thousand-rss: ${what}: not ready within ${timeoutMs} ms`)),
-      timeoutMs,
-    )
-    let seen = 0
-    child = start(
-      node,
-      args,
-      env,
-      (l) => {
-        if (test(l) && ++seen === count) {
-          clearTimeout(timer)
-          res(l)
-        }
-      },
-      quiet,
-    )
-    child.once('exit', (code) => rej(new Error(`thousand-rss: ${what}: exited ${code}`)))
-  })
-  return { child, done }
-}
-
-async function mongo(store) {
-  if (store === 'memory') return { url: undefined, stop: () => {} }
-  if (process.env.MONGO_URL) return { url: process.env.MONGO_URL, stop: () => {} }
-  const script = join(repoRoot, 'tools/ferretdb/build.sh')
-  const binary = execFileSync('bash', [script], { encoding: 'utf8' }).trim().split('\n').pop()
-  const dir = mkdtempSync(join(tmpdir(), 'thousand-rss-ferretdb-'))
-  const args = ['--listen-addr', '127.0.0.1:0', '--sqlite-dir', dir]
-  const { child, done } = waitForLines(
-    binary,
-    args,
-    {},
-    (l) => l.startsWith('mongodb://'),
-    1,
-    'FerretDB',
-    60_000,
-    true,
-  )
-  const url = (await done).trim()
-  return {
-    url,
-    stop: () => {
-      child.kill('SIGTERM')
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
-/** The local forge sandbox, as the benches start it: one process, its variables for the workers. */
-async function sandbox() {
-  const script = join(repoRoot, 'bench', 'sandbox-process.mjs')
-  const env = { BENCH_SANDBOX: JSON.stringify({ repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 1 }) }
-  const { child, done } = waitForLines(
-    process.execPath,
-    [script],
-    env,
-    (l) => l.includes('"url"'),
-    1,
-    'sandbox',
-  )
-  const info = JSON.parse(await done)
-  return {
-    child,
-    env: {
-      GITHUB_APP_ID: String(info.appId),
-      GITHUB_INSTALLATION_ID: String(info.installationId),
-      GITHUB_APP_PRIVATE_KEY: String(info.privateKey),
-      GITHUB_API_URL: info.url,
-    },
-  }
-}
-
 /** One worker of `count` nets on `root`'s bundle; `done` resolves once every net was elected. */
 function worker(root, dir, count, base, label) {
   const env = { ...base, PORT: '0', LOG_LEVEL: 'info' }
   if (base.MONGO_URI) env.MONGO_DB = `thousand_rss_${label.replace(/\W+/g, '_')}_${Date.now()}`
   const args = [join(root, 'dist/bundle/leasecron.js'), 'run', '--config', netsModule(dir, root, count)]
   const elected = (l) => l.includes('"msg":"elected"')
-  const { child, done } = waitForLines(process.execPath, args, env, elected, count, label, 600_000)
+  const what = `thousand-rss: ${label}`
+  const node = process.execPath
+  const { child, done } = waitForLines({ node, args, env, test: elected, count, what, timeoutMs: 600_000 })
   return { label, root, count, child, done }
 }
 
-function status(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN)
-    return { rss: kib('VmRSS'), anon: kib('RssAnon') }
-  } catch {
-    return undefined
-  }
-}
-
-const mib = (kib) => Math.round((kib / 1024) * 10) / 10
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
+/** Each subject's median and largest VmRSS and RssAnon over the window (MiB). */
 async function sample(subjects, windowS) {
-  const samples = new Map(subjects.map((s) => [s.label, []]))
-  const until = Date.now() + windowS * 1000
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 1000))
-    for (const s of subjects) {
-      const st = status(s.child.pid)
-      if (st) samples.get(s.label).push(st)
-    }
-  }
+  const samples = await sampleProcs(subjects, windowS)
   return subjects.map((s) => {
     const xs = samples.get(s.label)
     return {
@@ -254,8 +143,8 @@ const label = (root) => (root === repoRoot ? '.' : root)
 async function main() {
   const o = options(process.argv.slice(2))
   const dir = mkdtempSync(join(tmpdir(), 'thousand-rss-'))
-  const server = await mongo(o.store)
-  const forge = await sandbox()
+  const server = o.store === 'memory' ? { url: undefined, stop: () => {} } : await probeMongo('thousand-rss')
+  const forge = await probeSandbox('thousand-rss')
   const subjects = []
   try {
     const base = {
