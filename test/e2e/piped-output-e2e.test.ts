@@ -43,18 +43,7 @@ describe('the CLI through a pipe', () => {
   it('writes the whole of a `backfill --dry-run --json` answer far above 64 KiB before it exits', async () => {
     // Hourly through 2025: 8,761 slots, about 230 KiB of JSON. No Mongo and no forge: a dry run opens
     // nothing.
-    const ran = await piped([
-      'backfill',
-      'backfill-net',
-      '--from',
-      '2025-01-01T00:00:00Z',
-      '--to',
-      '2026-01-01T00:00:00Z',
-      '--dry-run',
-      '--json',
-      '--config',
-      NETS,
-    ])
+    const ran = await piped([...DRY_RUN_2025, '--json'])
     expect(ran.stderr).toMatch(/^exit 0$/m)
     expect(ran.stdout.endsWith('}\n'), `the answer was cut at ${ran.stdout.length} bytes`).toBe(true)
     const answer = JSON.parse(ran.stdout) as { slots: string[] }
