@@ -31,7 +31,8 @@ import { startRedis } from '../peer-redis.js'
 import { type OpCounts, opsBetween, type PeerStore } from '../peer-store.js'
 import type { StoreAddresses } from '../peers-systems.js'
 import { leasecronOpsModel, measuredByTerm } from '../peers-thousand-model.js'
-import { chosenSystems, jobCounts, type ThousandSystem } from '../peers-thousand-systems.js'
+import { ensureNode24 } from '../node24.js'
+import { chosenSystems, imageRuntime, jobCounts, type ThousandSystem } from '../peers-thousand-systems.js'
 import { type JobSlotPlan, type JobSlotRecord, jobNamesOf, tallyJobs } from '../peers-thousand-tally.js'
 import {
   type BenchContext,
@@ -154,11 +155,24 @@ function keepFor(run: Running): (l: LogLine) => boolean {
   }
 }
 
-function spawnMember(run: Running, addresses: StoreAddresses): Child {
+/** leasecron's worker, on the machine's runtime or its image's. */
+const isLeasecron = (system: ThousandSystem) => system.base.name === 'leasecron'
+
+/** The node and the arguments before the script a member of `system` runs with. */
+async function runtimeOf(system: ThousandSystem): Promise<{ node?: string; flags: string[] }> {
+  if (!system.image) return { flags: [] }
+  return { node: (await ensureNode24()).path, flags: imageRuntime().nodeFlags }
+}
+
+type Runtime = Awaited<ReturnType<typeof runtimeOf>>
+
+function spawnMember(run: Running, addresses: StoreAddresses, { node, flags }: Runtime): Child {
   const { base } = run.system
   const env = { ...run.system.env(addresses, run.jobs), BENCH_PEERS_OUT: run.out }
   const label = `${run.system.name}-${run.members.length + 1}`
-  const child = spawnNode(label, base.script, base.args, env, keepFor(run))
+  // spawnNode runs `node <script> ...args`: the image's V8 flags go first, the worker's script after them.
+  const [first, ...rest] = [...flags, base.script, ...base.args]
+  const child = spawnNode(label, first!, rest, env, keepFor(run), node)
   run.members.push(child)
   void child.exited.then(({ code, signal }) => {
     if (run.stopping || child.pid === run.victimPid) return
@@ -181,8 +195,9 @@ function readyOrExit(child: Child, ms: number): Promise<unknown> {
 /** Starts the three processes (the first alone when the system asks) and waits until each is ready. */
 async function startMembers(run: Running, addresses: StoreAddresses): Promise<void> {
   const boundMs = 90_000 + 200 * run.jobs
-  if (run.system.firstAlone) await readyOrExit(spawnMember(run, addresses), boundMs)
-  while (run.members.length < PROCESSES) spawnMember(run, addresses)
+  const runtime = await runtimeOf(run.system)
+  if (run.system.firstAlone) await readyOrExit(spawnMember(run, addresses, runtime), boundMs)
+  while (run.members.length < PROCESSES) spawnMember(run, addresses, runtime)
   await Promise.all(run.members.map((m) => readyOrExit(m, boundMs)))
 }
 
@@ -382,7 +397,7 @@ async function figures(
     processes: done.rest.processes.map((p) => ({ ...p, killed: p.pid === run.victimPid })),
     problems: run.problems,
     exits: run.exits,
-    ...(run.system.name === 'leasecron' ? { leasecron: leasecronFigures(run, done.rest, done.killAt) } : {}),
+    ...(isLeasecron(run.system) ? { leasecron: leasecronFigures(run, done.rest, done.killAt) } : {}),
   }
 }
 
@@ -455,7 +470,7 @@ async function startAndRun(run: Running, store: StoreOf, plan: Plan): Promise<Sy
     const afterS = sig((Date.now() - run.startedAt) / 1000)
     return failure(system, jobs, store, 'start', error, { declaredJobs: declaredJobs(run), afterS })
   }
-  if (system.name === 'leasecron') await untilElected(run, 60_000)
+  if (isLeasecron(system)) await untilElected(run, 60_000)
   const readyAfterS = sig((Date.now() - run.startedAt) / 1000)
   const t0 = Math.ceil((Date.now() + LEAD_MS) / SLOT_MS) * SLOT_MS
   console.log(
@@ -507,7 +522,7 @@ function printSummary(systems: SystemResult[]): void {
     if ('leasecron' in s && s.leasecron) {
       const m = s.leasecron.opsModel
       console.log(
-        `leasecron ops at rest: measured ${n(s.storeOpsAtRest.perHour)}/h ${JSON.stringify(m.measuredPerHourByTerm)}`,
+        `${s.system} ops at rest: measured ${n(s.storeOpsAtRest.perHour)}/h ${JSON.stringify(m.measuredPerHourByTerm)}`,
       )
       console.log(`  model, this window: ${n(m.thisWindow.perHour)}/h ${JSON.stringify(m.thisWindow.terms)}`)
       console.log(`  model, steady state: ${n(m.steadyState.perHour)}/h; ${m.steadyState.formula}`)
