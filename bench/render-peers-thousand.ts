@@ -2,9 +2,13 @@
  * The `peers-thousand` section of docs/benchmarks.md, from bench/results/peers-thousand.json: per system,
  * the job count, whether it held it, each (job, slot) run once / twice or more / never at rest and after the
  * SIGKILL, the start delay at rest, store operations an hour at rest (leasecron's beside its model), and
- * each process's RSS and CPU; then what stopped the systems that did not hold, and each one's set-up.
- * Renders; measures nothing.
+ * each process's RSS and CPU; then what stopped the systems that did not hold, the hand-written reading of
+ * the committed run (bench/PEERS-THOUSAND-NOTES.md) when present, and each one's set-up. Renders; measures
+ * nothing.
  */
+
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
 // biome-ignore lint/suspicious/noExplicitAny: the results are JSON written by the peers-thousand scenario
 type Json = Record<string, any>
@@ -96,6 +100,12 @@ function notes(systems: Json[]): string[] {
   return lines
 }
 
+/** The hand-written reading of the committed run (bench/PEERS-THOUSAND-NOTES.md), when present. */
+function reading(): string[] {
+  const path = fileURLToPath(new URL('./PEERS-THOUSAND-NOTES.md', import.meta.url))
+  return existsSync(path) ? [readFileSync(path, 'utf8').trim(), ''] : []
+}
+
 /** The section's markdown lines. */
 export function renderPeersThousand(result: Json, mdTable: (rows: string[][]) => string): string[] {
   const systems: Json[] = result.systems
@@ -112,9 +122,14 @@ export function renderPeersThousand(result: Json, mdTable: (rows: string[][]) =>
     '',
     ...notes(systems),
     '',
+    ...reading(),
     'Set-up, each as its own documentation recommends:',
     '',
-    ...systems.map((s) => `- **${s.version}** on ${s.store} — ${s.settings}. Docs: ${s.docs}.`),
+    // A variant of one system (leasecron on its image's runtime) is named by its row, not its version alone.
+    ...systems.map((s) => {
+      const name = s.version.startsWith(s.system) ? s.version : `${s.system}: ${s.version}`
+      return `- **${name}** on ${s.store} — ${s.settings}. Docs: ${s.docs}.`
+    }),
     '',
   ]
 }
