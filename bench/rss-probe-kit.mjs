@@ -120,3 +120,18 @@ export async function sampleProcs(subjects, windowS) {
 }
 
 export const mib = (kib) => Math.round((kib / 1024) * 10) / 10
+
+/** SIGTERM to each worker, SIGKILL to one still running 30 s later (its store may be gone): before the store stops. */
+export async function stopAll(children) {
+  const exited = (c) => c.exitCode !== null || c.signalCode !== null
+  await Promise.all(
+    children.map(async (child) => {
+      if (exited(child)) return
+      const gone = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      await gone
+      clearTimeout(timer)
+    }),
+  )
+}

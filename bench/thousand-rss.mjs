@@ -21,7 +21,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { mib, probeMongo, probeSandbox, repoRoot, sampleProcs, waitForLines } from './rss-probe-kit.mjs'
+import {
+  mib,
+  probeMongo,
+  probeSandbox,
+  repoRoot,
+  sampleProcs,
+  stopAll,
+  waitForLines,
+} from './rss-probe-kit.mjs'
 
 function options(argv) {
   const o = {
@@ -121,21 +129,6 @@ function compare(rows, o) {
       kibPerNetAnon: perNet('anonMedianMiB'),
     }
   })
-}
-
-/** SIGTERM to each worker, SIGKILL to one still running 30 s later (its store may be gone): before the store stops. */
-async function stopAll(children) {
-  const exited = (c) => c.exitCode !== null || c.signalCode !== null
-  await Promise.all(
-    children.map(async (child) => {
-      if (exited(child)) return
-      const gone = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-      await gone
-      clearTimeout(timer)
-    }),
-  )
 }
 
 const label = (root) => (root === repoRoot ? '.' : root)

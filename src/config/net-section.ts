@@ -381,7 +381,7 @@ function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: 
     retryVar,
     wholeMs(minRetry, maxRetry),
     undefined as number | undefined,
-    `a whole number of milliseconds from ${minRetry} (TTL/30: a shorter pause, or 0, would campaign in a hot loop against the store) to ${maxRetry}`,
+    `a whole number of milliseconds from ${minRetry} (TTL/30: a shorter pause, or 0, would campaign in a hot loop against the store) to ${maxRetry}${unitHint(r.value(retryVar))}`,
   )
   const pacing = leasePacing(intervalMs, { ttlMs, retryMs })
   if (pacing.ttlMs > MAX_TIMER_MS) {
@@ -397,6 +397,17 @@ function readPacing(r: EnvReader, intervalMs: number, ttlVar: string, retryVar: 
 function ttlExpected(raw: string | undefined): string {
   const expected = `a whole number of milliseconds from ${MIN_TTL_MS} (a shorter term cannot be renewed in time, so the net would never stay elected) to ${MAX_TIMER_MS} (timers cannot wait longer)`
   const n = raw !== undefined && /^\d{1,4}$/.test(raw.trim()) ? Number(raw) : undefined
-  if (n === undefined || n >= MIN_TTL_MS || n === 0) return expected
+  if (n === undefined || n >= MIN_TTL_MS || n === 0) return `${expected}${unitHint(raw)}`
   return `${expected}; the value is in milliseconds — if ${n} meant seconds, write ${n * 1000}`
+}
+
+/**
+ * For a duration written with a unit (`6s`, `1m`) where a `_MS` variable takes bare milliseconds (every other
+ * duration variable takes the unit): the number to write instead. Empty for anything else.
+ */
+function unitHint(raw: string | undefined): string {
+  const ms = raw === undefined ? undefined : parseDuration(raw)
+  return ms === undefined
+    ? ''
+    : `; this variable takes milliseconds without a unit — for ${raw!.trim()}, write ${ms}`
 }

@@ -47,7 +47,7 @@ export class BackfillJobs {
     const slot = (await this.#slotsOf(id))?.[request.done]
     if (!slot) return false
     if (request.done === 0) started(term, request)
-    const result = await runSlotPass(term.passSpec(slot, { jobAbort: abort, reason: 'backfill' }))
+    const result = await term.withPass(slot, { jobAbort: abort, reason: 'backfill' }, runSlotPass)
     countUnrun(term, result, slot)
     if (result.kind === 'finished') {
       await this.#step.end(id, maxRunsReached(result.maxRuns))

@@ -63,7 +63,7 @@ export class ControlRequests {
     const who = { request: request.id, by: request.by, reason: request.reason }
     const log = this.#term.log
     log.info({ ...who, slot: request.at.toISOString() }, 'run requested: running a manual pass')
-    const result = await runSlotPass(this.#term.passSpec(request.at, { manual: true, jobAbort: abort }))
+    const result = await this.#term.withPass(request.at, { manual: true, jobAbort: abort }, runSlotPass)
     if (result.kind === 'slot-taken') log.debug(who, 'the requested manual run already ran')
     if (result.kind !== 'claim-failed') await this.#pause.take(job)
     else countUnrun(this.#term, result, request.at)
@@ -96,7 +96,7 @@ export class ControlRequests {
       }
       countUnrun(
         this.#term,
-        await runSlotPass(this.#term.passSpec(slot, { jobAbort: abort, reason: 'catch-up' })),
+        await this.#term.withPass(slot, { jobAbort: abort, reason: 'catch-up' }, runSlotPass),
         slot,
       )
     }

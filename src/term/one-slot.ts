@@ -122,10 +122,12 @@ export function parseSlotOption(
   if (!parsed.ok) return refuse('form' in parsed ? '' : `, which is not a real instant: ${parsed.impossible}`)
   const instant = parsed.instant
   const ahead = instant.getTime() - now.getTime()
+  // A well-formed instant too far ahead is refused for that alone, not with the form it already has.
   if (ahead > SLOT_SKEW_ALLOWANCE_MS)
-    return refuse(
-      `, ${Math.round(ahead / 1000)} s after now (${now.toISOString()}): a slot may be at most ${SLOT_SKEW_ALLOWANCE_MS / 1000} s ahead (clock skew); a later one would be claimed before it comes`,
-    )
+    return {
+      ok: false,
+      expected: `--slot: expected a slot at most ${SLOT_SKEW_ALLOWANCE_MS / 1000} s after now (${now.toISOString()}: clock skew); got ${JSON.stringify(text)}, ${Math.round(ahead / 1000)} s after it: a later slot would be claimed before it comes`,
+    }
   return { ok: true, slot: slotAtOrBefore(schedule, instant, timeZone) }
 }
 

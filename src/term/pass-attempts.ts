@@ -12,6 +12,7 @@
  */
 import type { AttemptPolicy } from '../config/worker-config.js'
 import type { Clock } from '../lease/clock.js'
+import { followAny } from '../lease/follow-abort.js'
 import { waitFor } from '../lease/wait.js'
 import type { PassOutcome } from '../runs/run-ledger.js'
 import type { Logger } from '../observe/logger.js'
@@ -76,8 +77,12 @@ async function runAttempt(
 ): Promise<{ outcome: PassOutcome; error?: unknown }> {
   const timeout = new AbortController()
   const settled = new AbortController()
+  // Both follow the term only while the attempt runs (follow-abort.ts: AbortSignal.any would leave an entry
+  // on the term's signal for every attempt on Node 20).
+  const waiting = followAny([settled.signal, spec.term])
+  const running = followAny([spec.term, timeout.signal])
   const timeoutMs = spec.policy.timeoutMs
-  void waitFor(timeoutMs, AbortSignal.any([settled.signal, spec.term]), spec.clock).then((elapsed) => {
+  void waitFor(timeoutMs, waiting.signal, spec.clock).then((elapsed) => {
     if (elapsed) timeout.abort(new PassTimeoutError(spec.net, spec.slot, n, timeoutMs))
   })
   const ended = (fallback: PassOutcome, error?: unknown) => {
@@ -89,12 +94,14 @@ async function runAttempt(
     return error === undefined ? { outcome: fallback } : { outcome: fallback, error }
   }
   try {
-    await attempt(AbortSignal.any([spec.term, timeout.signal]), n)
+    await attempt(running.signal, n)
     return ended('ok')
   } catch (error) {
     return ended('failed', error)
   } finally {
     settled.abort()
+    waiting.unfollow()
+    running.unfollow()
   }
 }
 

@@ -9,6 +9,7 @@
  *
  * What it is not: the lease's own term (lease/term.ts renews and steps down), nor the scheduler.
  */
+import { followAny } from '../lease/follow-abort.js'
 import type { TermInfo } from '../lease/run.js'
 import { termCallBoundMs } from '../lease/call-bound.js'
 import type { Pass, PassReason } from '../nets/net.js'
@@ -28,6 +29,14 @@ export interface ServedTermParts {
   stepDown?: AbortSignal | undefined
   /** The net's pass for this term (nets/net-term.ts's openTerm). */
   pass: Pass
+}
+
+/** How a pass of the term runs (ServedTerm.withPass). */
+export interface PassOptions {
+  manual?: boolean
+  jobAbort?: AbortSignal | undefined
+  retake?: number | undefined
+  reason?: PassReason
 }
 
 /** A term of a net's lease, with everything its work shares; see the module's doc. */
@@ -103,11 +112,11 @@ export class ServedTerm {
     return callBoundSignal(this.boundMs, endsWith === 'term' ? this.signal : this.serving)
   }
 
-  /** The term as a pass sees it; `jobAbort` also ends the pass (a pause with --abort). */
-  passTerm(jobAbort?: AbortSignal): PassTerm {
+  /** The term as a pass sees it, under `signal` (the term's, or one that also ends with the pass's job). */
+  #passTerm(signal: AbortSignal): PassTerm {
     return {
       fence: this.fence,
-      term: jobAbort ? AbortSignal.any([this.signal, jobAbort]) : this.signal,
+      term: signal,
       live: () => this.live(),
       stepDownAt: () => this.stepDownAt(),
       nextPassNumber: () => ++this.#passNumber,
@@ -118,25 +127,24 @@ export class ServedTerm {
   }
 
   /**
-   * The spec of the pass for `slot` (a manual run's when `manual`; with `retake`, the n-th run again of a
-   * pass an older term's holder left unfinished: retake.ts), numbered within the term; `reason` is what
-   * the pass is told (a tick's when absent).
+   * Runs `run` with the spec of the pass for `slot` (a manual run's when `manual`; with `retake`, the n-th
+   * run again of a pass an older term's holder left unfinished: retake.ts), numbered within the term;
+   * `reason` is what the pass is told (a tick's when absent); `jobAbort` also ends the pass (a pause with
+   * --abort). The pass's signal follows the term and the job only until `run` settles (follow-abort.ts:
+   * `AbortSignal.any` would leave an entry on the term's signal for every pass). Answers what `run` does.
    */
-  passSpec(
-    slot: Date,
-    options: {
-      manual?: boolean
-      jobAbort?: AbortSignal | undefined
-      retake?: number | undefined
-      reason?: PassReason
-    } = {},
-  ): SlotPassSpec {
-    const spec = slotPassSpec(this.setting, this.passTerm(options.jobAbort), this.#pass, slot)
-    return {
-      ...spec,
-      ...(options.manual ? { manual: true } : {}),
-      ...(options.retake ? { retake: options.retake } : {}),
-      ...(options.reason ? { reason: options.reason } : {}),
+  async withPass<R>(slot: Date, options: PassOptions, run: (spec: SlotPassSpec) => Promise<R>): Promise<R> {
+    const link = options.jobAbort ? followAny([this.signal, options.jobAbort]) : undefined
+    try {
+      const spec = slotPassSpec(this.setting, this.#passTerm(link?.signal ?? this.signal), this.#pass, slot)
+      return await run({
+        ...spec,
+        ...(options.manual ? { manual: true } : {}),
+        ...(options.retake ? { retake: options.retake } : {}),
+        ...(options.reason ? { reason: options.reason } : {}),
+      })
+    } finally {
+      link?.unfollow()
     }
   }
 }

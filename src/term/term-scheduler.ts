@@ -272,8 +272,10 @@ export class TermScheduler {
     if (paused && pause) return void (await pause.accountPaused(slot, paused))
     if (await deferral?.deferred(slot)) return undefined
     const reason = how.caughtUp ? 'catch-up' : 'tick'
-    const result = await runSlotPass(
-      this.#term.passSpec(slot, { jobAbort: how.abort, retake: how.retake, reason }),
+    const result = await this.#term.withPass(
+      slot,
+      { jobAbort: how.abort, retake: how.retake, reason },
+      runSlotPass,
     )
     if (!how.again) countUnrun(this.#term, result, slot)
     if (result.kind === 'claim-failed') this.#steps.recovery.owe({ slot })
@@ -288,7 +290,8 @@ export class TermScheduler {
     term.setting.metrics?.skippedTicks.inc({ net: term.net, reason: 'overlap' })
     const at = slot.toISOString()
     term.log.debug({ slot: at }, `slot skipped, recorded skipped in the ledger: ${why}`)
-    const write: Promise<void> = skipSlot(term.passSpec(slot, { jobAbort: this.#work?.abort.signal }))
+    const write: Promise<void> = term
+      .withPass(slot, { jobAbort: this.#work?.abort.signal }, skipSlot)
       .then((result) => {
         if (result.kind === 'skipped' && result.unrecorded)
           this.#steps.recovery.owe({ slot, end: result.unrecorded })

@@ -399,6 +399,23 @@ describe('issue 19: validation at the door', () => {
     expect(load({ LEASECRON_NET_TICK_NET_TTL_MS: '1000' }).ok).toBe(true)
   })
 
+  it.each([
+    ['LEASECRON_NET_TICK_NET_TTL_MS', '6s', 'write 6000'],
+    ['LEASECRON_NET_TICK_NET_TTL_MS', ' 1m ', 'for 1m, write 60000'],
+    ['LEASECRON_NET_TICK_NET_RETRY_MS', '1s', 'write 1000'],
+  ])('refuses %s=%j, a duration with a unit, naming the milliseconds to write', (variable, value, hint) => {
+    const found = issues({ [variable]: value }).find((i) => i.variable === variable)
+    expect(found?.expected, `${value} was refused without the number to write`).toContain(hint)
+    expect(found?.expected).toMatch(/takes milliseconds without a unit/)
+  })
+
+  it('names no unit for a value that is no duration', () => {
+    const found = issues({ LEASECRON_NET_TICK_NET_RETRY_MS: 'soon' }).find(
+      (i) => i.variable === 'LEASECRON_NET_TICK_NET_RETRY_MS',
+    )
+    expect(found?.expected).not.toMatch(/without a unit/)
+  })
+
   it.each<Record<string, string>>([{ MONGO_DB: 'lc' }, { MONGO_DB: 'lc', MONGO_URI: ' ' }])(
     'refuses MONGO_DB without MONGO_URI (%j) instead of running on memory',
     (env) => {

@@ -15,6 +15,8 @@ import { TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 import { asPromRegistry } from '../../src/forge/meter/prom-registry.js'
 import { passSetting } from '../support/term-specs.js'
 import { termCallBoundMs } from '../../src/lease/call-bound.js'
+import { followerCount } from '../../src/lease/follow-abort.js'
+import { anyDependants } from '../support/abort-dependants.js'
 
 const P = 'LEASECRON_NET_TICK_NET_'
 const slot = new Date('2026-09-30T15:00:00.000Z')
@@ -224,5 +226,32 @@ describe('attempts within a slot', () => {
     await vi.advanceTimersByTimeAsync(60_000)
     expect(await run.result).toMatchObject({ kind: 'ran', outcome: 'failed', attempts: 1 })
     expect(starts).toEqual([0])
+  })
+})
+
+describe('what a pass leaves on its term', () => {
+  it('leaves nothing on the term’s signal once its attempts (failed, timed out, ok) have ended', async () => {
+    const starts: number[] = []
+    const run = slotPass(
+      { [`${P}RETRIES`]: '2', [`${P}RETRY_BACKOFF`]: '1s', [`${P}TIMEOUT`]: '5s' },
+      async (context, attempt) => {
+        if (attempt === 1) throw new Error('transient fault')
+        if (attempt === 2) return hangingFirst(1, starts)(context, 1)
+      },
+    )
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(await run.result).toMatchObject({ kind: 'ran', outcome: 'ok', attempts: 3 })
+    expect(
+      anyDependants(run.term.signal),
+      'each attempt would stay on the term for its life (Node 20 keeps AbortSignal.any’s)',
+    ).toBe(0)
+    expect(followerCount(run.term.signal), 'each attempt would stay on the term until it ends').toBe(0)
+  })
+
+  it('still ends the attempt in flight when the term ends', async () => {
+    const run = slotPass({}, (context) => hangingFirst(1, [])(context, 1))
+    await vi.advanceTimersByTimeAsync(100)
+    run.term.abort(new Error('term ended'))
+    expect(await run.result).toMatchObject({ kind: 'ran', outcome: 'aborted', attempts: 1 })
   })
 })

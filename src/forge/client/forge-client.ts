@@ -229,14 +229,22 @@ function abortPlugin(stopping: AbortSignal | undefined) {
     octokit.hook.wrap('request', (request, options) => {
       const signals = [options.request?.signal, stopping].filter((s): s is AbortSignal => s != null)
       if (signals.length === 0) return request(options)
-      const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals)
-      if (signal.aborted) return Promise.reject(abortError(signal))
+      const aborted = signals.find((s) => s.aborted)
+      if (aborted) return Promise.reject(abortError(aborted))
+      // A listener on each signal, removed when the request settles, rather than AbortSignal.any: on
+      // Node 20 that leaves an entry on the forge's long-lived `stopping` signal for every request
+      // (lease/follow-abort.ts says more).
       return new Promise<Awaited<ReturnType<typeof request>>>((resolve, reject) => {
-        const onAbort = () => reject(abortError(signal))
-        signal.addEventListener('abort', onAbort, { once: true })
+        const listeners = signals.map((signal) => {
+          const onAbort = () => reject(abortError(signal))
+          signal.addEventListener('abort', onAbort, { once: true })
+          return () => signal.removeEventListener('abort', onAbort)
+        })
         Promise.resolve(request(options))
           .then(resolve, reject)
-          .finally(() => signal.removeEventListener('abort', onAbort))
+          .finally(() => {
+            for (const remove of listeners) remove()
+          })
       })
     })
     return {}

@@ -1,4 +1,6 @@
+import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
+import { anyDependants } from '../../support/abort-dependants.js'
 import { quietLog } from '../../support/log-capture.js'
 import { ForgeUnreachableError } from '../../../src/forge/client/forge-unreachable-error.js'
 import { createForge, type Forge } from '../../../src/forge/client/github-app.js'
@@ -132,5 +134,37 @@ describe('a forge told to stop', () => {
       outcomes.filter((o) => o === 'AbortError').length,
       'no queued write was cut short',
     ).toBeGreaterThanOrEqual(7)
+  })
+
+  it('keeps nothing on its stopping signal of requests that have settled', async () => {
+    sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 2 } })
+    const stopping = new AbortController()
+    forge = createForge({
+      config: {
+        appId: sandbox.appId,
+        installationId: sandbox.installationId,
+        privateKey: sandbox.privateKey,
+        apiUrl: sandbox.url,
+      },
+      logger: quietLog(),
+      signal: stopping.signal,
+    })
+    const listenersBefore = getEventListeners(stopping.signal, 'abort').length
+    for (let i = 0; i < 50; i++) {
+      const pass = new AbortController()
+      await forge.octokit.request('GET /repos/{owner}/{repo}', {
+        owner: 'sandbox-org',
+        repo: 'repo-1',
+        request: { signal: pass.signal },
+      })
+    }
+    expect(
+      anyDependants(stopping.signal),
+      'each request would stay on the forge for its life (Node 20)',
+    ).toBe(0)
+    expect(
+      getEventListeners(stopping.signal, 'abort').length,
+      'a settled request left its listener on the forge',
+    ).toBe(listenersBefore)
   })
 })
