@@ -17,7 +17,8 @@ function sizeOf(signal: AbortSignal): number {
 /** The entries `AbortSignal.any` left on `source`; throws when the probe cannot see them on this Node. */
 export function anyDependants(source: AbortSignal): number {
   const control = new AbortController()
-  AbortSignal.any([control.signal])
+  // Observed, so that a Node that follows sources only for observed signals still counts it.
+  AbortSignal.any([control.signal]).addEventListener('abort', () => undefined)
   if (sizeOf(control.signal) !== 1)
     throw new Error(
       `${process.version} keeps no kDependantSignals the probe can read: it cannot see the leak`,
