@@ -8,7 +8,7 @@
  * left out to keep a sitting under 50 minutes. Here instead: `leasecron (image)`, the same worker on the
  * runtime its container image ships (the Dockerfile's Node 24, its ENTRYPOINT's V8 flags and its
  * NODE_OPTIONS), because that runtime, not the package's code, decides most of a process's RSS
- * (docs/shapes.md, "Memory"); the plain `leasecron` row stays the machine's Node with no flag.
+ * (docs/shapes.md, "A Deployment: scaled with Mongo"); the plain `leasecron` row stays the machine's Node with no flag.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

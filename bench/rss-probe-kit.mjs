@@ -5,10 +5,10 @@
 // Not a bench scenario (those are bench/scenarios/*.ts, run by bench/run.ts): plain Node for quick probes
 // that compare builds side by side. Each probe computes its own statistics from the samples.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -134,4 +134,28 @@ export async function stopAll(children) {
       clearTimeout(timer)
     }),
   )
+}
+
+/**
+ * Writes a worker configuration module to `file` that imports `root`'s build and declares, through `body`
+ * (module code), nets with `net(name, schedule, pass)`: each on a lease of its own name. Returns `file`.
+ */
+export function writeNetsModule(file, root, body) {
+  const index = pathToFileURL(join(root, 'dist', 'index.js')).href
+  writeFileSync(
+    file,
+    `import { defineLease, defineNet } from ${JSON.stringify(index)}
+const leases = []
+const nets = []
+const net = (name, schedule, pass) => {
+  const lease = defineLease(name, 'probe net')
+  leases.push(lease)
+  nets.push(defineNet({ name, lease: name, schedule, description: 'probe', options: {}, setup: () => ({}),
+    term: () => pass }))
+}
+${body}
+export default { nets, leases }
+`,
+  )
+  return file
 }

@@ -18,8 +18,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { probeSandbox, repoRoot, stopAll, waitForLines } from './rss-probe-kit.mjs'
+import { probeSandbox, repoRoot, stopAll, waitForLines, writeNetsModule } from './rss-probe-kit.mjs'
 
 const PROBE_EVERY_S = 15
 
@@ -43,28 +42,15 @@ function options(argv) {
 
 /** The nets module of one build: `count` every-second nets and the heap probe. */
 function netsModule(dir, root, count) {
-  const file = join(dir, 'nets.mjs')
-  const index = pathToFileURL(join(root, 'dist', 'index.js')).href
-  writeFileSync(
-    file,
-    `import { defineLease, defineNet } from ${JSON.stringify(index)}
-const leases = []
-const nets = []
-const net = (name, schedule, pass) => {
-  const lease = defineLease(name, 'probe net')
-  leases.push(lease)
-  nets.push(defineNet({ name, lease: name, schedule, description: 'probe', options: {}, setup: () => ({}),
-    term: () => pass }))
-}
-for (let i = 1; i <= ${count}; i++) net(\`tick-\${String(i).padStart(4, '0')}\`, '* * * * * *', async () => {})
+  return writeNetsModule(
+    join(dir, 'nets.mjs'),
+    root,
+    `for (let i = 1; i <= ${count}; i++) net(\`tick-\${String(i).padStart(4, '0')}\`, '* * * * * *', async () => {})
 net('heap-probe', '*/${PROBE_EVERY_S} * * * * *', async (context) => {
   globalThis.gc()
   context.log.info({ heapUsed: process.memoryUsage().heapUsed }, 'heap probe')
-})
-export default { nets, leases }
-`,
+})`,
   )
-  return file
 }
 
 /** One worker on `root`'s bundle; `probes` fills with [ms since start, heapUsed] pairs. */

@@ -20,7 +20,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import {
   mib,
   probeMongo,
@@ -29,6 +28,7 @@ import {
   sampleProcs,
   stopAll,
   waitForLines,
+  writeNetsModule,
 } from './rss-probe-kit.mjs'
 
 function options(argv) {
@@ -63,23 +63,11 @@ function options(argv) {
 
 /** A nets module of `count` every-minute do-nothing nets on `root`'s build; returns its path. */
 function netsModule(dir, root, count) {
-  const file = join(dir, `nets-${count}.mjs`)
-  const index = pathToFileURL(join(root, 'dist', 'index.js')).href
-  writeFileSync(
-    file,
-    `import { defineLease, defineNet } from ${JSON.stringify(index)}
-const leases = []
-const nets = []
-for (let i = 1; i <= ${count}; i++) {
-  const lease = defineLease(\`probe-\${String(i).padStart(4, '0')}\`, 'probe net')
-  leases.push(lease)
-  nets.push(defineNet({ name: lease.name, lease: lease.name, schedule: '* * * * *', description: 'does nothing',
-    options: {}, setup: () => ({}), term: () => async () => {} }))
-}
-export default { nets, leases }
-`,
+  return writeNetsModule(
+    join(dir, `nets-${count}.mjs`),
+    root,
+    `for (let i = 1; i <= ${count}; i++) net(\`probe-\${String(i).padStart(4, '0')}\`, '* * * * *', async () => {})`,
   )
-  return file
 }
 
 /** One worker of `count` nets on `root`'s bundle; `done` resolves once every net was elected. */

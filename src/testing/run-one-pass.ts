@@ -31,7 +31,7 @@ import type { NetDefinition, NetOptions, OptionValues } from '../nets/net.js'
 import { openTerm } from '../nets/net-term.js'
 import { MemoryRunLedger } from '../runs/memory-run-ledger.js'
 import type { RunLedger, RunRecord } from '../runs/run-ledger.js'
-import type { SandboxForge } from '../sandbox/sandbox-forge.js'
+import { type SandboxForge, sandboxForgeConfig } from '../sandbox/sandbox-forge.js'
 import type { AttemptPolicy, NetConfig } from '../config/worker-config.js'
 import {
   DEFAULT_CATCH_UP_MAX,
@@ -162,15 +162,7 @@ export async function runOnePass<S extends NetOptions, R>(
 
 /** A forge client for a sandbox, as the worker builds one when it runs on the local sandbox. */
 function forgeFor(sandbox: SandboxForge, log: ReturnType<typeof createLogger>): Forge {
-  return createForge({
-    config: {
-      appId: sandbox.appId,
-      installationId: sandbox.installationId,
-      privateKey: sandbox.privateKey,
-      apiUrl: sandbox.url,
-    },
-    logger: log.child({ component: 'forge' }),
-  })
+  return createForge({ config: sandboxForgeConfig(sandbox), logger: log.child({ component: 'forge' }) })
 }
 
 /** The net's option values: each given one as it is, every other one its default (the unset variable). */

@@ -4,7 +4,11 @@ import { anyDependants } from '../../support/abort-dependants.js'
 import { quietLog } from '../../support/log-capture.js'
 import { ForgeUnreachableError } from '../../../src/forge/client/forge-unreachable-error.js'
 import { createForge, type Forge } from '../../../src/forge/client/github-app.js'
-import { type SandboxForge, startSandboxForge } from '../../../src/sandbox/sandbox-forge.js'
+import {
+  type SandboxForge,
+  sandboxForgeConfig,
+  startSandboxForge,
+} from '../../../src/sandbox/sandbox-forge.js'
 import { generateAppKeyPair } from '../../../src/sandbox/sandbox-keys.js'
 import { serializeError } from '../../../src/observe/logger.js'
 import { freePort as closedPort } from '../../support/free-port.js'
@@ -94,20 +98,16 @@ describe('a forge that cannot be reached', () => {
   })
 })
 
+/** A forge on a fresh sandbox that stops when `stopping` aborts. */
+async function sandboxForgeUntil(stopping: AbortSignal): Promise<Forge> {
+  sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 2 } })
+  return createForge({ config: sandboxForgeConfig(sandbox), logger: quietLog(), signal: stopping })
+}
+
 describe('a forge told to stop', () => {
   it('rejects its queued writes at once instead of sending them a second apart', async () => {
-    sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 2 } })
     const stopping = new AbortController()
-    forge = createForge({
-      config: {
-        appId: sandbox.appId,
-        installationId: sandbox.installationId,
-        privateKey: sandbox.privateKey,
-        apiUrl: sandbox.url,
-      },
-      logger: quietLog(),
-      signal: stopping.signal,
-    })
+    forge = await sandboxForgeUntil(stopping.signal)
     const octokit = forge.octokit
     await octokit.request('GET /repos/{owner}/{repo}', { owner: 'sandbox-org', repo: 'repo-1' })
     // The throttling plugin spaces writes a second apart: ten queued writes would drain for ~10 s.
@@ -137,18 +137,8 @@ describe('a forge told to stop', () => {
   })
 
   it('keeps nothing on its stopping signal of requests that have settled', async () => {
-    sandbox = await startSandboxForge({ generate: { repos: 1, pullsPerRepo: 1, issuesPerRepo: 1, seed: 2 } })
     const stopping = new AbortController()
-    forge = createForge({
-      config: {
-        appId: sandbox.appId,
-        installationId: sandbox.installationId,
-        privateKey: sandbox.privateKey,
-        apiUrl: sandbox.url,
-      },
-      logger: quietLog(),
-      signal: stopping.signal,
-    })
+    forge = await sandboxForgeUntil(stopping.signal)
     const listenersBefore = getEventListeners(stopping.signal, 'abort').length
     for (let i = 0; i < 50; i++) {
       const pass = new AbortController()
