@@ -5,7 +5,7 @@
  * with the offset (`2026-03-29 03:00 +02:00`), so a daylight-saving change reads as it happened.
  */
 import type { LeaseRecord } from '../lease/store.js'
-import type { RunRecord } from '../runs/run-ledger.js'
+import { type RunRecord, UNRUN_OUTCOMES } from '../runs/run-ledger.js'
 import type { InstallationStatus } from '../status/status-snapshot.js'
 import { shownText } from '../status/shown-text.js'
 import { formatLocal } from '../schedule/zoned-time.js'
@@ -85,7 +85,10 @@ export function installationLines(
 
 /** `slot by owner: outcome in duration`. */
 function runSummary(run: RunRecord, timeZone: string | undefined): string {
-  return `${slotText(run.slot, timeZone)} by ${run.owner}: ${run.outcome ?? 'running'}${run.finishedAt ? ` in ${duration(run)}` : ''}`
+  // A slot accounted as not run (paused, missed, deferred) took no time to say.
+  const unrun = (UNRUN_OUTCOMES as readonly string[]).includes(run.outcome ?? '')
+  const took = run.finishedAt && !unrun ? ` in ${duration(run)}` : ''
+  return `${slotText(run.slot, timeZone)} by ${run.owner}: ${run.outcome ?? 'running'}${outcomeNote(run)}${took}`
 }
 
 /** `2026-03-29T01:00:00.000Z (2026-03-29 03:00 +02:00 Europe/Berlin)`; the UTC instant alone in UTC. */

@@ -37,6 +37,15 @@ describe('the ledger views of a zoned net', () => {
     expect(utc, 'a UTC net’s line changed').toContain('last run 2026-03-29T01:00:00.000Z by host-a: ok')
   })
 
+  it('status marks a manual run as history does, and gives no duration to a slot not run', () => {
+    const manual = { ...run('2026-03-29T01:03:12Z'), manual: true }
+    const paused: RunRecord = { ...run('2026-03-29T01:00:00Z'), outcome: 'paused' }
+    const [, manualLine] = statusLines([lease], new Map([['digest', manual]]), NOW)
+    expect(manualLine, 'a manual run read as a scheduled slot').toContain('by host-a: ok (manual) in 2.0 s')
+    const [, pausedLine] = statusLines([lease], new Map([['digest', paused]]), NOW)
+    expect(pausedLine, 'a paused slot was said to take time').toMatch(/by host-a: paused$/)
+  })
+
   it('history adds a local column named after the zone, across Berlin’s spring change', () => {
     const lines = historyLines([run('2026-03-29T01:00:00Z'), run('2026-03-28T01:30:00Z')], 'Europe/Berlin')
     expect(lines[0]).toMatch(/^slot\s+local \(Europe\/Berlin\)\s+owner/)
