@@ -50,3 +50,8 @@ export async function useTestDatabase(label: string): Promise<TestDatabase> {
   })
   return { db, client, kind: server.kind, isFerretDb: server.isFerretDb }
 }
+
+/** The variables of a quiet worker (no log, any free port) on `database` of the run's Mongo server. */
+export function workerMongoEnv(database: TestDatabase): Record<string, string> {
+  return { MONGO_URI: mongoServer().url, MONGO_DB: database.db.databaseName, LOG_LEVEL: 'silent', PORT: '0' }
+}

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MongoRunLedger } from '../../src/index.js'
 import type { RunRecord } from '../../src/runs/run-ledger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
-import { mongoServer, useTestDatabase } from '../support/mongo.js'
+import { useTestDatabase, workerMongoEnv } from '../support/mongo.js'
 import { recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
 const SLOT_MS = 10_000
@@ -28,10 +28,7 @@ async function startWorker(): Promise<Worker> {
     nets: [recordingNet({ schedule: '*/10 * * * * *' }).net],
     leases: TEST_LEASES,
     env: {
-      MONGO_URI: mongoServer().url,
-      MONGO_DB: mongo.db.databaseName,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
+      ...workerMongoEnv(mongo),
       LEASECRON_NET_TICK_NET_TTL_MS: '60000',
       LEASECRON_NET_TICK_NET_RETRY_MS: '60000',
     },

@@ -13,7 +13,7 @@ import { MongoNetControlStore } from '../../src/control/mongo-net-control-store.
 import { MongoRunLedger } from '../../src/index.js'
 import type { RunRecord } from '../../src/runs/run-ledger.js'
 import { createWorker, type Worker } from '../../src/worker/worker.js'
-import { mongoServer, useTestDatabase } from '../support/mongo.js'
+import { useTestDatabase, workerMongoEnv } from '../support/mongo.js'
 import { OTHER_LEASE, recordingNet, TEST_LEASES, TICK_LEASE } from '../support/test-nets.js'
 
 const mongo = await useTestDatabase('fractional_ttl')
@@ -31,10 +31,7 @@ async function startWorker(net: ReturnType<typeof recordingNet>['net'], prefix: 
     nets: [net],
     leases: TEST_LEASES,
     env: {
-      MONGO_URI: mongoServer().url,
-      MONGO_DB: mongo.db.databaseName,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
+      ...workerMongoEnv(mongo),
       [`LEASECRON_NET_${prefix}_TTL_MS`]: '4000',
       [`LEASECRON_NET_${prefix}_CATCH_UP`]: catchUp,
     },
