@@ -14,7 +14,8 @@ ENV NODE_ENV=production
 # V8 13 (Node 22+) commits a 16 MiB young generation from the start where Node 20's grows from 1 MiB: an
 # idle worker, which allocates little, carried ~10 MiB of RSS for it (npm run bench -- footprint measures
 # the image's Node with and without this). 1 MiB semi-spaces cost an idle worker nothing measurable in CPU;
-# a worker whose passes allocate heavily can raise it, or set NODE_OPTIONS empty for V8's default.
+# a worker whose passes allocate heavily can raise it. Without the flag, `leasecron run` holds the young
+# generation at 1 MiB itself (src/cli/young-generation.ts); with it, it leaves the size to the flag.
 ENV NODE_OPTIONS=--max-semi-space-size=1
 WORKDIR /app
 COPY package.json package-lock.json ./

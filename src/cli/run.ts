@@ -10,6 +10,7 @@ import { EXIT } from './exit-codes.js'
 import { exitWhenWritten } from './exit-when-written.js'
 import { localConfigHint } from './local-config-hint.js'
 import { startedByNpm, untilStopped } from './until-stopped.js'
+import { youngGenerationOutcome } from './young-generation.js'
 
 /** Starts the worker; resolves to 1 when it cannot start, else never (the signal handlers exit). */
 export async function runCommand({ file, config, values, io }: CommandContext): Promise<number> {
@@ -26,6 +27,7 @@ export async function runCommand({ file, config, values, io }: CommandContext): 
     ...(demo ? { sandbox: demo.sandbox } : {}),
     env: io.env,
   })
+  logYoungGeneration(worker)
   if (demo) worker.logger.info({ gatingRuns: demo.seeded }, 'demo: sandbox forge and gating runs seeded')
   // A newcomer's `leasecron run` beside the worker.config.ts they wrote runs the built-in nets: say so.
   const hint = localConfigHint(values.config)
@@ -43,6 +45,18 @@ export async function runCommand({ file, config, values, io }: CommandContext): 
     return EXIT.failure
   }
   return new Promise<number>(() => {})
+}
+
+/** Says at debug level whether the entry (main.ts) held the young generation, and if not, for which flag. */
+function logYoungGeneration(worker: Worker): void {
+  const youngGeneration = youngGenerationOutcome()
+  if (youngGeneration === undefined) return
+  worker.logger.debug(
+    { youngGeneration },
+    youngGeneration.held
+      ? 'young generation held at 1 MiB semi-spaces (--semi-space-growth-factor=1)'
+      : `young generation left to ${youngGeneration.operatorFlag}, the flag this process was started with`,
+  )
 }
 
 /** Stops the worker (drain, release, flush) and exits 0, or 1 if the stop failed; a second signal exits 130. */

@@ -1,7 +1,7 @@
 /**
  * The worker's logger: pino JSON, one line per event with stable fields (`lease`, `owner`, `net`, `pass`,
  * `lane`), human-readable when stdout is a terminal. Secrets are redacted twice over: known secret fields
- * by path, and every message and string field through the one scrubbing path (scrub.ts). No terminal
+ * by name (SECRET_KEYS), and every message and string field through the one scrubbing path (scrub.ts). No terminal
  * control character is written raw: JSON escapes C0, DEL and C1 are dropped, and every logged text (and
  * the human form) drops them all but tabs and line feeds (plain-text.ts).
  *
@@ -24,23 +24,18 @@ export interface DestinationStream {
   write(line: string): void
 }
 
-const REDACTED_PATHS = [
-  'privateKey',
-  '*.privateKey',
-  'token',
-  '*.token',
-  'authorization',
-  '*.authorization',
-  'headers.authorization',
-  '*.headers.authorization',
-  'request.headers.authorization',
-  'password',
-  '*.password',
-  'mongoUri',
-  '*.mongoUri',
-  'jwt',
-  '*.jwt',
-]
+/**
+ * Field names whose values are secrets whatever they hold: written as `[redacted]` at any depth the
+ * scrubbing walks (scrubValue), in a line's fields and in a child's bindings alike.
+ *
+ * Why not pino's `redact` option, which did this by path: its redaction (@pinojs/redact 0.4) parses every
+ * path again on each line and each child — about 8.5 KiB of garbage each, which a worker of 1,000 nets made
+ * twice a pass (a pass's child and its first line), all of it at the turn of the minute (docs/benchmarks.md).
+ * The walk below already visits every field.
+ */
+const SECRET_KEYS = new Set(['privateKey', 'token', 'authorization', 'password', 'mongoUri', 'jwt'])
+
+const CENSOR = '[redacted]'
 
 /** A logged text: scrubbed of secrets and of terminal control characters (tabs and line feeds kept). */
 function clean(text: string): string {
@@ -53,7 +48,7 @@ function scrubValue(value: unknown, depth = 0): unknown {
   if (value instanceof Error) return serializeError(value)
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1))
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) out[k] = scrubValue(v, depth + 1)
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEYS.has(k) ? CENSOR : scrubValue(v, depth + 1)
   return out
 }
 
@@ -122,12 +117,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const destination =
     options.destination ??
     (pretty ? humanStream(out) : pino.destination({ fd: options.toStderr ? 2 : 1, sync: true }))
-  return pino(
+  const root = pino(
     {
       level: options.level ?? 'info',
-      base: options.base ?? null,
+      base: options.base ? (scrubValue(options.base) as Record<string, unknown>) : null,
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Errors are already serialized (and scrubbed) by the logMethod hook; this catches any that were not.
       serializers: { err: (value: unknown) => serializeError(value) },
       formatters: { level: (label) => ({ level: label }) },
@@ -142,6 +136,20 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     scrubbing(destination),
   )
+  return withScrubbedBindings(root)
+}
+
+/**
+ * `root`, whose children (and theirs: each is created from its parent) scrub their bindings as the
+ * logMethod hook scrubs a line's fields: pino serializes a child's bindings when the child is made, past
+ * the hook, and its formatters do not reach them.
+ */
+function withScrubbedBindings(root: pino.Logger): pino.Logger {
+  const child = root.child
+  root.child = function (this: pino.Logger, bindings, options) {
+    return child.call(this, scrubValue(bindings) as typeof bindings, options)
+  } as typeof child
+  return root
 }
 
 /**

@@ -6,6 +6,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/observe/logger.js'
+import type { Logger } from '../../src/logger.js'
 import { forgetSecrets, rememberSecrets, scrubbedErrorMessage, scrubSecrets } from '../../src/config/scrub.js'
 import { isSecretParameter } from '../../src/secret-parameter.js'
 
@@ -123,5 +124,64 @@ describe('the logger', () => {
     expect(() => JSON.parse(text), 'scrubbing broke the JSON line').not.toThrow()
     for (const secret of ['childpassword', 'fieldsecret1', PEM_BODY_LINE])
       expect(text, `${secret} reached the log line`).not.toContain(secret)
+  })
+})
+
+describe('the logger’s secret fields', () => {
+  function logged(write: (log: Logger) => void): Record<string, unknown> {
+    const lines: string[] = []
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    write(createLogger({ destination, pretty: false }))
+    expect(lines, 'one line was written').toHaveLength(1)
+    return JSON.parse(lines[0]!) as Record<string, unknown>
+  }
+
+  it('writes a field named as a secret as [redacted], whatever it holds and however deep', () => {
+    const line = logged((log) =>
+      log.warn(
+        {
+          token: 'tok-1',
+          privateKey: 'pk-2',
+          jwt: { header: 'h', payload: 'p' },
+          request: { headers: { authorization: 'Bearer abc-3', accept: 'json' } },
+          db: { settings: { password: 4, host: 'db' } },
+          mongoUri: 'mongodb://db/',
+          tokens: 12,
+          lease: 'sweeper',
+        },
+        'with secrets',
+      ),
+    )
+    expect(line).toMatchObject({
+      token: '[redacted]',
+      privateKey: '[redacted]',
+      jwt: '[redacted]',
+      request: { headers: { authorization: '[redacted]', accept: 'json' } },
+      db: { settings: { password: '[redacted]', host: 'db' } },
+      mongoUri: '[redacted]',
+      tokens: 12,
+      lease: 'sweeper',
+    })
+  })
+
+  it('writes a child’s and a grandchild’s bound secret fields as [redacted]', () => {
+    const line = logged((log) =>
+      log
+        .child({ password: 'child-pass-5', net: 'sweeper' })
+        .child({ auth: { token: 'grandchild-tok-6' }, pass: 3 })
+        .info({}, 'bound'),
+    )
+    expect(line).toMatchObject({
+      password: '[redacted]',
+      net: 'sweeper',
+      auth: { token: '[redacted]' },
+      pass: 3,
+    })
+    expect(JSON.stringify(line)).not.toMatch(/child-pass-5|grandchild-tok-6/)
   })
 })

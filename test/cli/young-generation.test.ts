@@ -1,0 +1,72 @@
+/**
+ * `leasecron run` holds its young generation at V8's starting size (src/cli/young-generation.ts), on the
+ * Node that runs these tests (CI runs them on Node 20 and 24). Each case is a Node process of its own that
+ * allocates a burst of objects that survive — what makes V8 grow its new space — and reports the largest
+ * new space it saw: a flag set inside the test's own process would hold the test runner's heap too.
+ */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { operatorYoungFlag, type YoungGeneration } from '../../src/cli/young-generation.js'
+
+const PROBE = fileURLToPath(new URL('./fixtures/young-generation-probe.ts', import.meta.url))
+const TS_LOADER = fileURLToPath(import.meta.resolve('jiti/register'))
+
+interface Probe {
+  outcome?: YoungGeneration
+  newSpaceMiB: number
+}
+
+/** Runs the probe (`hold` calls holdYoungGeneration first) with `nodeArgs` and NODE_OPTIONS `nodeOptions`. */
+function probe(mode: 'hold' | 'none', nodeArgs: string[] = [], nodeOptions = ''): Probe {
+  const run = spawnSync(process.execPath, [...nodeArgs, '--import', TS_LOADER, PROBE, mode], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: nodeOptions },
+    timeout: 60_000,
+  })
+  if (run.status !== 0) throw new Error(`the probe exited ${run.status}: ${run.stderr}`)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Probe
+}
+
+describe('the young generation of a run process', () => {
+  it('stays at its starting size through a burst that grows an unheld one to 8 times that or more', () => {
+    const unheld = probe('none')
+    const held = probe('hold')
+    expect(held.outcome).toEqual({ held: true })
+    expect(
+      held.newSpaceMiB,
+      'the held new space grew: a burst of passes keeps tens of MiB resident',
+    ).toBeLessThanOrEqual(4)
+    expect(
+      unheld.newSpaceMiB,
+      'the burst did not grow an unheld new space: the probe shows nothing',
+    ).toBeGreaterThanOrEqual(8 * held.newSpaceMiB)
+  })
+
+  it('is left to a young-generation flag node was started with, which then sizes it', () => {
+    const chosen = probe('hold', ['--max-semi-space-size=4'])
+    expect(chosen.outcome).toEqual({ held: false, operatorFlag: '--max-semi-space-size=4' })
+    expect(chosen.newSpaceMiB, "the operator's 4 MiB semi-spaces were not used").toBeGreaterThan(4)
+  })
+
+  it('is left to a young-generation flag in NODE_OPTIONS', () => {
+    expect(probe('hold', [], '--max-old-space-size=512 --max-semi-space-size=2').outcome).toEqual({
+      held: false,
+      operatorFlag: '--max-semi-space-size=2',
+    })
+  })
+
+  it('is held when the flags node was started with size something else', () => {
+    const other = probe('hold', ['--max-old-space-size=512'], '--max-old-space-size=600')
+    expect(other.outcome).toEqual({ held: true })
+    expect(other.newSpaceMiB).toBeLessThanOrEqual(4)
+  })
+
+  it("knows V8's young-generation flags in either spelling, and only them", () => {
+    const flags = ['--min_semi_space_size=2', '--semi-space-growth-factor=4', '--max-semi-space-size=1']
+    for (const flag of flags) expect(operatorYoungFlag(['--inspect', flag], undefined)).toBe(flag)
+    expect(operatorYoungFlag([], '--trace-gc  --max_semi_space_size=8')).toBe('--max_semi_space_size=8')
+    const lookalikes = ['--max-semi-space-sizes=2', '--no-max-semi-space-size', '--max-old-space-size=64']
+    expect(operatorYoungFlag(lookalikes, lookalikes.join(' '))).toBeUndefined()
+  })
+})
