@@ -1,13 +1,14 @@
 /**
- * The young generation of a `leasecron run` process, kept at V8's starting size (1 MiB semi-spaces), as
- * the container image keeps it with `--max-semi-space-size=1`.
+ * The young generation of a `leasecron` process, kept at V8's starting size (1 MiB semi-spaces), as the
+ * container image keeps it with `--max-semi-space-size=1`. The CLI's entry (main.ts) holds it for every
+ * command; it is `run`, the long-running worker, that it matters for.
  *
  * Why: a worker allocates in bursts — every net's pass at the turn of a minute — and V8 answers a burst by
- * doubling its new space, up to 16 MiB semi-spaces on Node 20 (32 MiB of new space kept resident), and
- * does not give it back while the bursts keep coming. A worker with 1,000 every-minute nets measured
- * 201–242 MiB RSS at Node 20's default and 125–132 MiB held small, for the same CPU within the noise
- * (bench/thousand-rss.mjs; docs/benchmarks.md). `npx leasecron run`, `npm start` and `node …/leasecron.js
- * run` now get what the image gets.
+ * growing its new space, up to 16 MiB semi-spaces on Node 20 and 64 on Node 24, and keeps it while the
+ * bursts keep coming. Side by side on Node 20, a worker of 1,000 every-minute nets sat at 205 MiB median RSS
+ * before this and the logger's lighter lines, and at 106 after (bench/results/thousand-rss.json); on
+ * FerretDB the peers-thousand bench measured about one more percent of a core for it (docs/benchmarks.md).
+ * `npx leasecron run`, `npm start` and `node …/leasecron.js run` now get what the image gets.
  *
  * How: `--semi-space-growth-factor=1`, set once the process runs (v8.setFlagsFromString). V8 reads that
  * flag each time it would grow the new space; `--max-semi-space-size` it reads only while it sets the heap
