@@ -128,7 +128,7 @@ describe('the logger', () => {
 })
 
 describe('the logger’s secret fields', () => {
-  function logged(write: (log: Logger) => void): Record<string, unknown> {
+  function logged(write: (log: Logger) => void, base?: Record<string, unknown>): Record<string, unknown> {
     const lines: string[] = []
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -136,7 +136,7 @@ describe('the logger’s secret fields', () => {
         done()
       },
     })
-    write(createLogger({ destination, pretty: false }))
+    write(createLogger({ destination, pretty: false, ...(base ? { base } : {}) }))
     expect(lines, 'one line was written').toHaveLength(1)
     return JSON.parse(lines[0]!) as Record<string, unknown>
   }
@@ -183,5 +183,10 @@ describe('the logger’s secret fields', () => {
       pass: 3,
     })
     expect(JSON.stringify(line)).not.toMatch(/child-pass-5|grandchild-tok-6/)
+  })
+
+  it('writes a secret field of the base bindings as [redacted]', () => {
+    const line = logged((log) => log.info({}, 'based'), { jwt: 'base-jwt-7', service: 'leasecron' })
+    expect(line).toMatchObject({ jwt: '[redacted]', service: 'leasecron' })
   })
 })
