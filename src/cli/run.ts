@@ -10,7 +10,7 @@ import { EXIT } from './exit-codes.js'
 import { exitWhenWritten } from './exit-when-written.js'
 import { localConfigHint } from './local-config-hint.js'
 import { startedByNpm, untilStopped } from './until-stopped.js'
-import { youngGenerationOutcome } from './young-generation.js'
+import { HOLD_FLAG, youngGenerationOutcome } from './young-generation.js'
 
 /** Starts the worker; resolves to 1 when it cannot start, else never (the signal handlers exit). */
 export async function runCommand({ file, config, values, io }: CommandContext): Promise<number> {
@@ -54,7 +54,7 @@ function logYoungGeneration(worker: Worker): void {
   worker.logger.debug(
     { youngGeneration },
     youngGeneration.held
-      ? 'young generation held at 1 MiB semi-spaces (--semi-space-growth-factor=1)'
+      ? `young generation held at 1 MiB semi-spaces (${HOLD_FLAG})`
       : `young generation left to ${youngGeneration.operatorFlag}, the flag this process was started with`,
   )
 }
