@@ -8,14 +8,12 @@
  *   renew at the same instant and go as one `renewMany`: H·3600/(TTL/3)·b, b the batches a round
  *   (min(RENEWAL_GROUPS, N/H)), H the replicas holding nets (min(R, N) once the elections spread them);
  * - standby reads (src/lease/run.ts, `#stillHeld` and `#pauseMs`; renewal-batch.ts): every replica
- *   campaigns for every net (the fair share is opt-in), so each holder's leases are read by the R − 1
- *   others. After its look before a slot a standby reads at the expiry it saw, plus up to a fifth of a
- *   retry; once the slot has passed and its next look comes within its longest retry pause, it leaves
- *   the rest to that look (issue #39): about m reads an interval besides the look
- *   (`standbyReadsPerInterval`). Its reads wait a renewal window w (TTL/100) and go together in one
- *   `getMany`; a holder's expiries are aligned (its renewals are), so a standby's reads of one holder's
+ *   campaigns for every net (the fair share is opt-in), and a standby that saw the holder reads the lease
+ *   once per attempt, pausing until the expiry it read plus up to a fifth of a retry, at most a retry and a
+ *   fifth (mean p̄, `meanStandbyPauseMs`). Its reads wait a renewal window w (TTL/100) and go together in
+ *   one `getMany`; a holder's expiries are aligned (its renewals are), so a standby's reads of one holder's
  *   leases fall within the jitter's spread s = retry/5 and take about k = min(N/H, ⌈s/w⌉) reads:
- *   H·(R−1)·k·60·m for a minute schedule;
+ *   R·(H−1)·k·3600/p̄;
  * - standby looks (src/lease/due-look.ts): a standby also reads 2 s before each slot, whatever expiry it
  *   read; a replica's looks of one instant fall in one renewal window and go as one `getMany`: R·60 for a
  *   minute schedule (an upper bound: a look that lands beside one of the reads above costs nothing more);
@@ -60,41 +58,20 @@ export interface ModelInputs {
 }
 
 /**
- * A standby's reads of a live holder's lease in one interval, its look before the slot left out
- * (run.ts `#pauseMs`, due-look.ts): from its look `a` before a slot (a = min(2 s, retry/2)), each read
- * finds the expiry TTL − φ ahead (φ uniform over the holder's renewal period TTL/3); the standby waits
- * min(retry·(1 + 0.2·u₁), expiry + retry·0.2·u₂) or until its next look, whichever is sooner; and once the
- * slot has passed and the next look comes within retry·1.2, until that look. Averaged over `cycles`
- * drawn from a fixed sequence, so the model prints the same figure every run.
+ * The mean pause between a standby's reads of a live holder's lease (run.ts `#pauseMs`): the read finds
+ * the expiry TTL − φ ahead (φ uniform over the holder's renewal period TTL/3), and the standby waits
+ * min(retry·(1 + 0.2·u₁), TTL − φ + retry·0.2·u₂), u₁, u₂ uniform in [0, 1). Averaged on a grid.
  */
-export function standbyReadsPerInterval(
-  intervalMs: number,
-  ttlMs: number,
-  retryMs: number,
-  cycles = 4_000,
-): number {
-  const aheadMs = Math.min(2_000, retryMs / 2)
-  let seed = 12_345
-  const draw = () => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
-    return seed / 2 ** 31
-  }
-  let reads = 0
-  for (let i = 0; i < cycles; i++) {
-    let t = -aheadMs
-    const nextLook = intervalMs - aheadMs
-    for (;;) {
-      const expiry = t + ttlMs - draw() * (ttlMs / 3)
-      const retry = retryMs * (1 + JITTER * draw())
-      const expiryPause = Math.min(retry, expiry - t + retryMs * JITTER * draw())
-      const look = nextLook - t
-      const skip = t >= 0 && look <= retryMs * (1 + JITTER)
-      t += skip || look < expiryPause ? look : expiryPause
-      if (t >= nextLook) break
-      reads++
-    }
-  }
-  return reads / cycles
+export function meanStandbyPauseMs(ttlMs: number, retryMs: number, steps = 40): number {
+  let sum = 0
+  for (let a = 0; a < steps; a++)
+    for (let b = 0; b < steps; b++)
+      for (let c = 0; c < steps; c++) {
+        const phase = ((a + 0.5) / steps) * (ttlMs / 3)
+        const retry = retryMs * (1 + JITTER * ((b + 0.5) / steps))
+        sum += Math.min(retry, ttlMs - phase + retryMs * JITTER * ((c + 0.5) / steps))
+      }
+  return sum / steps ** 3
 }
 
 /** The model's terms (operations an hour) and their sum, with the formula in words. */
@@ -105,7 +82,7 @@ export function leasecronOpsModel(inputs: ModelInputs) {
     inputs.batchesPerRound ??
     Math.min(RENEWAL_GROUPS, Math.ceil(n / Math.max(1, inputs.holders ?? Math.min(r, n))))
   const c = inputs.ledgerBatchesPerSlot ?? 1
-  const readsPerInterval = standbyReadsPerInterval(intervalMs, ttlMs, retryMs)
+  const pauseMs = meanStandbyPauseMs(ttlMs, retryMs)
   const passesPerHour = HOUR_MS / intervalMs
   const closeReads = inputs.earlyInTerm ? 1 : 1 / CLOSE_EVERY_PASSES
   const prunes = inputs.earlyInTerm ? 0 : 1 / PRUNE_EVERY_PASSES
@@ -115,9 +92,8 @@ export function leasecronOpsModel(inputs: ModelInputs) {
   const readsPerHolder = Math.min(perHolder, Math.ceil((JITTER * retryMs) / renewalWindowMs(ttlMs)))
   const terms = {
     renewals: holders * (HOUR_MS / (ttlMs / 3)) * b,
-    // Each holder's leases are read by the other R − 1 replicas; a replica's looks of one instant are one read.
-    standbyReads: holders * (r - 1) * readsPerHolder * readsPerInterval * passesPerHour,
-    standbyLooks: (holders > 1 ? r : r - holders) * passesPerHour,
+    standbyReads: r * Math.max(0, holders - 1) * readsPerHolder * (HOUR_MS / pauseMs),
+    standbyLooks: holders > 1 ? r * passesPerHour : 0,
     ledger: holders * passesPerHour * 2 * c + n * passesPerHour * (1 + closeReads + 2 * prunes),
     pauseChecks: holders * passesPerHour,
     controlFallbackPoll: holders * (HOUR_MS / NOTICED_CONTROL_POLL_MS),
@@ -131,13 +107,13 @@ export function leasecronOpsModel(inputs: ModelInputs) {
       retryMs,
       batchesPerRound: b,
       ledgerBatchesPerSlot: c,
-      standbyReadsPerInterval: Number(readsPerInterval.toFixed(2)),
+      meanStandbyPauseMs: Math.round(pauseMs),
     },
     terms: Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, Math.round(v)])),
     perHour: Math.round(total),
     formula:
-      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + H·(R−1)·k·60·m [standby reads between looks, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + R·60 [standby looks before each slot] + H·60·2·c + N·60·(1 + h + 2q) [ledger: claim insert + delete per batch; per net its finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
-      `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, c = ${c}, k = ${readsPerHolder}, m = ${readsPerInterval.toFixed(2)}, ` +
+      `ops/h ≈ H·3600/(TTL/3)·b [renewals] + R·(H−1)·k·3600/p̄ [standby reads, k = min(N/H, ⌈(retry/5)/(TTL/100)⌉)] + R·60 [standby looks before each slot] + H·60·2·c + N·60·(1 + h + 2q) [ledger: claim insert + delete per batch; per net its finish, newest-runs read h, prune q] + H·60 [pause checks] + H·60 [control fallback poll], H replicas holding nets; ` +
+      `here N = ${n}, R = ${r}, H = ${holders}, TTL = ${ttlMs / 1000} s, retry = ${retryMs / 1000} s, b = ${b}, c = ${c}, k = ${readsPerHolder}, p̄ = ${(pauseMs / 1000).toFixed(1)} s, ` +
       `h = ${inputs.earlyInTerm ? "1 (each term's first passes)" : `1/${CLOSE_EVERY_PASSES}`}, q = ${prunes === 0 ? '0 (after its first pass)' : `1/${PRUNE_EVERY_PASSES}`}`,
   }
 }

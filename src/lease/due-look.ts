@@ -6,11 +6,7 @@
  * at the lease DUE_LOOK_AHEAD_MS before it, so a lease a clean stop released is taken before the slot.
  *
  * Cost: at most one read per due instant and standby, and none for a schedule whose instants come no more
- * than twice the look-ahead apart: there the standby's own reads already come round about as often. It
- * also saves reads: when nothing falls due before the next look and that look comes within the longest
- * retry pause, the look stands for the standby's read at the holder's expiry (`forNextDue`; lease.run's
- * `#pauseMs`), since a lease taken at that expiry would start nothing sooner. A minute net's standby then
- * reads about twice a minute, at its look and once at the expiry it saw there, where it read three times.
+ * than twice the look-ahead apart: there the standby's own reads already come round about as often.
  *
  * What it is not: a push. A release is still seen only when a standby reads; a clean stop within the
  * look-ahead of a slot is seen at the next read, as before. A dead holder is not found any sooner: its
@@ -26,46 +22,26 @@ export const DUE_LOOK_AHEAD_MS = 2_000
  */
 export type NextDue = (after: Date) => Date | undefined
 
-/** A standby's next look (nextDueLook). */
-export interface DueLook {
-  /** Milliseconds from now until the look. */
-  inMs: number
-  /**
-   * Whether the look is for the very next due instant: nothing falls due between now and the instant it
-   * looks before, so a lease taken sooner (at a holder's expiry) would start nothing sooner.
-   */
-  forNextDue: boolean
-}
-
 /**
- * The standby's look before the next due instant whose look is still ahead of `nowMs` (when the next
- * instant is nearer than the look-ahead, it has looked or is too late: the one after), or undefined when
- * there is nothing to look for: no `nextDue`, no such instant, or instants too close together to be worth
- * a read each. The look-ahead is DUE_LOOK_AHEAD_MS, or half the retry when shorter.
+ * Milliseconds from `nowMs` until the standby's look before the next due instant whose look is still
+ * ahead (when the next instant is nearer than the look-ahead, it has looked or is too late: the one after),
+ * or undefined when there is nothing to look for: no `nextDue`, no such instant, or instants too close
+ * together to be worth a read each. The look-ahead is DUE_LOOK_AHEAD_MS, or half the retry when shorter.
  */
-export function nextDueLook(
+export function untilDueLookMs(
   nextDue: NextDue | undefined,
   nowMs: number,
   retryMs: number,
-): DueLook | undefined {
+): number | undefined {
   if (!nextDue) return undefined
   const aheadMs = Math.min(DUE_LOOK_AHEAD_MS, retryMs / 2)
   const due = dueAfter(nextDue, nowMs)
   if (due === undefined) return undefined
   const following = dueAfter(nextDue, due)
   if (following !== undefined && following - due <= 2 * aheadMs) return undefined
-  if (due - aheadMs > nowMs) return { inMs: due - aheadMs - nowMs, forNextDue: true }
+  if (due - aheadMs > nowMs) return due - aheadMs - nowMs
   // This instant's look has come (or it is too near): the next pause ends at the following one's.
-  return following === undefined ? undefined : { inMs: following - aheadMs - nowMs, forNextDue: false }
-}
-
-/** Milliseconds until the standby's next look (nextDueLook), or undefined when there is none. */
-export function untilDueLookMs(
-  nextDue: NextDue | undefined,
-  nowMs: number,
-  retryMs: number,
-): number | undefined {
-  return nextDueLook(nextDue, nowMs, retryMs)?.inMs
+  return following === undefined ? undefined : following - aheadMs - nowMs
 }
 
 /** `nextDue` after `ms`, as milliseconds, when it answers a Date later than `ms`. */

@@ -26,7 +26,7 @@ import {
 import { Term, type TermEnd, type TermInfo } from './term.js'
 import type { TermEvent } from './term-event.js'
 import type { AcquireTurnTaker } from './acquire-turns.js'
-import { type NextDue, nextDueLook } from './due-look.js'
+import { type NextDue, untilDueLookMs } from './due-look.js'
 import type { Logger } from '../logger.js'
 import { renewalWindowMs } from './renewal-batch.js'
 import { termEventLog } from './term-event-log.js'
@@ -268,20 +268,15 @@ class Campaign {
    * dead holder's lease is tried as it frees, not up to a retry later, and standbys that saw the same
    * expiry do not all send their acquire in the same millisecond. A live holder's expiry is always about a
    * TTL away (it renews every ttl/3), so while it lives this changes nothing: no call is added. With
-   * `nextDue`, the pause also ends shortly before the work's next due instant (due-look.ts); and when
-   * nothing falls due before that look and it comes within the longest retry pause, the look stands for
-   * the read at the expiry: a lease taken at the expiry would start nothing sooner.
+   * `nextDue`, the pause also ends shortly before the work's next due instant: one read per instant.
    */
   #pauseMs(): number {
     const { retryMs, random, clock, nextDue } = this.#spec
     const nowMs = clock.now().getTime()
     const pause = this.#expiryPauseMs(nowMs, retryMs * (1 + JITTER * random()))
-    const look = nextDueLook(nextDue, nowMs, retryMs)
-    if (look === undefined) return pause
-    // A clean stop's release is then seen before the slot it would otherwise delay.
-    if (look.inMs < pause) return look.inMs
-    // One read where there were two (issue #39), and never a longer wait than the retry's longest.
-    return look.forNextDue && look.inMs <= retryMs * (1 + JITTER) ? look.inMs : pause
+    // A clean stop's release is then seen before the slot it would otherwise delay (due-look.ts).
+    const look = untilDueLookMs(nextDue, nowMs, retryMs)
+    return look !== undefined && look < pause ? look : pause
   }
 
   #expiryPauseMs(nowMs: number, retry: number): number {

@@ -2,7 +2,7 @@
  * untilDueLookMs: when a standby looks at the lease before its work's next due instant (due-look.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { DUE_LOOK_AHEAD_MS, nextDueLook, untilDueLookMs } from '../../src/lease/due-look.js'
+import { DUE_LOOK_AHEAD_MS, untilDueLookMs } from '../../src/lease/due-look.js'
 
 const MINUTE = 60_000
 /** A minute schedule's next instant after `after`. */
@@ -59,17 +59,5 @@ describe('a standby’s look before its work falls due', () => {
     const once = (after: Date) => (after.getTime() < 11 * MINUTE ? new Date(11 * MINUTE) : undefined)
     expect(untilDueLookMs(once, NOW, 30_000)).toBe(MINUTE - 15_000 - DUE_LOOK_AHEAD_MS)
     expect(untilDueLookMs(once, 11 * MINUTE - 1_000, 30_000)).toBe(undefined)
-  })
-
-  it('says whether it is for the very next due instant, or one after an instant still to come', () => {
-    expect(nextDueLook(everyMinute, NOW, 30_000)).toEqual({
-      inMs: MINUTE - 15_000 - DUE_LOOK_AHEAD_MS,
-      forNextDue: true,
-    })
-    const lookedAt = 11 * MINUTE - DUE_LOOK_AHEAD_MS
-    expect(
-      nextDueLook(everyMinute, lookedAt, 30_000),
-      'a standby would skip its read at an expiry before a slot that still falls due',
-    ).toEqual({ inMs: MINUTE, forNextDue: false })
   })
 })
