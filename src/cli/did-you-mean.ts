@@ -3,7 +3,7 @@
  * the known name it most likely meant, as a mistyped `LEASECRON_*` variable is (config/typo-hints.ts, whose
  * distance this reuses). Only the wording of the refusal; the parser decides what is unknown.
  */
-import { nearestName } from '../config/typo-hints.js'
+import { nearestName } from '../config/nearest-name.js'
 import { type Command, GLOBAL_OPTIONS, OPTION_SPECS, type OptionName } from './command.js'
 
 /**

@@ -2,7 +2,7 @@
  * The configured net a command names (`once <net>`, `history <net>`), or a usage error listing the nets
  * (and, without --config, naming a worker.config.* in the working directory).
  */
-import { nearestName } from '../config/typo-hints.js'
+import { nearestName } from '../config/nearest-name.js'
 import type { NetConfig, WorkerConfig } from '../config/worker-config.js'
 import type { Io } from './io.js'
 import { localConfigHint } from './local-config-hint.js'

@@ -10,6 +10,8 @@ export interface ConfigIssue {
   variable: string
   expected: string
   value?: string
+  /** What the value most likely meant (`did you mean skip?`), when a near one is known. */
+  hint?: string
 }
 
 /** The configuration was rejected; the process must exit 78 without starting anything. */
@@ -23,7 +25,7 @@ export class ConfigError extends Error {
         `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${issues
           .map(
             (i) =>
-              `  ${i.variable}: expected ${i.expected}${i.value === undefined ? '' : `, got ${JSON.stringify(i.value)}`}`,
+              `  ${i.variable}: expected ${i.expected}${i.value === undefined ? '' : `, got ${JSON.stringify(i.value)}`}${i.hint === undefined ? '' : ` — ${i.hint}`}`,
           )
           .join('\n')}`,
       ),

@@ -5,6 +5,7 @@
 import * as z from 'zod'
 import type { ConfigIssue } from './config-error.js'
 import { isSecretVariable, scrubSecrets } from './scrub.js'
+import { nearestName } from './nearest-name.js'
 
 /** Reads variables and collects every problem; each section parser takes one. */
 export interface EnvReader {
@@ -37,13 +38,14 @@ export function envReader(env: NodeJS.ProcessEnv): EnvReader {
     const raw = env[name]
     return raw === undefined || raw.trim() === '' ? undefined : raw
   }
-  const problem = (variable: string, expected: string) => {
+  const problem = (variable: string, expected: string, hint?: string) => {
     const raw = env[variable]
-    issues.push(
-      isUnechoed(variable) || raw === undefined
+    issues.push({
+      ...(isUnechoed(variable) || raw === undefined
         ? { variable, expected }
-        : { variable, expected, value: scrubSecrets(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw) },
-    )
+        : { variable, expected, value: scrubSecrets(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw) }),
+      ...(hint === undefined ? {} : { hint }),
+    })
   }
   return {
     env,
@@ -55,8 +57,18 @@ export function envReader(env: NodeJS.ProcessEnv): EnvReader {
       if (raw === undefined) return fallback
       const result = schema.safeParse(raw)
       if (result.success) return result.data
-      problem(variable, expected)
+      problem(variable, expected, choiceHint(schema, raw))
       return fallback
     },
   }
+}
+
+/**
+ * For a variable that takes one of a few words (a `z.enum`: OVERLAP, CATCH_UP…), the word a wrong value
+ * most likely meant, in any case (`Skip`, `skp` → `did you mean skip?`); undefined when none is near.
+ */
+function choiceHint(schema: z.ZodType, raw: string): string | undefined {
+  if (!(schema instanceof z.ZodEnum)) return undefined
+  const near = nearestName(raw.trim().toLowerCase(), schema.options.map(String), 2)
+  return near === undefined ? undefined : `did you mean ${near}?`
 }

@@ -11,7 +11,7 @@
 import { type NetScope, OVERLAP_POLICIES } from '../nets/net.js'
 import type { ConfigIssue } from './config-error.js'
 import { describeValue } from './describe-value.js'
-import { nearestName } from './typo-hints.js'
+import { nearestName } from './nearest-name.js'
 
 /** defineNet's required fields and what each must be. */
 const REQUIRED: ReadonlyArray<readonly [field: string, kind: 'string' | 'object' | 'function']> = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/index.js'
+import { ConfigError, loadConfig } from '../../src/index.js'
 import { recordingNet, TEST_LEASES } from '../support/test-nets.js'
 
 const { net } = recordingNet()
@@ -63,6 +63,28 @@ describe('a net’s overlap policy', () => {
     ])
     const typo = load({ LEASECRON_NET_TICK_NET_OVERLAPP: 'skip' })
     expect(!typo.ok && typo.issues[0]?.expected).toMatch(/did you mean LEASECRON_NET_TICK_NET_OVERLAP\?/)
+  })
+
+  it('names the policy a misspelt or capitalised value most likely meant, and none for a value near none', () => {
+    const hintOf = (env: Record<string, string>) => {
+      const result = load(env)
+      return result.ok ? 'accepted' : result.issues[0]?.hint
+    }
+    expect(
+      hintOf({ LEASECRON_NET_TICK_NET_OVERLAP: 'skp' }),
+      'a typo would leave the operator guessing',
+    ).toBe('did you mean skip?')
+    expect(hintOf({ LEASECRON_NET_TICK_NET_OVERLAP: 'SKIP' })).toBe('did you mean skip?')
+    expect(hintOf({ LEASECRON_NET_TICK_NET_CATCH_UP: 'Latest' })).toBe('did you mean latest?')
+    expect(
+      hintOf({ LEASECRON_NET_TICK_NET_OVERLAP: 'queue' }),
+      'a guess far from every policy misleads',
+    ).toBe(undefined)
+    const bad = load({ LEASECRON_NET_TICK_NET_OVERLAP: 'skp' })
+    expect(bad.ok ? '' : new ConfigError(bad.issues).message).toContain(
+      'LEASECRON_NET_TICK_NET_OVERLAP: expected',
+    )
+    expect(bad.ok ? '' : new ConfigError(bad.issues).message).toMatch(/, got "skp" — did you mean skip\?$/m)
   })
 })
 
