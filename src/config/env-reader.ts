@@ -64,8 +64,9 @@ export function envReader(env: NodeJS.ProcessEnv): EnvReader {
 }
 
 /**
- * For a variable that takes one of a few words (a `z.enum`: OVERLAP, CATCH_UP…), the word a wrong value
- * most likely meant, in any case (`Skip`, `skp` → `did you mean skip?`); undefined when none is near.
+ * For a variable that takes one of a few words as they are (a bare `z.enum`: OVERLAP, CATCH_UP, DAY_MATCH,
+ * LOG_LEVEL), the word a wrong value most likely meant, in any case (`Skip`, `skp` → `did you mean skip?`);
+ * undefined when none is near. An enum behind a transform (the on/off switches) gets none yet.
  */
 function choiceHint(schema: z.ZodType, raw: string): string | undefined {
   if (!(schema instanceof z.ZodEnum)) return undefined
