@@ -233,12 +233,11 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   const number = spec.nextNumber()
   const retake = spec.retake ? { retake: spec.retake } : {}
   const log = spec.log.child({ pass: number, fence: spec.fence, slot: spec.slot.toISOString(), ...retake })
-  if (!spec.live()) {
-    log.warn({}, 'the term ended while its claim was in flight: the slot is recorded aborted, not run')
-    const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
-    return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
-  }
   const looked = cap.looked ?? (await lookFirst(spec, number, log))
+  // Checked after the last call before the pass (the claim, or the first pass's look): the pass must not
+  // start past the term's step-down instant, and a call answered after a stall (SIGSTOP, a frozen VM) is
+  // read only after the step-down timer has fired.
+  if (!spec.live()) return notStarted(spec, log)
   // The log is bound to the net and owner, and `log` above adds pass, fence and slot: the chaos checker reads them.
   log.info({}, spec.retake ? 'pass started again: an older term’s holder left it unfinished' : 'pass started')
   const ping = spec.pinger?.start()
@@ -266,6 +265,17 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
   if (looked === undefined && spec.looksForOlderClaims(number)) await closeOlderTerms(spec, log)
   if (number === 1 || number % PRUNE_EVERY_PASSES === 0) await prune(spec, log)
   return { kind: 'ran', ...ended, ...(unrecorded ? { unrecorded } : {}) }
+}
+
+/**
+ * A won claim whose pass may not start: the term ended (or passed its step-down instant) while the calls
+ * before the pass were in flight. The slot is recorded `aborted` with no attempt, so it is accounted and not run.
+ */
+async function notStarted(spec: SlotPassSpec, log: Logger): Promise<SlotPassResult> {
+  const why = 'the term ended while its claim or its look for older claims was in flight'
+  log.warn({}, `${why}: the slot is recorded aborted, not run`)
+  const unrecorded = await recordEnd(spec, log, { outcome: 'aborted', requests: 0, attempts: 0 })
+  return { kind: 'ran', outcome: 'aborted', attempts: 0, ...(unrecorded ? { unrecorded } : {}) }
 }
 
 /**

@@ -48,6 +48,8 @@ export interface Cluster {
   start(options?: { skewMs?: number; env?: Record<string, string> }): Promise<ChaosWorker>
   /** The worker whose latest term is open (term-start without term-end), if any. */
   holder(): ChaosWorker | undefined
+  /** The number (its process's count) of the worker's open term, as its lines read so far show. */
+  openTerm(worker: ChaosWorker): number | undefined
   /** Waits for a worker (not in `exclude`) to start a term after `after` and run a pass in it. */
   waitForHolder(options?: {
     after?: number
@@ -71,15 +73,17 @@ export function createCluster(options: {
   const workers: ChaosWorker[] = []
   const faults: Fault[] = []
 
-  const isOpen = (w: ChaosWorker) => {
-    if (w.proc.child.exitCode !== null || w.proc.child.signalCode !== null || w.deliberateExit) return false
-    let open = false
+  const openTerm = (w: ChaosWorker) => {
+    if (w.proc.child.exitCode !== null || w.proc.child.signalCode !== null || w.deliberateExit)
+      return undefined
+    let open: number | undefined
     for (const l of w.proc.lines) {
-      if (l.event === 'term-start') open = true
-      else if (l.event === 'term-end') open = false
+      if (l.event === 'term-start') open = Number(l.term)
+      else if (l.event === 'term-end') open = undefined
     }
     return open
   }
+  const isOpen = (w: ChaosWorker) => openTerm(w) !== undefined
 
   const cluster: Cluster = {
     workers,
@@ -119,6 +123,7 @@ export function createCluster(options: {
       return worker
     },
     holder: () => workers.find(isOpen),
+    openTerm,
     async waitForHolder({ after = 0, exclude = [], timeoutMs = 30_000 } = {}) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
