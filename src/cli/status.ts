@@ -26,7 +26,10 @@ import {
 import { statusNets } from './status-nets.js'
 import { backfillProgress, backfillProgressText } from '../status/backfill-progress.js'
 
-/** Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not answer. */
+/**
+ * Prints the leases (or the snapshot); exit 0, 64 for a bad --installation, 1 when the store does not
+ * answer. Without MONGO_URI there is no shared store: it says so and exits 0 (`store.answering: null`).
+ */
 export function statusCommand({ values, config, io }: CommandContext): Promise<number> {
   let installation: number | null
   try {
@@ -100,7 +103,8 @@ async function statusJson(config: WorkerConfig, io: Io, installation: number | n
   const snapshot = await storeStatusSnapshot(config, new Date())
   const shown = installation === null ? snapshot : narrowToInstallation(snapshot, installation)
   io.out(JSON.stringify(shown, null, 2))
-  return snapshot.store.answering ? EXIT.ok : EXIT.failure
+  // Exit 1 only for a store that did not answer: `null` (no MONGO_URI) is not a failure, as in plain `status`.
+  return snapshot.store.answering === false ? EXIT.failure : EXIT.ok
 }
 
 /** The net's state as the STATE column shows it: `failing ×N` for N failed slots in a row (N > 1). */

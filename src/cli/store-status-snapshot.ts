@@ -54,7 +54,8 @@ async function snapshotOf(
     snapshot.notes.unshift(
       'no MONGO_URI: leases and forge hours live inside each worker process; ask a worker (GET /status)',
     )
-    return snapshot
+    // The ping above asked this command's own empty memory store, which says nothing of any worker's.
+    return { ...snapshot, store: { ...snapshot.store, answering: null } }
   }
   const connection = runtime.mongo
   const onBadDocument = (document: BadDocument) => bad.push(describeBadDocument(document))

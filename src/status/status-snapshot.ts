@@ -50,7 +50,11 @@ export interface StoreStatus {
   kind: 'memory' | 'mongo'
   /** The Mongo server's version (`buildInfo`), `null` for memory or when it did not answer. */
   serverVersion: string | null
-  answering: boolean
+  /**
+   * Whether it answered a ping. `null` from `status --json` without MONGO_URI: there is no shared store to
+   * ask (each worker's leases live in its own memory), so neither yes nor no is true.
+   */
+  answering: boolean | null
 }
 
 export interface NetStatus {

@@ -66,4 +66,14 @@ describe('leasecron status --json', () => {
     expect(snapshot.forge.lanes.map((l) => l.lane)).toContain('status-tick')
     expect(snapshot.forge.rateLimits).toBeNull()
   }, 90_000)
+
+  it('says there is no shared store to ask without MONGO_URI, neither answering nor not, and exits 0', async () => {
+    const { code, snapshot } = await statusJson({ LEASECRON_FORGE: 'sandbox' })
+    expect(code, 'a worker on its embedded defaults made `status --json` fail').toBe(0)
+    expect(
+      snapshot.store,
+      'the CLI reported its own empty memory store as the workers’ store, answering',
+    ).toEqual({ kind: 'memory', serverVersion: null, answering: null })
+    expect(snapshot.notes[0]).toMatch(/^no MONGO_URI: .* ask a worker \(GET \/status\)$/)
+  })
 })

@@ -114,9 +114,12 @@ function renderReplica(snapshot: StatusSnapshot): string {
     store.kind === 'memory'
       ? 'memory (this process only)'
       : `Mongo${store.serverVersion ? ` — ${esc(store.serverVersion)}` : ''}`
-  const answering = store.answering
-    ? '<span class="ok">answering</span>'
-    : '<span class="bad">not answering</span>'
+  const answering =
+    store.answering === null
+      ? '<span class="muted">no shared store</span>'
+      : store.answering
+        ? '<span class="ok">answering</span>'
+        : '<span class="bad">not answering</span>'
   const rows = [
     ['Store', `${kind}, ${answering}`],
     ['This replica', replica ? esc(replica.owner) : '<span class="muted">none (CLI)</span>'],
