@@ -5,7 +5,7 @@
 import * as z from 'zod'
 import type { ConfigIssue } from './config-error.js'
 import { isSecretVariable, scrubSecrets } from './scrub.js'
-import { nearestName } from './nearest-name.js'
+import { editDistance } from './nearest-name.js'
 
 /** Reads variables and collects every problem; each section parser takes one. */
 export interface EnvReader {
@@ -64,12 +64,27 @@ export function envReader(env: NodeJS.ProcessEnv): EnvReader {
 }
 
 /**
- * For a variable that takes one of a few words as they are (a bare `z.enum`: OVERLAP, CATCH_UP, DAY_MATCH,
- * LOG_LEVEL), the word a wrong value most likely meant, in any case (`Skip`, `skp` → `did you mean skip?`);
- * undefined when none is near. An enum behind a transform (the on/off switches) gets none yet.
+ * For a variable that takes one of a few words (a `z.enum`, bare — OVERLAP, CATCH_UP, DAY_MATCH, LOG_LEVEL —
+ * or behind a transform — the on/off and true/false switches), the word a wrong value most likely meant, in
+ * any case (`Skip`, `skp` → `did you mean skip?`; `Onn` → `on`). None when no word is within half the
+ * value's length in edits (at most 2), so `no` is not read as `on` nor `2` as `1`, and none when two words
+ * are as near (`of`: on or off?) — a wrong guess at a switch would say the opposite of what was meant.
  */
 function choiceHint(schema: z.ZodType, raw: string): string | undefined {
-  if (!(schema instanceof z.ZodEnum)) return undefined
-  const near = nearestName(raw.trim().toLowerCase(), schema.options.map(String), 2)
-  return near === undefined ? undefined : `did you mean ${near}?`
+  const words = choiceWords(schema)
+  if (words === undefined) return undefined
+  const value = raw.trim().toLowerCase()
+  const limit = Math.min(2, Math.floor(value.length / 2))
+  const [best, next] = words
+    .map((word) => ({ word, edits: editDistance(value, word) }))
+    .sort((a, b) => a.edits - b.edits)
+  if (best === undefined || best.edits > limit || next?.edits === best.edits) return undefined
+  return `did you mean ${best.word}?`
+}
+
+/** The words a one-of-a-few schema takes: a `z.enum`'s, or the enum's a transform reads. */
+function choiceWords(schema: z.ZodType): string[] | undefined {
+  if (schema instanceof z.ZodEnum) return schema.options.map(String)
+  if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodEnum) return schema.in.options.map(String)
+  return undefined
 }

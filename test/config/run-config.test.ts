@@ -86,6 +86,20 @@ describe('a net’s overlap policy', () => {
     )
     expect(bad.ok ? '' : new ConfigError(bad.issues).message).toMatch(/, got "skp" — did you mean skip\?$/m)
   })
+
+  it('names the word a misspelt switch meant, and guesses none where a guess could mean the opposite', () => {
+    const hintOf = (env: Record<string, string>) => {
+      const result = load(env)
+      return result.ok ? 'accepted' : result.issues[0]?.hint
+    }
+    expect(hintOf({ LEASECRON_FAIR_SHARE: 'Onn' }), 'an on/off switch got no guess').toBe('did you mean on?')
+    expect(hintOf({ LEASECRON_FAIR_SHARE: 'OFF' })).toBe('did you mean off?')
+    expect(hintOf({ LEASECRON_NET_TICK_NET_ENABLED: 'ture' })).toBe('did you mean true?')
+    expect(hintOf({ LEASECRON_NET_TICK_NET_ENABLED: 'False' })).toBe('did you mean false?')
+    expect(hintOf({ LEASECRON_FAIR_SHARE: 'no' }), '`no` was read as its opposite, `on`').toBe(undefined)
+    expect(hintOf({ LEASECRON_FAIR_SHARE: 'of' }), '`of` is as near `on` as `off`').toBe(undefined)
+    expect(hintOf({ LEASECRON_NET_TICK_NET_ENABLED: '2' }), 'a digit is no typo of another').toBe(undefined)
+  })
 })
 
 describe('a net’s attempts within a slot', () => {
