@@ -3,6 +3,7 @@
  * progress line per slot (`[3/12] 2026-03-29T01:00:00Z ok 1.2s`) and the closing summary. Text only: the
  * `--json` shapes are the objects themselves (cli/backfill.ts).
  */
+import type { RecordedSlot } from './backfill-recorded.js'
 import type { NetConfig } from '../config/worker-config.js'
 import type { BackfillResult, BackfillSlot } from '../term/backfill.js'
 import { formatLocal } from '../schedule/zoned-time.js'
@@ -18,20 +19,27 @@ function rangeText(net: NetConfig, from: Date, to: Date): string {
   return `"${net.schedule}"${days} in ${net.timeZone} from ${utc(from)} to ${utc(to)}`
 }
 
-/** The dry run: a heading, then each slot as local time with its offset beside its UTC instant. */
+/**
+ * The dry run: a heading, then each slot as local time with its offset beside its UTC instant, and for a
+ * slot in `recorded` (the ledger was read) what it holds, as a run skips it.
+ */
 export function dryRunLines(
   net: NetConfig,
-  from: Date,
-  to: Date,
-  slots: readonly Date[],
+  range: { from: Date; to: Date; slots: readonly Date[] },
   now: Date,
+  recorded?: readonly RecordedSlot[],
 ): string[] {
+  const { from, to, slots } = range
   const count = slots.length === 1 ? '1 slot' : `${slots.length} slots`
-  const heading = `${net.definition.name}: ${count} of ${rangeText(net, from, to)} (dry run: nothing runs)`
+  const skipped = recorded?.length ? `; ${recorded.length} already recorded, which a run skips` : ''
+  const heading = `${net.definition.name}: ${count} of ${rangeText(net, from, to)} (dry run: nothing runs)${skipped}`
   if (slots.length === 0) return [`${heading}; none to run`]
+  const held = new Map(recorded?.map((r) => [r.slot, r.outcome]))
   const rows = slots.map((slot) => {
     const due = slot > now ? '  (not yet due)' : ''
-    return `  ${formatLocal(slot, net.timeZone).padEnd(26)} ${utc(slot)}${due}`
+    const outcome = held.get(slot.toISOString())
+    const mark = outcome === undefined ? '' : `  (recorded ${outcome}: skipped)`
+    return `  ${formatLocal(slot, net.timeZone).padEnd(26)} ${utc(slot)}${due}${mark}`
   })
   return [heading, `  ${'LOCAL'.padEnd(26)} UTC`, ...rows]
 }

@@ -1,6 +1,6 @@
 /**
  * `leasecron backfill <net> --from <ISO> --to <ISO> [--dry-run] [--json] [--yes]`: the net's slots in the
- * range (term/backfill-plan.ts), listed (`--dry-run`) or run oldest first under one term
+ * range (term/backfill-plan.ts), listed (`--dry-run`, marking those the ledger already holds) or run oldest first under one term
  * (term/backfill.ts) in a short-lived process whose store, ledger and forge worker/runtime.ts opens, as
  * for `once`. Progress goes to stderr, one line per slot; the summary to stdout (`--json`: the summary
  * object, and nothing else on stdout). SIGTERM/SIGINT stop it after aborting the pass in flight.
@@ -34,6 +34,10 @@ import { undiscoveredInstallation } from './undiscovered-installation.js'
 import { connectCause } from '../worker/connect-cause.js'
 import { openTerm } from '../nets/net-term.js'
 import { askHolderToBackfill, cancelBackfillCommand } from './backfill-holder.js'
+import { type RecordedSlot, recordedSlots } from './backfill-recorded.js'
+import { withDatabase } from './with-database.js'
+import type { BadDocument } from '../store-call/bad-document.js'
+import { describeBadDocument } from '../worker/bad-documents.js'
 
 type Plan = Extract<BackfillPlan, { ok: true }>
 
@@ -58,7 +62,7 @@ export async function backfillCommand(context: CommandContext): Promise<number> 
     io.err(`leasecron backfill: ${plan.problem}`)
     return EXIT.usage
   }
-  if (dryRun) return printDryRun(context, net, plan, now)
+  if (dryRun) return dryRunCommand(context, net, plan, now)
   if (plan.slots.length === 0) {
     if (values.json) io.out(JSON.stringify(emptyResult(net)))
     else io.out(noSlotsLine(net, plan.from, plan.to))
@@ -71,8 +75,37 @@ export async function backfillCommand(context: CommandContext): Promise<number> 
   return runRange(context, net, plan)
 }
 
-/** `--dry-run`: the slots as local and UTC time, or with `--json` `{net, schedule, timeZone, from, to, slots}`. */
-function printDryRun({ values, io }: CommandContext, net: NetConfig, plan: Plan, now: Date): number {
+/**
+ * `--dry-run`: nothing runs and no term is taken. With MONGO_URI the ledger is read, so the list marks the
+ * slots already recorded, which a run skips; without it the ledger lives in each worker, and there is none
+ * to read. Exit 1 when the ledger does not answer.
+ */
+async function dryRunCommand(
+  context: CommandContext,
+  net: NetConfig,
+  plan: Plan,
+  now: Date,
+): Promise<number> {
+  const { config, io } = context
+  if (!config.mongo) return printDryRun(context, net, plan, now, undefined)
+  const onBadDocument = (bad: BadDocument) => io.err(`leasecron backfill: ${describeBadDocument(bad)}`)
+  return withDatabase('backfill --dry-run', config, io, onBadDocument, async ({ ledger }, signal) => {
+    const recorded = await recordedSlots(ledger, net.definition.name, plan.slots, config.runHistory, signal)
+    return printDryRun(context, net, plan, now, recorded)
+  })
+}
+
+/**
+ * The slots as local and UTC time, or with `--json` `{net, schedule, timeZone, from, to, slots}` and, when
+ * the ledger was read, `recorded` (`[{slot, outcome}]`: the slots a run skips).
+ */
+function printDryRun(
+  { values, io }: CommandContext,
+  net: NetConfig,
+  plan: Plan,
+  now: Date,
+  recorded: RecordedSlot[] | undefined,
+): number {
   if (values.json)
     io.out(
       JSON.stringify({
@@ -82,9 +115,10 @@ function printDryRun({ values, io }: CommandContext, net: NetConfig, plan: Plan,
         from: plan.from.toISOString(),
         to: plan.to.toISOString(),
         slots: plan.slots.map((s) => s.toISOString()),
+        ...(recorded === undefined ? {} : { recorded }),
       }),
     )
-  else for (const line of dryRunLines(net, plan.from, plan.to, plan.slots, now)) io.out(line)
+  else for (const line of dryRunLines(net, plan, now, recorded)) io.out(line)
   return EXIT.ok
 }
 

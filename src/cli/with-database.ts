@@ -23,6 +23,7 @@ const STORE_OF: Record<string, string> = {
   pause: 'net control store',
   resume: 'net control store',
   backfill: 'net control store',
+  'backfill --dry-run': 'run ledger',
 }
 
 /**

@@ -135,6 +135,58 @@ describe('leasecron backfill --dry-run', () => {
     )
     expect(ran.stdout).toMatch(/2026-03-29 03:00 \+02:00\s+2026-03-29T01:00:00Z/)
   }, 60_000)
+
+  it('with MONGO_URI marks the slots already recorded, which a run skips, and not those recorded missed', async () => {
+    const environment = env()
+    const ledger = new MongoRunLedger(client.db(environment.MONGO_DB!))
+    const [before, ran, open, missed, fresh] = pastHours(5)
+    const earlier = { net: 'backfill-net', owner: 'earlier-worker-0123456789', fence: 1 }
+    const finished = async (slot: Date) => {
+      expect(await ledger.claim({ ...earlier, slot, startedAt: slot })).toBe(true)
+      const finish = { finishedAt: slot, outcome: 'ok' as const }
+      expect(await ledger.finish('backfill-net', slot, earlier.owner, 1, finish)).toBe(true)
+    }
+    // Before the range: not one of its slots, though the ledger's read reaches it.
+    await finished(before!)
+    await finished(ran!)
+    expect(await ledger.claim({ ...earlier, slot: open!, startedAt: open! })).toBe(true)
+    expect(await ledger.account({ ...earlier, slot: missed!, at: missed!, outcome: 'missed' })).toBe(true)
+    // A manual run asked for at the slot's very instant is another record: the scheduled slot still runs.
+    expect(await ledger.claim({ ...earlier, slot: fresh!, startedAt: fresh!, manual: true })).toBe(true)
+    const asJson = await backfill([...range([ran!, fresh!]), '--dry-run', '--json'], environment)
+    expect(asJson.code, asJson.stderr).toBe(0)
+    expect(
+      JSON.parse(asJson.stdout).recorded,
+      'the dry run hid which slots a run would skip, or named one a run takes over or one outside the range',
+    ).toEqual([
+      { slot: ran!.toISOString(), outcome: 'ok' },
+      { slot: open!.toISOString(), outcome: 'running' },
+    ])
+    const asText = await backfill([...range([ran!, fresh!]), '--dry-run'], environment)
+    expect(asText.code, asText.stderr).toBe(0)
+    expect(asText.stdout).toContain('4 slots')
+    expect(asText.stdout).toContain('2 already recorded, which a run skips')
+    // A slot's row: indented, its UTC instant in the second column (the heading names the range's ends).
+    const row = (slot: Date) =>
+      asText.stdout.split('\n').find((l) => l.startsWith('  ') && l.includes(slot.toISOString().slice(0, 19)))
+    expect(row(ran!)).toMatch(/\(recorded ok: skipped\)$/)
+    expect(row(open!)).toMatch(/\(recorded running: skipped\)$/)
+    expect(row(missed!), 'a slot recorded missed runs, yet the dry run said it is skipped').not.toMatch(
+      /recorded/,
+    )
+    expect(row(fresh!), 'a manual run at the slot’s instant was taken for the slot').not.toMatch(/recorded/)
+    const runs = await ledger.history('backfill-net', 10)
+    expect(runs, 'the dry run wrote to the ledger').toHaveLength(5)
+  }, 60_000)
+
+  it('says which store did not answer when MONGO_URI points at nothing, and exits 1', async () => {
+    const ran = await backfill([...range(pastHours(2)), '--dry-run'], {
+      ...env(),
+      MONGO_URI: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=2000',
+    })
+    expect(ran.code, ran.stdout).toBe(1)
+    expect(ran.stderr).toMatch(/leasecron backfill --dry-run: the run ledger did not answer: /)
+  }, 60_000)
 })
 
 describe('leasecron backfill', () => {
