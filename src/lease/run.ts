@@ -352,8 +352,8 @@ class Campaign {
       ttlMs,
       grant,
       grantSentAt: sentAt,
-      renew: (ms, s) =>
-        this.#call(ms, s, (bound) => this.#store.renew(grant, clock.now(), ttlMs, { signal: bound })),
+      renew: (ms) =>
+        this.#call(ms, undefined, (bound) => this.#store.renew(grant, clock.now(), ttlMs, { signal: bound })),
       onRenewal: (answer, left) => this.#noteRenewal(grant, answer, left),
       onEnd: (why) => this.#noteEnd(grant, why),
     })
@@ -367,6 +367,7 @@ class Campaign {
     } finally {
       signal.removeEventListener('abort', onStop)
     }
+    await term.renewalSettled()
     await this.#release(grant)
   }
 

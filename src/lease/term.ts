@@ -57,8 +57,11 @@ export interface TermOptions {
   grant: LeaseGrant
   /** The monotonic instant the grant's acquire was sent. */
   grantSentAt: number
-  /** One renewal of the grant, bounded by `ms` and by `signal` (the term's). */
-  renew(ms: number, signal: AbortSignal): Promise<Answer<boolean>>
+  /**
+   * One renewal of the grant, bounded by `ms` alone: not ended with the term, so the campaign can wait for
+   * its answer before it releases (lease/run.ts). The term ignores an answer that comes after its end.
+   */
+  renew(ms: number): Promise<Answer<boolean>>
   /** Every renewal's outcome, with the time then left before the step-down; called before the term acts. */
   onRenewal(answer: Answer<boolean>, stepDownInMs: number): void
   /** The term ended (called once, after its signal aborted). */
@@ -81,6 +84,8 @@ export class Term {
   #end: TermEnd | undefined
   #stepDownTimer: TimerHandle | undefined
   #renewTimer: TimerHandle | undefined
+  /** The latest renewal sent: settled once it was answered or ran out its bound. */
+  #renewing: Promise<unknown> = Promise.resolve()
 
   constructor(options: TermOptions) {
     this.#options = options
@@ -116,6 +121,16 @@ export class Term {
     this.#armStepDown()
     this.#scheduleRenewal()
     return true
+  }
+
+  /**
+   * Settles once no renewal of this term is in flight (at most one renewal's bound after the last was
+   * sent). A release waits for it: on a store that applies an update read-then-write (FerretDB), a renewal
+   * read before the release and written after it would hold the lease again, and a successor would wait
+   * out the TTL.
+   */
+  renewalSettled(): Promise<void> {
+    return this.#renewing.then(() => undefined)
   }
 
   finish(why: TermEnd): void {
@@ -170,7 +185,9 @@ export class Term {
     const { clock } = this.#options
     const sentAt = clock.monotonic()
     this.#lastSentAt = sentAt
-    const answer = await this.#options.renew(this.#renewEveryMs, this.signal)
+    const renewing = this.#options.renew(this.#renewEveryMs)
+    this.#renewing = renewing
+    const answer = await renewing
     if (this.#end) return
     if (answer.ok && answer.value) this.#provenSentAt = Math.max(this.#provenSentAt, sentAt)
     this.#options.onRenewal(answer, this.#stepDownAt() - clock.monotonic())
