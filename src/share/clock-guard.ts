@@ -84,6 +84,15 @@ export class ClockGuard {
     return best?.offsetMs
   }
 
+  /**
+   * How far this replica's ticks lag its own clock to follow the server's (term/store-clock.ts): the
+   * estimate while the guard is on, 0 before the first sample or with LEASECRON_CLOCK_GUARD=off — an
+   * operator who turned the guard off does not take the server's clock for the fleet's.
+   */
+  tickOffsetMs(): number {
+    return this.#enforce ? (this.offsetMs() ?? 0) : 0
+  }
+
   /** Whether the net with lease `lease` and `ttlMs` may campaign now; reports a flip to `onChange`. */
   verdict(lease: string, ttlMs: number): ClockVerdict {
     const verdict = clockVerdict(this.offsetMs(), ttlMs, this.#enforce)

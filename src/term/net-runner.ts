@@ -25,6 +25,7 @@ import { nextFireTime, scheduleOf } from '../schedule/schedule.js'
 import { formatLocal } from '../schedule/zoned-time.js'
 import type { PassSetting } from './slot-pass.js'
 import { SlotTicker } from './slot-ticker.js'
+import { storeClock } from './store-clock.js'
 import { passOffsetMs } from './slot-spread.js'
 import { TermCatchUp } from './catch-up.js'
 import { LedgerRecovery } from './ledger-recovery.js'
@@ -66,6 +67,11 @@ export interface NetCampaignOptions extends PassSetting {
   acquireTurns?: AcquireTurnTaker
   /** The reserve and the installation's budget: a scheduled slot that would eat into it is `deferred`. */
   deferral?: DeferralPolicy
+  /**
+   * This replica's wall clock minus the store server's, to shift the ticks by (ClockGuard.tickOffsetMs):
+   * each slot then starts at the server's instant (store-clock.ts). None: the replica's own clock.
+   */
+  tickOffsetMs?: () => number
 }
 
 /** What holds a net's campaign back and ends its terms early (the worker's clock guard and fair share). */
@@ -161,12 +167,14 @@ export class NetRunner {
     const pass = openTerm(net.definition, this.#options.resources, context)
     const term = new ServedTerm({ setting: this.#setting, info, signal, stepDown, pass })
     // The election's instant: the catch-up serves the slots at or before it, the ticks those after it.
-    const elected = clock.now()
+    // On the store server's clock, as the ticks are: no slot is caught up here and ticked again there.
+    const tickClock = storeClock(clock, this.#options.tickOffsetMs)
+    const elected = tickClock.now()
     const offsetMs = passOffsetMs(net, elected)
     const ticker = new SlotTicker({
       schedule: scheduleOf(net),
       timeZone: net.timeZone,
-      clock,
+      clock: tickClock,
       offsetMs,
       window: net,
     })

@@ -69,6 +69,11 @@ export class SlotTicker {
     })
   }
 
+  /** The instant on the ticks' clock: which slots are due is judged on it. */
+  now(): Date {
+    return this.#options.clock.now()
+  }
+
   /** Clears the pending timer; a wait in `next` resolves undefined and no tick follows. */
   stop(): void {
     this.#stopped = true

@@ -228,7 +228,8 @@ export class TermScheduler {
   /** The recovery's look back, from now, with the slots it owes. */
   #lookBackNow(): void {
     const lost = this.#steps.recovery.take()
-    this.#lookBack({ now: this.#term.setting.clock.now(), occasion: 'recovery', lost })
+    // On the ticks' clock (store-clock.ts): a look back serves no slot before its tick would.
+    this.#lookBack({ now: this.#ticker.now(), occasion: 'recovery', lost })
   }
 
   /** A catch-up round from `at`, as the term's work; a ledger that did not answer leaves a look back owed. */

@@ -371,6 +371,7 @@ async function campaign(
     heartbeats: w.heartbeats,
     acquireTurns: w.acquireTurns,
     gate: campaignGate(w, n),
+    ...(w.clockWatch ? { tickOffsetMs: () => w.clockWatch?.guard.tickOffsetMs() ?? 0 } : {}),
   }).catch((error: unknown) => {
     w.log.error(
       { net: n.definition.name, lease: n.definition.lease, err: error },

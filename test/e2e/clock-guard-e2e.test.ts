@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { type SandboxForge, startSandboxForge } from '../../src/sandbox/sandbox-forge.js'
 import { mongoServer } from '../support/mongo.js'
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
+import { type LogLine, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js'
 
 const NETS = fileURLToPath(new URL('./fixtures/e2e-nets.mjs', import.meta.url))
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1'
@@ -28,14 +28,17 @@ afterAll(async () => {
   await sandbox?.close()
 })
 
-/** A worker on the shared database whose wall clock (only: monotonic stays real) runs `skewMs` ahead. */
-function skewedWorker(db: string, skewMs: number): WorkerProcess {
+/**
+ * A worker on the shared database whose wall clock (only: monotonic stays real) runs `skewMs` ahead; its
+ * net's TTL is `ttlMs` (ttl/6 is what the guard tolerates).
+ */
+function skewedWorker(db: string, skewMs: number, ttlMs = TTL): WorkerProcess {
   const w = startWorkerProcess(['run', '--config', NETS], {
     PORT: '0',
     LEASECRON_SHUTDOWN_TIMEOUT_MS: '5000',
     MONGO_URI: mongoServer().url,
     MONGO_DB: db,
-    LEASECRON_NET_E2E_TICK_TTL_MS: String(TTL),
+    LEASECRON_NET_E2E_TICK_TTL_MS: String(ttlMs),
     LEASECRON_NET_E2E_TICK_RETRY_MS: '1000',
     GITHUB_APP_ID: String(sandbox.appId),
     GITHUB_INSTALLATION_ID: String(sandbox.installationId),
@@ -98,5 +101,19 @@ describe('the clock guard, with a worker whose clock libfaketime moved', () => {
     const nearPort = Number(nearServing.port)
     expect((await fetch(`http://127.0.0.1:${nearPort}/readyz`)).status).toBe(200)
     expect(Math.abs((await offsetGauge(nearPort)) - 0.2)).toBeLessThan(0.3)
+  }, 90_000)
+
+  it('starts a replica 4 s ahead on its slots at the server’s instants, not 4 s early', async () => {
+    // TTL 30 s: ttl/6 = 5 s, so the guard lets it campaign, and its ticks follow the server's clock.
+    const ahead = skewedWorker(`clockticks_${Date.now().toString(36)}`, 4000, 30_000)
+    await ahead.waitFor((l) => l.msg === 'elected', 30_000, 'the election of the worker 4 s ahead')
+    const ticked = (l: LogLine) => l.event === 'pass-start' && Number(l.pass) >= 2
+    await ahead.waitFor((l) => ticked(l) && Number(l.pass) >= 5, 20_000, 'four ticked passes')
+    // Each pass's start on the worker's own (moved) clock, less its slot: 4 s when it waited for the
+    // server's instant, about 0 when it started on its own clock (4 s early by the server's).
+    const lags = ahead.lines.filter(ticked).map((l) => Number(l.at) - Date.parse(String(l.slot)))
+    expect(lags.length).toBeGreaterThanOrEqual(4)
+    for (const lag of lags)
+      expect(lag, `a slot started ${4000 - lag} ms before the server's instant`).toBeGreaterThanOrEqual(3500)
   }, 90_000)
 })

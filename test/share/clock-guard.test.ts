@@ -59,6 +59,16 @@ describe('ClockGuard', () => {
     expect(guard.offsetMs(), 'an old sample outlived the window').toBe(2000 + OFFSET_SAMPLES - 1)
   })
 
+  it('shifts the ticks by its estimate while it is on, and by nothing before a sample or when off', () => {
+    const on = new ClockGuard({ enforce: true, onChange: () => {} })
+    expect(on.tickOffsetMs(), 'ticks moved before any measurement').toBe(0)
+    on.record({ offsetMs: 4_200, roundTripMs: 3 })
+    expect(on.tickOffsetMs(), 'a replica 4.2 s ahead would start its slots early').toBe(4_200)
+    const off = new ClockGuard({ enforce: false, onChange: () => {} })
+    off.record({ offsetMs: 4_200, roundTripMs: 3 })
+    expect(off.tickOffsetMs(), 'LEASECRON_CLOCK_GUARD=off still followed the server’s clock').toBe(0)
+  })
+
   it('reports each net’s flip once, and lists the held-back nets until they resume', () => {
     const changes: ClockGuardChange[] = []
     const guard = new ClockGuard({ enforce: true, onChange: (c) => changes.push(c) })

@@ -15,6 +15,8 @@ export interface PassRecord {
   /** The schedule slot (ISO) and the term's fence the pass was given. */
   slot?: string
   fence?: number
+  /** When the pass began, on the process's clock (Date.now(): fake timers move it). */
+  at?: number
 }
 
 /** A net whose passes take `passMs` (or until aborted) and record themselves; terms are numbered. */
@@ -45,6 +47,7 @@ export function recordingNet(
           aborted: false,
           slot: ctx.slot.toISOString(),
           fence: ctx.fence,
+          at: Date.now(),
         }
         passes.push(record)
         if (options.fail?.(ctx.pass)) throw new Error(`pass ${ctx.pass} failed on purpose`)
