@@ -269,7 +269,7 @@ export async function runSlotPass(spec: SlotPassSpec): Promise<SlotPassResult> {
 
 /**
  * A won claim whose pass may not start: the term ended (or passed its step-down instant) while the calls
- * before the pass were in flight. The slot is recorded `aborted` with no attempt, so it is accounted and not run.
+ * before the pass were in flight. The slot is recorded `aborted` with no attempt: accounted, not run.
  */
 async function notStarted(spec: SlotPassSpec, log: Logger): Promise<SlotPassResult> {
   const why = 'the term ended while its claim or its look for older claims was in flight'

@@ -2,8 +2,8 @@
  * The clock a term's ticks keep: this replica's own, less its measured offset to the store's server
  * (share/clock-guard.ts), so every replica starts a slot at the same instant — the server's — and one whose
  * clock runs ahead does not start a slot before its time (a daily report at 00:00 that ran at 23:59:55
- * would read the wrong day). The offset the guard tolerates (up to ttl/6, 5 s at the default TTL) is what
- * it shifts by.
+ * would read the wrong day). It shifts by the offset as measured; the guard elects no replica whose offset
+ * exceeds ttl/6 (5 s at the default TTL), so that is the most a new term's ticks move.
  *
  * What it is not: a clock discipline for the rest of the term. Its timers, deadlines and the instants it
  * writes (a run's start and end) stay on the replica's own clock; only which slot is due, and when, follows
