@@ -28,7 +28,9 @@ export async function recordedSlots(
   if (last === undefined) return []
   const planned = new Set(slots.map((s) => s.getTime()))
   const unrun: readonly (string | undefined)[] = UNRUN_OUTCOMES
-  const runs = await ledger.history(net, runHistory, { signal, until: last })
+  // A view's read: a record the query leaves out for its shape is reported (the caller's bad-document
+  // hook), not silently listed as free to run.
+  const runs = await ledger.history(net, runHistory, { signal, until: last, reportLeftOut: true })
   return runs
     .filter((r) => !r.manual && planned.has(r.slot.getTime()) && !unrun.includes(r.outcome))
     .map((r) => ({ slot: r.slot.toISOString(), outcome: r.outcome ?? 'running' }))

@@ -177,6 +177,16 @@ describe('leasecron backfill --dry-run', () => {
     expect(row(fresh!), 'a manual run at the slot’s instant was taken for the slot').not.toMatch(/recorded/)
     const runs = await ledger.history('backfill-net', 10)
     expect(runs, 'the dry run wrote to the ledger').toHaveLength(5)
+    // A record of the net the ledger cannot read is named, not passed over as a slot free to run.
+    await client
+      .db(environment.MONGO_DB!)
+      .collection<{ _id: string }>('net_runs')
+      .insertOne({ _id: 'backfill-net@garbled', net: 'backfill-net', slot: 'yesterday' } as never)
+    const withBad = await backfill([...range([ran!, fresh!]), '--dry-run'], environment)
+    expect(withBad.code, withBad.stderr).toBe(0)
+    expect(withBad.stderr, 'an unreadable ledger record went unsaid').toMatch(
+      /^leasecron backfill: .*backfill-net@garbled/m,
+    )
   }, 60_000)
 
   it('says which store did not answer when MONGO_URI points at nothing, and exits 1', async () => {
